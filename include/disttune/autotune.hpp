@@ -1,0 +1,160 @@
+// The C++ function-level API: a launcher tuned over a config space, per key, remembered.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "disttune/config.hpp"
+#include "disttune/function_tuner.hpp"
+#include "disttune/key_hash.hpp"
+
+/// The identity of a function defined in this source file: its name plus the SHA-256 of
+/// the file, which CMake's disttune_source_digest(<target>) provides at build time.
+#ifdef DISTTUNE_SOURCE_DIGEST
+#define DISTTUNE_FUNCTION(name) (::disttune::FunctionIdentity{(name), DISTTUNE_SOURCE_DIGEST})
+#else
+#define DISTTUNE_FUNCTION(name)                                                           \
+  static_assert(false, "DISTTUNE_FUNCTION needs disttune_source_digest(<target>) in CMake, " \
+                       "or give FunctionIdentity{name, version} explicitly")
+#endif
+
+namespace disttune {
+
+template <class Config, class Key, class Signature>
+class Autotuned;
+
+/// What a tuned function is made of. `Config` needs `Value describe(const Config&)`
+/// (found by argument-dependent lookup); `Key` must be hashable by KeyHash, comparable
+/// with ==, and describable.
+template <class Config, class Key, class Result, class... Args>
+struct AutotuneSpec {
+  FunctionIdentity identity;
+  std::vector<Config> configs;                                ///< the config space, in order
+  std::function<Key(const Args&...)> key;                     ///< the business key of a call
+  std::function<bool(const Config&, const Args&...)> prune;   ///< keep a config? (optional)
+  std::function<Result(const Config&, Args...)> launch;       ///< runs the work with a config
+  TunerOptions options;
+};
+
+/// A launcher tuned per key. Calls with a key seen before run the remembered best config;
+/// a new key is pruned, looked up on disk, else tuned (every rank agreeing), and the
+/// launcher then runs once more with the best config and that result is returned.
+/// Thread-safe: concurrent calls with one new key tune once.
+template <class Config, class Key, class Result, class... Args>
+class Autotuned<Config, Key, Result(Args...)> {
+ public:
+  using Spec = AutotuneSpec<Config, Key, Result, Args...>;
+
+  explicit Autotuned(Spec spec)
+      : spec_(std::move(spec)), engine_(spec_.identity, spec_.options) {
+    if (spec_.configs.empty()) {
+      throw std::invalid_argument("disttune: function '" + spec_.identity.name +
+                                  "' has an empty config space");
+    }
+    if (!spec_.key) throw std::invalid_argument("disttune: '" + spec_.identity.name + "' has no key function");
+    if (!spec_.launch) throw std::invalid_argument("disttune: '" + spec_.identity.name + "' has no launcher");
+    for (const auto& config : spec_.configs) candidate_json_.push_back(canonical_json(describe(config)));
+  }
+
+  Result operator()(Args... args) { return call(CallOptions{}, args...); }
+
+  Result call(const CallOptions& flags, Args... args) {
+    if (!flags.autotune) return spec_.launch(spec_.configs.front(), args...);
+    Key key = spec_.key(args...);
+    if (const Entry* hit = cache_.find(key)) return spec_.launch(spec_.configs[hit->config], args...);
+    return tune_and_run(flags, std::move(key), args...);
+  }
+
+  /// The index into the config space chosen for `key`, if it is cached in this process.
+  std::optional<std::size_t> cached_choice(const Key& key) const {
+    const Entry* hit = cache_.find(key);
+    return hit ? std::optional<std::size_t>(hit->config) : std::nullopt;
+  }
+
+  /// The report of the last tuning or disk load, if any.
+  std::optional<TuningReport> last_report() const {
+    std::lock_guard lock(tuning_mutex_);
+    return last_report_;
+  }
+
+  const Spec& spec() const { return spec_; }
+
+ private:
+  struct Entry {
+    std::size_t config;
+  };
+
+  /// Key -> entry map that readers search without a lock: each insert publishes a new
+  /// immutable snapshot; old snapshots live as long as the cache (keys are few).
+  class HitCache {
+   public:
+    const Entry* find(const Key& key) const {
+      const Snapshot* snapshot = current_.load(std::memory_order_acquire);
+      if (snapshot == nullptr) return nullptr;
+      auto it = snapshot->find(key);
+      return it == snapshot->end() ? nullptr : &it->second;
+    }
+    /// Caller holds the writers' mutex.
+    void insert(const Key& key, Entry entry) {
+      auto next = std::make_unique<Snapshot>();
+      if (const Snapshot* snapshot = current_.load(std::memory_order_acquire)) *next = *snapshot;
+      next->insert_or_assign(key, entry);
+      current_.store(next.get(), std::memory_order_release);
+      snapshots_.push_back(std::move(next));
+    }
+
+   private:
+    using Snapshot = std::unordered_map<Key, Entry, KeyHash<Key>>;
+    std::atomic<const Snapshot*> current_{nullptr};
+    std::vector<std::unique_ptr<Snapshot>> snapshots_;
+  };
+
+  Result tune_and_run(const CallOptions& flags, Key key, Args&... args) {
+    std::unique_lock lock(tuning_mutex_);
+    if (const Entry* hit = cache_.find(key)) {
+      lock.unlock();
+      return spec_.launch(spec_.configs[hit->config], args...);
+    }
+    std::vector<std::size_t> surviving;
+    for (std::size_t i = 0; i < spec_.configs.size(); ++i) {
+      if (!spec_.prune || spec_.prune(spec_.configs[i], args...)) surviving.push_back(i);
+    }
+    if (surviving.empty()) {
+      throw std::runtime_error("disttune: prune function of '" + spec_.identity.name +
+                               "' removed every config for key " + canonical_json(describe(key)));
+    }
+    TuningRequest request;
+    request.key = canonical_json(describe(key));
+    for (std::size_t index : surviving) request.candidates.push_back(candidate_json_[index]);
+    request.run = [&](std::size_t candidate) {
+      (void)spec_.launch(spec_.configs[surviving[candidate]], args...);
+    };
+    request.verbose = flags.verbose;
+    request.communicator = flags.communicator;
+    TuningReport report = engine_.resolve(request);
+    const std::size_t chosen = surviving[report.best];
+    cache_.insert(key, Entry{chosen});
+    last_report_ = std::move(report);
+    lock.unlock();
+    return spec_.launch(spec_.configs[chosen], args...);
+  }
+
+  Spec spec_;
+  FunctionTuner engine_;
+  std::vector<std::string> candidate_json_;
+  HitCache cache_;
+  mutable std::mutex tuning_mutex_;
+  std::optional<TuningReport> last_report_;
+};
+
+}  // namespace disttune

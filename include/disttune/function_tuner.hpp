@@ -1,0 +1,90 @@
+// FunctionTuner: the engine behind a tuned function; tunes one key across ranks, with stores.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "disttune/communicator.hpp"
+#include "disttune/measurement.hpp"
+#include "disttune/timer.hpp"
+#include "disttune/tuning.hpp"
+
+namespace disttune {
+
+/// Who a tuned function is: its name (the cache directory) and a digest of its source or
+/// an explicit version. A different digest never reuses a stored result.
+struct FunctionIdentity {
+  std::string name;
+  std::string digest;
+};
+
+/// Settings of a tuned function, fixed when it is made.
+struct TunerOptions {
+  Measurement measurement;
+  std::shared_ptr<Timer> timer;                ///< default: CpuTimer
+  std::shared_ptr<Communicator> communicator;  ///< default: SingleProcessCommunicator
+  /// Deadline of each engine collective; default: default_collective_timeout().
+  std::optional<std::chrono::milliseconds> collective_timeout;
+  /// Disk store root; default: default_cache_root(). Ignored when disk_cache is false.
+  std::optional<std::filesystem::path> cache_root;
+  bool disk_cache = true;
+};
+
+/// Per-call switches (the spec's call flags).
+struct CallOptions {
+  bool autotune = true;   ///< false: run the first config; no tuning, no cache
+  bool verbose = false;   ///< print the table of candidates and the choice to stderr
+  /// Ranks to agree with for this call; default: the tuner's communicator.
+  Communicator* communicator = nullptr;
+};
+
+/// Where a choice came from, and what the tuning measured.
+struct TuningReport {
+  enum class Source { tuned, disk };
+  Source source = Source::tuned;
+  std::string function;
+  std::string key;
+  std::vector<CandidateResult> candidates;  ///< pruned candidates, in order
+  std::size_t best = 0;                     ///< index into candidates
+  std::optional<std::filesystem::path> record_path;
+  std::optional<std::filesystem::path> log_path;
+};
+
+/// What the engine needs to tune one key.
+struct TuningRequest {
+  std::string key;                      ///< canonical key text
+  std::vector<std::string> candidates;  ///< canonical JSON of the pruned configs, in order
+  std::function<void(std::size_t)> run; ///< runs candidate i once (may throw: it then fails)
+  bool verbose = false;
+  Communicator* communicator = nullptr; ///< default: the tuner's
+};
+
+/// The non-template engine of a tuned function: disk lookup, rank agreement, measurement,
+/// selection, record and log. Thread-safe; one tuning runs at a time per FunctionTuner.
+class FunctionTuner {
+ public:
+  FunctionTuner(FunctionIdentity identity, TunerOptions options);
+  ~FunctionTuner();
+  FunctionTuner(const FunctionTuner&) = delete;
+  FunctionTuner& operator=(const FunctionTuner&) = delete;
+
+  /// The best candidate's index for request.key, from the disk store or by tuning. Throws
+  /// std::runtime_error if every candidate failed (listing why) or the list is empty,
+  /// RankDisagreement or CollectiveTimeout in multi-rank runs.
+  TuningReport resolve(const TuningRequest& request);
+
+  const FunctionIdentity& identity() const;
+  const TunerOptions& options() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace disttune

@@ -1,0 +1,99 @@
+// Disk store of tuning records: layout, record format (schema 1) and reliability rules.
+//
+// Layout: <root>/<function name>/<id>.json, where <id> is the SHA-256 (64 lower-case hex
+// digits) of (function digest, hardware digest, canonical key text), and <root> is
+// TRITON_DIST_AUTOTUNE_CACHE_DIR or ~/.triton_dist/autotune.
+//
+// Record (JSON object, schema 1):
+//   "schema": "disttune.record", "schema_version": 1, "library_version": "0.1.0",
+//   "function": {"name": str, "digest": str}, "key": str (canonical JSON text),
+//   "hardware": object, "hardware_digest": str, "deps": object,
+//   "measurement": {"warmup_runs": int, "timed_runs": int, "statistic": str,
+//                   "strategy": str, "flush_l2": bool},
+//   "candidates": [{"config": <JSON value>, "status": "ok"|"failed"|"skipped",
+//                   "error": str, "samples_ms": [num], "local_ms": num|null,
+//                   "agreed_ms": num|null}],
+//   "best": {"index": int, "config": <JSON value>},
+//   "ranks": int, "created_utc": "YYYY-MM-DDTHH:MM:SSZ"
+//
+// Rules: data only (never executed); written atomically (temp file in the same directory,
+// fsync, rename, fsync of the directory); directories 0700, files 0600; only names of 64
+// hex digits + ".json" are read; symlinks are never followed; a root or function directory
+// owned by another user or writable by group/others is refused with one warning (tuning
+// then keeps results in memory only). A record that does not parse or has the wrong
+// schema, types or identity is a miss: logged once and moved aside to "<name>.bad-<UTC>".
+// Replacing a record keeps the old one as "<name>.json.<UTC>".
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "disttune/config.hpp"
+#include "disttune/measurement.hpp"
+#include "disttune/tuning.hpp"
+
+namespace disttune {
+
+inline constexpr int kRecordSchemaVersion = 1;
+
+/// Which record: the parts of its identity.
+struct RecordId {
+  std::string function_name;    ///< directory name: letters, digits, '_', '-', '.'; no leading '.'
+  std::string function_digest;
+  std::string hardware_digest;
+  std::string key;              ///< canonical key text
+  /// SHA-256 of (function digest, hardware digest, key): the file name without ".json".
+  std::string file_id() const;
+};
+
+/// One finished tuning, as stored.
+struct Record {
+  RecordId id;
+  Value hardware = Value::object();
+  Value deps = Value::object();
+  Measurement measurement;
+  std::vector<CandidateResult> candidates;  ///< in candidate-list order
+  std::size_t best_index = 0;
+  int ranks = 1;
+  std::string created_utc;
+  std::string library_version;
+};
+
+/// Record <-> JSON. from_json throws std::runtime_error naming the first bad field.
+Value record_to_json(const Record& record);
+Record record_from_json(const Value& json);
+
+/// The root: TRITON_DIST_AUTOTUNE_CACHE_DIR if set, else $HOME/.triton_dist/autotune.
+std::filesystem::path default_cache_root();
+
+/// Reads and writes records under one root, following the rules above. Thread-safe.
+class DiskStore {
+ public:
+  explicit DiskStore(std::filesystem::path root = default_cache_root());
+
+  const std::filesystem::path& root() const { return root_; }
+  /// <root>/<function name>; throws std::invalid_argument for a name that is not a safe
+  /// directory name.
+  std::filesystem::path function_dir(const std::string& function_name) const;
+  std::filesystem::path record_path(const RecordId& id) const;
+
+  /// The stored record for `id`, or nullopt on a miss (absent, refused directory, or a bad
+  /// record, which is moved aside). Never throws for what is on disk.
+  std::optional<Record> load(const RecordId& id) const;
+
+  /// Writes atomically; returns the path, or nullopt (with a warning on stderr) if the
+  /// directory is refused or the write fails.
+  std::optional<std::filesystem::path> save(const Record& record) const;
+
+  /// The function directory, created 0700 if absent, if it passes the ownership and
+  /// permission checks; nullopt (warned once) otherwise. Logs go here too.
+  std::optional<std::filesystem::path> usable_function_dir(const std::string& function_name) const;
+
+ private:
+  std::filesystem::path root_;
+};
+
+}  // namespace disttune

@@ -1,0 +1,45 @@
+// The Strategy seam: which candidates get more samples in each round. Sees numbers only.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "disttune/measurement.hpp"
+
+namespace disttune {
+
+/// What a strategy knows of one candidate after a round: its agreed (rank-reduced) time,
+/// or that it failed, and how many samples it has.
+struct CandidateStanding {
+  bool failed = false;
+  double time_ms = 0.0;  ///< agreed statistic; meaningless when failed
+  int samples = 0;
+};
+
+/// One round of measurement: these candidates, each with this many warm-up and timed runs.
+struct Round {
+  std::vector<std::size_t> candidates;  ///< indices into the tuning's candidate list, ascending
+  int warmup_runs = 0;
+  int timed_runs = 0;
+};
+
+/// Decides rounds from agreed numbers only, so every rank takes the same decisions.
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  /// The first round over `count` candidates.
+  virtual Round first_round(std::size_t count) = 0;
+  /// The next round given every candidate's standing, or nullopt when measurement is done.
+  virtual std::optional<Round> next_round(const std::vector<CandidateStanding>& standings) = 0;
+};
+
+/// The spec's method: one round, every candidate, warm-up and timed runs as in `measurement`.
+std::unique_ptr<Strategy> make_exhaustive_strategy(const Measurement& measurement);
+
+/// The strategy named by measurement.strategy; throws std::invalid_argument for an unknown name.
+std::unique_ptr<Strategy> make_strategy(const Measurement& measurement);
+
+}  // namespace disttune

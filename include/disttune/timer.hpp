@@ -1,0 +1,56 @@
+// The Timer seam: how one run of a candidate is timed (CPU clock, device events, ...).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "disttune/config.hpp"
+
+namespace disttune {
+
+/// Marks the start and stop of runs and resolves their durations. A device timer may
+/// resolve them only later (collect()), so drivers mark a batch and collect once.
+class Timer {
+ public:
+  virtual ~Timer() = default;
+  /// Work needed before each timed run but outside its timed region (an L2 flush).
+  virtual void prepare_timed_run() {}
+  virtual void start() = 0;
+  virtual void stop() = 0;
+  /// Waits for every start/stop pair since the last collect and returns their durations in
+  /// milliseconds, in order. A pair whose start has no stop is an error.
+  virtual std::vector<double> collect() = 0;
+  /// Optionally times `runs` runs of `run` as a batch (e.g. CUDA-graph replay) and returns
+  /// `runs` per-run times in ms; nullopt means "time them one by one with start/stop".
+  virtual std::optional<std::vector<double>> time_batch(const std::function<void()>& run,
+                                                        int runs) {
+    (void)run;
+    (void)runs;
+    return std::nullopt;
+  }
+  /// Short name for logs ("cpu", "cuda").
+  virtual std::string name() const = 0;
+  /// Facts about the timed device that make its results differ (model, memory, ...);
+  /// they join the hardware fingerprint.
+  virtual Value hardware() const { return Value::object(); }
+  /// Software versions that matter for the timed device (driver, runtime).
+  virtual Value deps() const { return Value::object(); }
+};
+
+/// Host steady-clock timer: start/stop read std::chrono::steady_clock.
+class CpuTimer final : public Timer {
+ public:
+  void start() override;
+  void stop() override;
+  std::vector<double> collect() override;
+  std::string name() const override { return "cpu"; }
+
+ private:
+  std::vector<long long> starts_ns_;
+  std::vector<double> durations_ms_;
+};
+
+}  // namespace disttune

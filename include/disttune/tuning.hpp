@@ -1,0 +1,83 @@
+// Tuning: the state machine that measures candidates for one key and picks the best.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "disttune/measurement.hpp"
+#include "disttune/strategy.hpp"
+
+namespace disttune {
+
+/// What a driver must do next.
+enum class StepKind {
+  barrier,    ///< all ranks meet before `candidate`'s warm-up or timed runs (no-op on one rank)
+  warmup,     ///< run `candidate` once, untimed
+  timed,      ///< run `candidate` once between timer marks and record the sample
+  round_end,  ///< resolve pending samples, record them, reduce, then call end_round()
+};
+
+struct Step {
+  StepKind kind = StepKind::round_end;
+  std::size_t candidate = 0;  ///< index into the candidate list
+  int index = 0;              ///< ordinal of this run within its phase
+  int count = 0;              ///< runs in this phase (barrier: runs of the phase it opens)
+  bool before_timed = false;  ///< barrier only: opens the timed phase, not the warm-up
+};
+
+/// One candidate's measurement as this rank saw it, and the agreed outcome.
+struct CandidateResult {
+  std::string config;             ///< canonical JSON of the config
+  bool failed = false;            ///< failed here or on any rank
+  std::string error;              ///< this rank's failure reason; "failed on another rank" if not here
+  std::vector<double> samples;    ///< this rank's timed samples (ms), in order
+  double local_ms = 0.0;          ///< this rank's statistic of its samples
+  double agreed_ms = 0.0;         ///< the statistic agreed across ranks (MAX), what selection uses
+  bool measured = false;          ///< false if the strategy never reached it
+};
+
+/// The state machine of one tuning. A driver loops: next(), do the step, report.
+/// Failed candidates keep their barrier steps so that every rank makes the same collectives.
+/// Not thread-safe: one driver at a time.
+class Tuning {
+ public:
+  /// `candidates` are canonical JSON texts; there must be at least one.
+  Tuning(std::vector<std::string> candidates, Measurement measurement);
+  ~Tuning();
+  Tuning(Tuning&&) noexcept;
+  Tuning& operator=(Tuning&&) noexcept;
+
+  /// The next step, or nullopt when the tuning is finished.
+  std::optional<Step> next();
+
+  /// A timed sample (ms) of `candidate`. Ignored for a failed candidate. A non-finite or
+  /// negative sample is not a time: it is ignored and one more timed run is scheduled.
+  void record_sample(std::size_t candidate, double ms);
+
+  /// `candidate` failed on this rank; its remaining runs are skipped.
+  void record_failure(std::size_t candidate, std::string reason);
+
+  /// This rank's time of each candidate for the round just ended: +inf if it failed here.
+  /// Reduce these with MAX across ranks and pass the result to end_round().
+  std::vector<double> local_times() const;
+
+  /// Applies the agreed times (an +inf marks a candidate failed on some rank).
+  void end_round(const std::vector<double>& agreed_times);
+
+  bool finished() const;
+  const Measurement& measurement() const;
+  const std::vector<CandidateResult>& results() const;
+
+  /// The best candidate: lowest agreed time among those not failed, ties to the lowest
+  /// index. nullopt if every measured candidate failed. Only once finished.
+  std::optional<std::size_t> best() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace disttune
