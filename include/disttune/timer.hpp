@@ -16,6 +16,9 @@ namespace disttune {
 class Timer {
  public:
   virtual ~Timer() = default;
+  /// Called once before a tuning's first run (warm-ups included). Throws to refuse the
+  /// tuning, e.g. when the device stream is being captured into a graph.
+  virtual void begin_tuning() {}
   /// Work needed before each timed run but outside its timed region (an L2 flush).
   virtual void prepare_timed_run() {}
   virtual void start() = 0;

@@ -1,0 +1,79 @@
+// CudaTimer: times runs with CUDA events on the caller's stream; the driver is loaded at
+// run time, so a program using it runs (and reports why not) without a GPU.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "disttune/timer.hpp"
+
+namespace disttune {
+
+/// How a CudaTimer measures.
+struct CudaTimerOptions {
+  /// The stream the launcher runs on (a CUstream or cudaStream_t); nullptr is the legacy
+  /// default stream, which cannot be captured into a graph.
+  void* stream = nullptr;
+  /// Clear the device's L2 cache on the stream before every timed run, outside the timed
+  /// region (prepare_timed_run()), so each run starts cold.
+  bool flush_l2 = false;
+  /// If > 0, time_batch() captures this many runs into one CUDA graph and times replays of
+  /// it: each sample is one replay's time over graph_runs. For launch-bound launchers.
+  int graph_runs = 0;
+};
+
+/// Why CUDA cannot be used in this process (no libcuda.so.1, too old, no device), or
+/// nullopt if it can.
+std::optional<std::string> cuda_unavailable_reason();
+
+/// A Timer for work enqueued on one CUDA stream: each run is bracketed by a pair of events
+/// recorded on that stream, and collect() waits once for the batch. Events come from a
+/// pool and are reused. Every driver error throws std::runtime_error naming the call and
+/// the CUDA error. Refuses (throws) to time a stream that is being captured into a graph,
+/// leaving the capture intact. Not thread-safe: one tuning at a time.
+class CudaTimer final : public Timer {
+ public:
+  /// Binds to options.stream's context and device (for the default stream: the current
+  /// context, else device 0's primary context). Throws if CUDA cannot be used, or if
+  /// graph_runs is negative.
+  explicit CudaTimer(CudaTimerOptions options = {});
+  ~CudaTimer() override;
+  CudaTimer(CudaTimer&&) noexcept;
+  CudaTimer& operator=(CudaTimer&&) noexcept;
+  CudaTimer(const CudaTimer&) = delete;
+  CudaTimer& operator=(const CudaTimer&) = delete;
+
+  /// Throws if the stream is being captured.
+  void begin_tuning() override;
+  /// Clears the L2 cache on the stream if options.flush_l2.
+  void prepare_timed_run() override;
+  void start() override;
+  void stop() override;
+  std::vector<double> collect() override;
+  /// With graph_runs > 0: `runs` per-run times from graph replays (each replay preceded by
+  /// prepare_timed_run()). If the capture fails (for example the launcher synchronizes, or
+  /// the stream is the legacy default stream) it notes why on stderr once and returns
+  /// nullopt, so runs are timed one by one. An exception from `run` ends the capture and
+  /// propagates. With graph_runs == 0: nullopt.
+  std::optional<std::vector<double>> time_batch(const std::function<void()>& run,
+                                                int runs) override;
+  std::string name() const override { return "cuda"; }
+  /// {"cuda": {"device", "device_count", "compute_capability", "sm_count", "memory_bytes",
+  /// "l2_bytes", and "nvlink_full_mesh" when NVML can tell for several devices}}.
+  Value hardware() const override;
+  /// {"cuda_driver": "13.0", "cuda_runtime": "13.0" (if libcudart is loaded)}.
+  Value deps() const override;
+
+  const CudaTimerOptions& options() const;
+  /// The ordinal of the device the stream belongs to.
+  int device() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace disttune

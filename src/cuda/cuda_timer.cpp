@@ -1,0 +1,241 @@
+// CudaTimer: event pairs on the caller's stream, L2 flush, graph replay, capture refusal.
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "device_facts.hpp"
+#include "disttune/cuda.hpp"
+#include "driver_api.hpp"
+#include "driver_resources.hpp"
+#include "l2_flush.hpp"
+
+namespace disttune {
+
+using detail::check;
+using detail::ContextGuard;
+using detail::driver;
+using detail::Event;
+
+std::optional<std::string> cuda_unavailable_reason() {
+  if (auto reason = detail::driver_unavailable_reason()) return reason;
+  int count = 0;
+  const CUresult result = driver().cuDeviceGetCount(&count);
+  if (result != CUDA_SUCCESS) return detail::describe_error(result, "cuDeviceGetCount");
+  if (count == 0) return std::string("no CUDA device is visible");
+  return std::nullopt;
+}
+
+struct CudaTimer::State {
+  CudaTimerOptions options;
+  CUstream stream = nullptr;
+  CUcontext context = nullptr;
+  CUdevice device = 0;
+  std::optional<detail::PrimaryContext> primary;  ///< held when we chose device 0's context
+  std::vector<Event> free_events;
+  std::optional<Event> open_start;                ///< start() without stop() yet
+  std::vector<std::pair<Event, Event>> pending;   ///< start/stop pairs since collect()
+  bool graph_note_printed = false;
+
+  State() = default;
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+  /// Events belong to the timer's context: destroy them while it is current.
+  ~State() {
+    CUcontext previous = nullptr;
+    const bool pushed = context != nullptr && driver().cuCtxPushCurrent(context) == CUDA_SUCCESS;
+    open_start.reset();
+    pending.clear();
+    free_events.clear();
+    if (pushed) driver().cuCtxPopCurrent(&previous);
+  }
+
+  Event take_event() {
+    if (free_events.empty()) return detail::make_event();
+    Event event = std::move(free_events.back());
+    free_events.pop_back();
+    return event;
+  }
+
+  void record(const Event& event) {
+    check(driver().cuEventRecord(event.get(), stream), "cuEventRecord");
+  }
+
+  void refuse_if_capturing() const {
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    check(driver().cuStreamIsCapturing(stream, &status), "cuStreamIsCapturing");
+    if (status != CU_STREAM_CAPTURE_STATUS_NONE) {
+      throw std::runtime_error(
+          "disttune: the CUDA stream given to CudaTimer is being captured into a graph; "
+          "tuning would run every candidate inside the capture. Tune before capturing "
+          "(or on another stream); the capture was left untouched");
+    }
+  }
+
+  void flush_l2() {
+    if (!options.flush_l2) return;
+    const detail::DeviceBuffer& buffer = detail::l2_flush_buffer(device);
+    check(driver().cuMemsetD8Async(buffer.get(), 0, buffer.bytes(), stream), "cuMemsetD8Async");
+  }
+
+  /// Waits for the last pair and returns each pair's elapsed ms; events go back to the pool.
+  std::vector<double> resolve(std::vector<std::pair<Event, Event>>& pairs) {
+    std::vector<double> durations;
+    if (pairs.empty()) return durations;
+    check(driver().cuEventSynchronize(pairs.back().second.get()), "cuEventSynchronize");
+    durations.reserve(pairs.size());
+    for (auto& [begin, end] : pairs) {
+      float ms = 0.0F;
+      check(driver().cuEventElapsedTime(&ms, begin.get(), end.get()), "cuEventElapsedTime");
+      durations.push_back(static_cast<double>(ms));
+      free_events.push_back(std::move(begin));
+      free_events.push_back(std::move(end));
+    }
+    pairs.clear();
+    return durations;
+  }
+
+  void note_graph_fallback(const std::string& reason) {
+    if (graph_note_printed) return;
+    graph_note_printed = true;
+    std::fprintf(stderr,
+                 "disttune: CUDA graph capture failed (%s); timing runs one by one "
+                 "(further failures of this timer are not reported)\n",
+                 reason.c_str());
+  }
+
+  /// Captures `count` runs into a graph and instantiates it; nullopt (with a note) if the
+  /// driver refuses. An exception from `run` ends the capture and propagates.
+  std::optional<detail::GraphExec> capture(const std::function<void()>& run, int count) {
+    const detail::DriverApi& api = driver();
+    CUresult result = api.cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+    if (result != CUDA_SUCCESS) {
+      note_graph_fallback(detail::describe_error(result, "cuStreamBeginCapture"));
+      return std::nullopt;
+    }
+    try {
+      for (int i = 0; i < count; ++i) run();
+    } catch (...) {
+      CUgraph abandoned = nullptr;
+      api.cuStreamEndCapture(stream, &abandoned);
+      detail::Graph discard(abandoned);
+      throw;
+    }
+    CUgraph captured = nullptr;
+    result = api.cuStreamEndCapture(stream, &captured);
+    detail::Graph graph(captured);
+    if (result != CUDA_SUCCESS) {
+      note_graph_fallback(detail::describe_error(result, "cuStreamEndCapture"));
+      return std::nullopt;
+    }
+    CUgraphExec instantiated = nullptr;
+    result = api.cuGraphInstantiateWithFlags(&instantiated, graph.get(), 0);
+    if (result != CUDA_SUCCESS) {
+      note_graph_fallback(detail::describe_error(result, "cuGraphInstantiateWithFlags"));
+      return std::nullopt;
+    }
+    return detail::GraphExec(instantiated);
+  }
+};
+
+CudaTimer::CudaTimer(CudaTimerOptions options) : state_(std::make_unique<State>()) {
+  if (options.graph_runs < 0) {
+    throw std::invalid_argument("disttune: CudaTimerOptions.graph_runs must be >= 0, got " +
+                                std::to_string(options.graph_runs));
+  }
+  const detail::DriverApi& api = driver();
+  state_->options = options;
+  state_->stream = static_cast<CUstream>(options.stream);
+  if (state_->stream != nullptr) {
+    check(api.cuStreamGetCtx(state_->stream, &state_->context), "cuStreamGetCtx");
+  } else {
+    check(api.cuCtxGetCurrent(&state_->context), "cuCtxGetCurrent");
+    if (state_->context == nullptr) {
+      if (auto reason = cuda_unavailable_reason()) throw std::runtime_error("disttune: " + *reason);
+      CUdevice first = 0;
+      check(api.cuDeviceGet(&first, 0), "cuDeviceGet");
+      state_->primary.emplace(first);
+      state_->context = state_->primary->get();
+    }
+  }
+  ContextGuard current(state_->context);
+  check(api.cuCtxGetDevice(&state_->device), "cuCtxGetDevice");
+}
+
+CudaTimer::~CudaTimer() = default;
+
+CudaTimer::CudaTimer(CudaTimer&&) noexcept = default;
+CudaTimer& CudaTimer::operator=(CudaTimer&&) noexcept = default;
+
+void CudaTimer::begin_tuning() {
+  ContextGuard current(state_->context);
+  state_->refuse_if_capturing();
+}
+
+void CudaTimer::prepare_timed_run() {
+  ContextGuard current(state_->context);
+  state_->refuse_if_capturing();
+  state_->flush_l2();
+}
+
+void CudaTimer::start() {
+  if (state_->open_start) throw std::logic_error("disttune: CudaTimer::start() twice without stop()");
+  ContextGuard current(state_->context);
+  state_->refuse_if_capturing();
+  Event begin = state_->take_event();
+  state_->record(begin);
+  state_->open_start = std::move(begin);
+}
+
+void CudaTimer::stop() {
+  if (!state_->open_start) throw std::logic_error("disttune: CudaTimer::stop() without start()");
+  ContextGuard current(state_->context);
+  Event end = state_->take_event();
+  state_->record(end);
+  state_->pending.emplace_back(std::move(*state_->open_start), std::move(end));
+  state_->open_start.reset();
+}
+
+std::vector<double> CudaTimer::collect() {
+  if (state_->open_start) {
+    throw std::logic_error("disttune: CudaTimer::collect() with a run still started");
+  }
+  ContextGuard current(state_->context);
+  return state_->resolve(state_->pending);
+}
+
+std::optional<std::vector<double>> CudaTimer::time_batch(const std::function<void()>& run,
+                                                         int runs) {
+  const int per_graph = state_->options.graph_runs;
+  if (per_graph == 0 || runs <= 0) return std::nullopt;
+  ContextGuard current(state_->context);
+  state_->refuse_if_capturing();
+  std::optional<detail::GraphExec> graph = state_->capture(run, per_graph);
+  if (!graph) return std::nullopt;
+  const detail::DriverApi& api = driver();
+  check(api.cuGraphUpload(graph->get(), state_->stream), "cuGraphUpload");
+  check(api.cuGraphLaunch(graph->get(), state_->stream), "cuGraphLaunch");  // untimed first replay
+  std::vector<std::pair<Event, Event>> replays;
+  for (int i = 0; i < runs; ++i) {
+    state_->flush_l2();
+    Event begin = state_->take_event();
+    Event end = state_->take_event();
+    state_->record(begin);
+    check(api.cuGraphLaunch(graph->get(), state_->stream), "cuGraphLaunch");
+    state_->record(end);
+    replays.emplace_back(std::move(begin), std::move(end));
+  }
+  std::vector<double> samples = state_->resolve(replays);
+  for (double& sample : samples) sample /= per_graph;
+  return samples;
+}
+
+Value CudaTimer::hardware() const { return Value{{"cuda", detail::cuda_device_facts(state_->device)}}; }
+
+Value CudaTimer::deps() const { return detail::cuda_versions(); }
+
+const CudaTimerOptions& CudaTimer::options() const { return state_->options; }
+
+int CudaTimer::device() const { return static_cast<int>(state_->device); }
+
+}  // namespace disttune
