@@ -1,0 +1,223 @@
+// MpiCommunicator: the Communicator over MPI non-blocking collectives, polled against deadlines.
+#include "mpi/mpi_communicator.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "disttune/mpi.hpp"
+#include "mpi/mpi_check.hpp"
+
+namespace disttune::detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// How long a late rank waits for the others to say where they are.
+constexpr std::chrono::milliseconds kRollCallGrace{1000};
+
+int checked_count(std::size_t count, const char* what) {
+  if (count > static_cast<std::size_t>(INT_MAX)) {
+    throw std::length_error(std::string("disttune: ") + what + " of " + std::to_string(count) +
+                            " elements is more than one MPI call can move");
+  }
+  return static_cast<int>(count);
+}
+
+std::string join_ranks(const std::vector<int>& ranks) {
+  std::string text;
+  for (int rank : ranks) text += (text.empty() ? "" : ", ") + std::to_string(rank);
+  return text;
+}
+
+std::string seconds(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f s", value);
+  return text;
+}
+
+}  // namespace
+
+MpiCommunicator::MpiCommunicator(MPI_Comm comm)
+    : collectives_(OwnedComm::duplicate(comm)),
+      control_(OwnedComm::duplicate(comm)),
+      roll_call_(control_.get()),
+      rank_(collectives_.rank()),
+      size_(collectives_.size()),
+      local_rank_(OwnedComm::split_by_node(comm).rank()) {}
+
+WaitingIn MpiCommunicator::begin(const CollectiveContext& context) {
+  return WaitingIn{++sequence_, context.describe(), Clock::now()};
+}
+
+void MpiCommunicator::wait(MPI_Request& request, const WaitingIn& waiting,
+                           Clock::time_point deadline) {
+  auto pause = std::chrono::microseconds(50);
+  for (;;) {
+    int done = 0;
+    check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done) return;
+    roll_call_.answer_queries(waiting);
+    if (Clock::now() >= deadline) abort_late(waiting);
+    std::this_thread::sleep_for(pause);
+    pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(1));
+  }
+}
+
+void MpiCommunicator::abort_late(const WaitingIn& waiting) {
+  const double waited = std::chrono::duration<double>(Clock::now() - waiting.since).count();
+  const auto answers = roll_call_.survey(waiting, kRollCallGrace);
+  std::vector<int> silent;
+  std::vector<int> here;
+  std::ostringstream elsewhere;
+  for (int rank = 0; rank < size_; ++rank) {
+    const auto& answer = answers[static_cast<std::size_t>(rank)];
+    if (!answer) {
+      silent.push_back(rank);
+    } else if (answer->sequence == waiting.sequence) {
+      here.push_back(rank);
+    } else {
+      elsewhere << "\ndisttune:   rank " << rank << " waits in another collective (#"
+                << answer->sequence << ", " << answer->where << ") for "
+                << seconds(answer->waited_s);
+    }
+  }
+  std::ostringstream message;
+  message << "disttune: error: collective #" << waiting.sequence << " timed out on rank " << rank_
+          << " of " << size_ << " after " << seconds(waited) << ": " << waiting.where << ".";
+  if (!silent.empty()) {
+    message << "\ndisttune:   ranks that did not arrive: " << join_ranks(silent)
+            << " (no answer within " << seconds(std::chrono::duration<double>(kRollCallGrace).count())
+            << ": busy outside disttune's collectives, or gone)";
+  }
+  message << elsewhere.str();
+  message << "\ndisttune:   ranks waiting in this collective: " << join_ranks(here);
+  message << "\ndisttune:   ending the job: MPI_Abort with exit code " << kMpiTimeoutExitCode
+          << " (set the deadline with TRITON_DIST_AUTOTUNE_TIMEOUT, seconds)\n";
+  const std::string text = message.str();
+  std::fwrite(text.data(), 1, text.size(), stderr);
+  std::fflush(stderr);
+  MPI_Abort(collectives_.get(), kMpiTimeoutExitCode);
+  std::abort();  // MPI_Abort does not return; if it ever does, the job must still end
+}
+
+void MpiCommunicator::barrier(const CollectiveContext& context) {
+  std::lock_guard lock(mutex_);
+  const WaitingIn waiting = begin(context);
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Ibarrier(collectives_.get(), &request), "MPI_Ibarrier");
+  wait(request, waiting, context.deadline);
+}
+
+void MpiCommunicator::all_reduce(std::span<double> values, MPI_Op op,
+                                 const CollectiveContext& context) {
+  std::lock_guard lock(mutex_);
+  const int count = checked_count(values.size(), "an all-reduce");
+  const WaitingIn waiting = begin(context);
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Iallreduce(MPI_IN_PLACE, values.data(), count, MPI_DOUBLE, op, collectives_.get(),
+                           &request),
+            "MPI_Iallreduce");
+  wait(request, waiting, context.deadline);
+}
+
+void MpiCommunicator::all_reduce_max(std::span<double> values, const CollectiveContext& context) {
+  all_reduce(values, MPI_MAX, context);
+}
+
+void MpiCommunicator::all_reduce_min(std::span<double> values, const CollectiveContext& context) {
+  all_reduce(values, MPI_MIN, context);
+}
+
+std::vector<std::string> MpiCommunicator::all_gather(const std::string& bytes,
+                                                     const CollectiveContext& context) {
+  std::lock_guard lock(mutex_);
+  const WaitingIn waiting = begin(context);
+  const std::uint64_t length = bytes.size();
+  std::vector<std::uint64_t> lengths(static_cast<std::size_t>(size_));
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Iallgather(&length, 1, MPI_UINT64_T, lengths.data(), 1, MPI_UINT64_T,
+                           collectives_.get(), &request),
+            "MPI_Iallgather");
+  wait(request, waiting, context.deadline);
+
+  std::vector<int> counts(lengths.size());
+  std::vector<int> offsets(lengths.size());
+  std::size_t total = 0;
+  for (std::size_t rank = 0; rank < lengths.size(); ++rank) {
+    counts[rank] = checked_count(lengths[rank], "an all-gather part");
+    offsets[rank] = checked_count(total, "an all-gather");
+    total += lengths[rank];
+  }
+  (void)checked_count(total, "an all-gather");
+  std::string gathered(total, '\0');
+  check_mpi(MPI_Iallgatherv(bytes.data(), counts[static_cast<std::size_t>(rank_)], MPI_CHAR,
+                            gathered.data(), counts.data(), offsets.data(), MPI_CHAR,
+                            collectives_.get(), &request),
+            "MPI_Iallgatherv");
+  wait(request, waiting, context.deadline);
+
+  std::vector<std::string> parts;
+  parts.reserve(lengths.size());
+  for (std::size_t rank = 0; rank < lengths.size(); ++rank) {
+    parts.push_back(gathered.substr(static_cast<std::size_t>(offsets[rank]), lengths[rank]));
+  }
+  return parts;
+}
+
+void MpiCommunicator::broadcast(std::string& bytes, int root, const CollectiveContext& context) {
+  if (root < 0 || root >= size_) {
+    throw std::invalid_argument("disttune: broadcast root " + std::to_string(root) +
+                                " is not a rank of " + std::to_string(size_));
+  }
+  std::lock_guard lock(mutex_);
+  const WaitingIn waiting = begin(context);
+  std::uint64_t length = rank_ == root ? bytes.size() : 0;
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Ibcast(&length, 1, MPI_UINT64_T, root, collectives_.get(), &request), "MPI_Ibcast");
+  wait(request, waiting, context.deadline);
+  const int count = checked_count(length, "a broadcast");
+  if (rank_ != root) bytes.assign(length, '\0');
+  if (count == 0) return;
+  check_mpi(MPI_Ibcast(bytes.data(), count, MPI_CHAR, root, collectives_.get(), &request),
+            "MPI_Ibcast");
+  wait(request, waiting, context.deadline);
+}
+
+}  // namespace disttune::detail
+
+namespace disttune {
+
+std::unique_ptr<Communicator> detail::make_mpi_communicator_from_handle(const void* comm_handle,
+                                                                        std::size_t handle_size) {
+  int initialized = 0;
+  int finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (!initialized || finalized) {
+    throw std::logic_error(
+        "disttune: make_mpi_communicator needs MPI to be initialised (MPI_Init) and not finalised");
+  }
+  if (handle_size != sizeof(MPI_Comm)) {
+    throw std::invalid_argument("disttune: make_mpi_communicator got a handle of " +
+                                std::to_string(handle_size) + " bytes; an MPI_Comm has " +
+                                std::to_string(sizeof(MPI_Comm)));
+  }
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::memcpy(&comm, comm_handle, sizeof comm);
+  if (comm == MPI_COMM_NULL) {
+    throw std::invalid_argument("disttune: make_mpi_communicator got MPI_COMM_NULL");
+  }
+  return std::make_unique<MpiCommunicator>(comm);
+}
+
+std::unique_ptr<Communicator> make_mpi_communicator() {
+  MPI_Comm world = MPI_COMM_WORLD;
+  return detail::make_mpi_communicator_from_handle(&world, sizeof world);
+}
+
+}  // namespace disttune
