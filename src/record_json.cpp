@@ -1,0 +1,283 @@
+// Records <-> JSON (schema 1, described in store.hpp); reading is strict and names the
+// first bad field.
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "disttune/store.hpp"
+
+namespace disttune {
+namespace {
+
+constexpr const char* kSchemaName = "disttune.record";
+
+[[noreturn]] void bad_field(const std::string& field, const std::string& problem) {
+  throw std::runtime_error("disttune: record field '" + field + "' " + problem);
+}
+
+std::string field_name(const std::string& parent, const std::string& name) {
+  return parent.empty() ? name : parent + "." + name;
+}
+
+// The checked members of one JSON object of a record; each getter names the field it
+// rejects by its full path ("candidates[2].samples_ms[0]").
+class Fields {
+ public:
+  Fields(const Value& object, std::string path) : object_(object), path_(std::move(path)) {
+    if (!object_.is_object()) bad_field(path_.empty() ? "(record)" : path_, "must be an object");
+  }
+
+  std::string path(const std::string& name) const { return field_name(path_, name); }
+
+  const Value& any(const std::string& name) const {
+    const auto found = object_.find(name);
+    if (found == object_.end()) bad_field(path(name), "is missing");
+    return *found;
+  }
+
+  std::string string(const std::string& name) const {
+    const Value& value = any(name);
+    if (!value.is_string()) bad_field(path(name), "must be a string");
+    return value.get<std::string>();
+  }
+
+  bool boolean(const std::string& name) const {
+    const Value& value = any(name);
+    if (!value.is_boolean()) bad_field(path(name), "must be true or false");
+    return value.get<bool>();
+  }
+
+  long long integer(const std::string& name, long long low, long long high) const {
+    const Value& value = any(name);
+    if (!value.is_number_integer()) bad_field(path(name), "must be an integer");
+    const bool in_range = value.is_number_unsigned()
+                              ? value.get<unsigned long long>() <= static_cast<unsigned long long>(high)
+                              : value.get<long long>() >= low && value.get<long long>() <= high;
+    if (!in_range) {
+      bad_field(path(name), "must be between " + std::to_string(low) + " and " + std::to_string(high));
+    }
+    return value.get<long long>();
+  }
+
+  const Value& object(const std::string& name) const {
+    const Value& value = any(name);
+    if (!value.is_object()) bad_field(path(name), "must be an object");
+    return value;
+  }
+
+  // The canonical text of a JSON value (a config).
+  std::string canonical(const std::string& name) const {
+    try {
+      return canonical_json(any(name));
+    } catch (const std::invalid_argument& error) {
+      bad_field(path(name), error.what());
+    }
+  }
+
+  const Value& array(const std::string& name) const {
+    const Value& value = any(name);
+    if (!value.is_array()) bad_field(path(name), "must be an array");
+    return value;
+  }
+
+  // A finite number, or (when `null_as` is given) null read as that value.
+  double number(const std::string& name, std::optional<double> null_as = std::nullopt) const {
+    const Value& value = any(name);
+    if (value.is_null() && null_as) return *null_as;
+    if (!value.is_number()) bad_field(path(name), null_as ? "must be a number or null" : "must be a number");
+    const double number = value.get<double>();
+    if (!std::isfinite(number)) bad_field(path(name), "must be finite");
+    return number;
+  }
+
+ private:
+  const Value& object_;
+  std::string path_;
+};
+
+bool is_utc_timestamp(const std::string& text) {
+  static constexpr std::string_view kPattern = "dddd-dd-ddTdd:dd:ddZ";
+  if (text.size() != kPattern.size()) return false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const bool ok = kPattern[i] == 'd' ? text[i] >= '0' && text[i] <= '9' : text[i] == kPattern[i];
+    if (!ok) return false;
+  }
+  return true;
+}
+
+Value parse_config(const std::string& text, std::size_t index) {
+  try {
+    return Value::parse(text);
+  } catch (const Value::parse_error&) {
+    throw std::invalid_argument("disttune: candidate " + std::to_string(index) +
+                                " config is not JSON text: " + text);
+  }
+}
+
+// A time for the record: a number if finite, null otherwise (JSON has no infinity).
+Value time_value(double ms) { return std::isfinite(ms) ? Value(ms) : Value(nullptr); }
+
+std::string status_of(const CandidateResult& candidate) {
+  if (candidate.failed) return "failed";
+  return candidate.measured ? "ok" : "skipped";
+}
+
+Value candidate_to_json(const CandidateResult& candidate, std::size_t index) {
+  for (const double sample : candidate.samples) {
+    if (!std::isfinite(sample)) {
+      throw std::invalid_argument("disttune: candidate " + std::to_string(index) +
+                                  " has a non-finite sample");
+    }
+  }
+  const std::string status = status_of(candidate);
+  const bool skipped = status == "skipped";
+  return Value{{"config", parse_config(candidate.config, index)},
+               {"status", status},
+               {"error", candidate.error},
+               {"samples_ms", candidate.samples},
+               {"local_ms", skipped ? Value(nullptr) : time_value(candidate.local_ms)},
+               {"agreed_ms", skipped ? Value(nullptr) : time_value(candidate.agreed_ms)}};
+}
+
+CandidateResult candidate_from_json(const Value& json, const std::string& path) {
+  const Fields fields(json, path);
+  CandidateResult candidate;
+  candidate.config = fields.canonical("config");
+  candidate.error = fields.string("error");
+  const Value& samples = fields.array("samples_ms");
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const std::string sample_path = fields.path("samples_ms") + "[" + std::to_string(i) + "]";
+    if (!samples[i].is_number()) bad_field(sample_path, "must be a number");
+    const double sample = samples[i].get<double>();
+    if (!std::isfinite(sample)) bad_field(sample_path, "must be finite");
+    candidate.samples.push_back(sample);
+  }
+  const std::string status = fields.string("status");
+  const double infinity = std::numeric_limits<double>::infinity();
+  if (status == "ok") {
+    candidate.measured = true;
+    candidate.local_ms = fields.number("local_ms");
+    candidate.agreed_ms = fields.number("agreed_ms");
+  } else if (status == "failed") {
+    candidate.measured = true;
+    candidate.failed = true;
+    candidate.local_ms = fields.number("local_ms", infinity);
+    candidate.agreed_ms = fields.number("agreed_ms", infinity);
+  } else if (status == "skipped") {
+    if (!fields.any("local_ms").is_null()) bad_field(fields.path("local_ms"), "must be null for a skipped candidate");
+    if (!fields.any("agreed_ms").is_null()) bad_field(fields.path("agreed_ms"), "must be null for a skipped candidate");
+  } else {
+    bad_field(fields.path("status"), "must be \"ok\", \"failed\" or \"skipped\", got \"" + status + "\"");
+  }
+  return candidate;
+}
+
+Measurement measurement_from_json(const Value& json) {
+  const Fields fields(json, "measurement");
+  constexpr long long kIntMax = std::numeric_limits<int>::max();
+  Measurement measurement;
+  measurement.warmup_runs = static_cast<int>(fields.integer("warmup_runs", 0, kIntMax));
+  measurement.timed_runs = static_cast<int>(fields.integer("timed_runs", 1, kIntMax));
+  try {
+    measurement.statistic = parse_statistic(fields.string("statistic"));
+  } catch (const std::invalid_argument& error) {
+    bad_field(fields.path("statistic"), std::string("is not valid: ") + error.what());
+  }
+  measurement.strategy = fields.string("strategy");
+  if (measurement.strategy.empty()) bad_field(fields.path("strategy"), "must not be empty");
+  measurement.flush_l2 = fields.boolean("flush_l2");
+  return measurement;
+}
+
+}  // namespace
+
+Value record_to_json(const Record& record) {
+  if (!record.hardware.is_object()) throw std::invalid_argument("disttune: record hardware must be an object");
+  if (!record.deps.is_object()) throw std::invalid_argument("disttune: record deps must be an object");
+  if (record.best_index >= record.candidates.size()) {
+    throw std::invalid_argument("disttune: record best_index " + std::to_string(record.best_index) +
+                                " is out of range for " + std::to_string(record.candidates.size()) +
+                                " candidates");
+  }
+  if (!is_utc_timestamp(record.created_utc)) {
+    throw std::invalid_argument("disttune: record created_utc must be YYYY-MM-DDTHH:MM:SSZ, got '" +
+                                record.created_utc + "'");
+  }
+  Value candidates = Value::array();
+  for (std::size_t i = 0; i < record.candidates.size(); ++i) {
+    candidates.push_back(candidate_to_json(record.candidates[i], i));
+  }
+  const Measurement& m = record.measurement;
+  return Value{
+      {"schema", kSchemaName},
+      {"schema_version", kRecordSchemaVersion},
+      {"library_version", record.library_version},
+      {"function", {{"name", record.id.function_name}, {"digest", record.id.function_digest}}},
+      {"key", record.id.key},
+      {"hardware", record.hardware},
+      {"hardware_digest", record.id.hardware_digest},
+      {"deps", record.deps},
+      {"measurement",
+       {{"warmup_runs", m.warmup_runs},
+        {"timed_runs", m.timed_runs},
+        {"statistic", to_string(m.statistic)},
+        {"strategy", m.strategy},
+        {"flush_l2", m.flush_l2}}},
+      {"candidates", std::move(candidates)},
+      {"best",
+       {{"index", record.best_index},
+        {"config", parse_config(record.candidates[record.best_index].config, record.best_index)}}},
+      {"ranks", record.ranks},
+      {"created_utc", record.created_utc}};
+}
+
+Record record_from_json(const Value& json) {
+  const Fields fields(json, "");
+  const std::string schema = fields.string("schema");
+  if (schema != kSchemaName) bad_field("schema", "is \"" + schema + "\", expected \"" + kSchemaName + "\"");
+  const long long version = fields.integer("schema_version", 0, std::numeric_limits<int>::max());
+  if (version != kRecordSchemaVersion) {
+    bad_field("schema_version", "is " + std::to_string(version) + ", this library reads version " +
+                                    std::to_string(kRecordSchemaVersion));
+  }
+
+  Record record;
+  record.library_version = fields.string("library_version");
+  const Fields function(fields.object("function"), "function");
+  record.id.function_name = function.string("name");
+  record.id.function_digest = function.string("digest");
+  record.id.key = fields.string("key");
+  record.hardware = fields.object("hardware");
+  record.id.hardware_digest = fields.string("hardware_digest");
+  record.deps = fields.object("deps");
+  record.measurement = measurement_from_json(fields.object("measurement"));
+
+  const Value& candidates = fields.array("candidates");
+  if (candidates.empty()) bad_field("candidates", "must not be empty");
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    record.candidates.push_back(candidate_from_json(candidates[i], "candidates[" + std::to_string(i) + "]"));
+  }
+
+  const Fields best(fields.object("best"), "best");
+  const long long last = static_cast<long long>(record.candidates.size()) - 1;
+  record.best_index = static_cast<std::size_t>(best.integer("index", 0, last));
+  const CandidateResult& chosen = record.candidates[record.best_index];
+  if (chosen.failed || !chosen.measured) {
+    bad_field("best.index", "names candidate " + std::to_string(record.best_index) +
+                                ", whose status is not \"ok\"");
+  }
+  if (best.canonical("config") != chosen.config) {
+    bad_field("best.config", "differs from candidates[" + std::to_string(record.best_index) + "].config");
+  }
+
+  record.ranks = static_cast<int>(fields.integer("ranks", 1, std::numeric_limits<int>::max()));
+  record.created_utc = fields.string("created_utc");
+  if (!is_utc_timestamp(record.created_utc)) bad_field("created_utc", "must be YYYY-MM-DDTHH:MM:SSZ");
+  return record;
+}
+
+}  // namespace disttune

@@ -1,0 +1,312 @@
+// DiskStore: records under <root>/<function name>/<id>.json, read and written by the
+// reliability rules in store.hpp.
+#include "disttune/store.hpp"
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <system_error>
+
+#include "atomic_file.hpp"
+#include "cache_dir.hpp"
+#include "disttune/fingerprint.hpp"
+#include "unique_fd.hpp"
+#include "utc_time.hpp"
+#include "warning.hpp"
+
+namespace disttune {
+namespace {
+
+namespace fs = std::filesystem;
+using detail::AtomicFile;
+using detail::CacheDir;
+using detail::CacheDirError;
+using detail::UniqueFd;
+
+constexpr const char* kRootVariable = "TRITON_DIST_AUTOTUNE_CACHE_DIR";
+// A record larger than this is not one we wrote; it is treated as bad, not read.
+constexpr off_t kMaxRecordBytes = 64LL << 20;
+
+std::string error_text(int error) { return std::strerror(error); }
+
+bool is_safe_directory_name(const std::string& name) {
+  if (name.empty() || name.size() > 255 || name.front() == '.') return false;
+  for (const char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '-' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// Holds flock(LOCK_EX) on a directory: writers of one function directory take turns to
+// keep the previous record and rename the new one in; readers never lock.
+class DirectoryLock {
+ public:
+  explicit DirectoryLock(int dir_fd) : dir_fd_(dir_fd) {
+    while (flock(dir_fd_, LOCK_EX) != 0) {
+      if (errno != EINTR) throw std::system_error(errno, std::generic_category(), "cannot lock");
+    }
+  }
+  ~DirectoryLock() { flock(dir_fd_, LOCK_UN); }
+  DirectoryLock(const DirectoryLock&) = delete;
+  DirectoryLock& operator=(const DirectoryLock&) = delete;
+
+ private:
+  int dir_fd_;
+};
+
+bool same_file(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+// Copies the regular file `from` to `to` (a new name) in one directory, atomically.
+void copy_file(int dir_fd, const std::string& from, const std::string& to) {
+  UniqueFd source(openat(dir_fd, from.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  if (!source) throw std::system_error(errno, std::generic_category(), "cannot open " + from);
+  AtomicFile copy(dir_fd, to);
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t got = read(source.get(), buffer, sizeof buffer);
+    if (got == 0) break;
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw std::system_error(errno, std::generic_category(), "cannot read " + from);
+    }
+    copy.write(std::string_view(buffer, static_cast<std::size_t>(got)));
+  }
+  copy.commit();
+}
+
+// Before `file` is replaced, keeps what is there as "<file>.<UTC>": a hard link, or a
+// copy where the file system has none. Call with the directory locked.
+void keep_previous(int dir_fd, const std::string& file) {
+  struct stat status {};
+  if (fstatat(dir_fd, file.c_str(), &status, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) return;
+    throw std::system_error(errno, std::generic_category(), "cannot inspect " + file);
+  }
+  const std::string stamp = file + "." + detail::utc_file_stamp_now();
+  for (int attempt = 0;; ++attempt) {
+    const std::string backup = attempt == 0 ? stamp : stamp + "-" + std::to_string(attempt);
+    if (linkat(dir_fd, file.c_str(), dir_fd, backup.c_str(), 0) == 0) return;
+    if (errno == EEXIST) continue;
+    const bool no_hard_links = errno == EPERM || errno == EOPNOTSUPP || errno == EMLINK;
+    if (!no_hard_links || !S_ISREG(status.st_mode)) {
+      throw std::system_error(errno, std::generic_category(), "cannot keep " + file + " as " + backup);
+    }
+    copy_file(dir_fd, file, backup);
+    return;
+  }
+}
+
+std::string read_all(int fd, off_t size) {
+  std::string text(static_cast<std::size_t>(size), '\0');
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t got = read(fd, text.data() + done, text.size() - done);
+    if (got == 0) break;
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw std::system_error(errno, std::generic_category(), "read failed");
+    }
+    done += static_cast<std::size_t>(got);
+  }
+  text.resize(done);
+  return text;
+}
+
+// The first identity field of `record` that differs from `id`, or empty.
+std::string identity_mismatch(const RecordId& record, const RecordId& id) {
+  if (record.function_name != id.function_name) return "function.name";
+  if (record.function_digest != id.function_digest) return "function.digest";
+  if (record.hardware_digest != id.hardware_digest) return "hardware_digest";
+  if (record.key != id.key) return "key";
+  return {};
+}
+
+// A record file that cannot be used: warned about once, then moved aside to
+// "<file>.bad-<UTC>" unless another writer has replaced it since it was looked at.
+void set_aside(const CacheDir& dir, const std::string& file, const struct stat& seen,
+               const std::string& reason) {
+  const fs::path path = dir.path() / file;
+  std::string outcome;
+  try {
+    DirectoryLock lock(dir.fd());
+    struct stat now {};
+    if (fstatat(dir.fd(), file.c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0 || !same_file(now, seen)) {
+      outcome = "it was replaced meanwhile; left in place";
+    } else {
+      const std::string aside = file + ".bad-" + detail::utc_file_stamp_now();
+      if (renameat(dir.fd(), file.c_str(), dir.fd(), aside.c_str()) == 0) {
+        fsync(dir.fd());
+        outcome = "moved aside to " + aside;
+      } else {
+        outcome = "could not move it aside: " + error_text(errno);
+      }
+    }
+  } catch (const std::system_error& error) {
+    outcome = std::string("could not move it aside: ") + error.what();
+  }
+  detail::warn_once("bad record " + path.string(), "ignoring cache record " + path.string() + ": " +
+                                                       reason + " (" + outcome + "); it is a miss");
+}
+
+}  // namespace
+
+std::string RecordId::file_id() const {
+  return digest_of_parts({function_digest, hardware_digest, key});
+}
+
+fs::path default_cache_root() {
+  if (const char* root = std::getenv(kRootVariable); root != nullptr && *root != '\0') {
+    return fs::absolute(root);
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    return fs::path(home) / ".triton_dist" / "autotune";
+  }
+  if (const passwd* user = getpwuid(geteuid()); user != nullptr && user->pw_dir != nullptr) {
+    return fs::path(user->pw_dir) / ".triton_dist" / "autotune";
+  }
+  throw std::runtime_error(std::string("disttune: no cache root: set ") + kRootVariable + " or HOME");
+}
+
+DiskStore::DiskStore(fs::path root) : root_(std::move(root)) {}
+
+fs::path DiskStore::function_dir(const std::string& function_name) const {
+  if (!is_safe_directory_name(function_name)) {
+    throw std::invalid_argument("disttune: function name '" + function_name +
+                                "' is not a safe directory name (letters, digits, '_', '-', '.'; "
+                                "no leading '.'; at most 255 characters)");
+  }
+  return root_ / function_name;
+}
+
+fs::path DiskStore::record_path(const RecordId& id) const {
+  return function_dir(id.function_name) / (id.file_id() + ".json");
+}
+
+namespace {
+
+// The function directory under `root`, checked; nullopt if absent (and !create) or
+// refused, which is warned about once per directory.
+std::optional<CacheDir> open_function_dir(const fs::path& root, const std::string& name, bool create) {
+  try {
+    auto root_dir = CacheDir::open(root, create);
+    if (!root_dir) return std::nullopt;
+    return root_dir->open_child(name, create);
+  } catch (const CacheDirError& error) {
+    detail::warn_once("refused directory " + error.path().string(),
+                      std::string("not using cache directory ") + error.what() +
+                          "; tuning results stay in memory");
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::optional<fs::path> DiskStore::usable_function_dir(const std::string& function_name) const {
+  const fs::path path = function_dir(function_name);
+  if (!open_function_dir(root_, function_name, /*create=*/true)) return std::nullopt;
+  return path;
+}
+
+std::optional<Record> DiskStore::load(const RecordId& id) const {
+  const std::string file = record_path(id).filename().string();
+  const auto dir = open_function_dir(root_, id.function_name, /*create=*/false);
+  if (!dir) return std::nullopt;
+  const fs::path path = dir->path() / file;
+
+  struct stat seen {};
+  UniqueFd fd(openat(dir->fd(), file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  if (!fd) {
+    const int error = errno;
+    if (error == ENOENT) return std::nullopt;
+    if (fstatat(dir->fd(), file.c_str(), &seen, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(seen.st_mode)) {
+      set_aside(*dir, file, seen, "it is a symbolic link (never followed)");
+    } else {
+      detail::warn_once("unreadable record " + path.string(),
+                        "cannot read cache record " + path.string() + ": " + error_text(error));
+    }
+    return std::nullopt;
+  }
+  if (fstat(fd.get(), &seen) != 0) {
+    detail::warn_once("unreadable record " + path.string(),
+                      "cannot inspect cache record " + path.string() + ": " + error_text(errno));
+    return std::nullopt;
+  }
+  if (!S_ISREG(seen.st_mode)) {
+    set_aside(*dir, file, seen, "it is not a regular file");
+    return std::nullopt;
+  }
+  if (seen.st_size > kMaxRecordBytes) {
+    set_aside(*dir, file, seen, "it is larger than " + std::to_string(kMaxRecordBytes) + " bytes");
+    return std::nullopt;
+  }
+
+  std::string text;
+  try {
+    text = read_all(fd.get(), seen.st_size);
+  } catch (const std::system_error& error) {
+    detail::warn_once("unreadable record " + path.string(),
+                      "cannot read cache record " + path.string() + ": " + error.what());
+    return std::nullopt;
+  }
+  Value json;
+  try {
+    json = Value::parse(text);
+  } catch (const Value::parse_error& error) {
+    set_aside(*dir, file, seen, std::string("it is not valid JSON: ") + error.what());
+    return std::nullopt;
+  }
+  Record record;
+  try {
+    record = record_from_json(json);
+  } catch (const std::runtime_error& error) {
+    set_aside(*dir, file, seen, error.what());
+    return std::nullopt;
+  }
+  if (const std::string field = identity_mismatch(record.id, id); !field.empty()) {
+    set_aside(*dir, file, seen, "its field '" + field + "' does not match the record asked for");
+    return std::nullopt;
+  }
+  return record;
+}
+
+std::optional<fs::path> DiskStore::save(const Record& record) const {
+  const fs::path path = record_path(record.id);
+  const std::string file = path.filename().string();
+  std::string text;
+  try {
+    Record stamped = record;
+    if (stamped.created_utc.empty()) stamped.created_utc = detail::utc_iso_now();
+    if (stamped.library_version.empty()) stamped.library_version = library_version();
+    text = record_to_json(stamped).dump(2) + "\n";
+  } catch (const std::exception& error) {
+    detail::warn("not saving cache record " + path.string() + ": " + error.what());
+    return std::nullopt;
+  }
+
+  const auto dir = open_function_dir(root_, record.id.function_name, /*create=*/true);
+  if (!dir) return std::nullopt;
+  try {
+    AtomicFile out(dir->fd(), file);
+    out.write(text);
+    DirectoryLock lock(dir->fd());
+    keep_previous(dir->fd(), file);
+    out.commit();
+  } catch (const std::system_error& error) {
+    detail::warn("cannot save cache record " + path.string() + ": " + error.what());
+    return std::nullopt;
+  }
+  return path;
+}
+
+}  // namespace disttune
