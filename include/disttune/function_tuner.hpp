@@ -56,6 +56,10 @@ struct TuningReport {
   std::optional<std::filesystem::path> log_path;
 };
 
+/// The report as a table: one row per candidate (config, status, agreed time, samples),
+/// the chosen one marked, followed by where the choice came from.
+std::string format_table(const TuningReport& report);
+
 /// What the engine needs to tune one key.
 struct TuningRequest {
   std::string key;                      ///< canonical key text

@@ -16,8 +16,9 @@ namespace disttune {
 enum class StepKind {
   barrier,    ///< all ranks meet before `candidate`'s warm-up or timed runs (no-op on one rank)
   warmup,     ///< run `candidate` once, untimed
-  timed,      ///< run `candidate` once between timer marks and record the sample
-  round_end,  ///< resolve pending samples, record them, reduce, then call end_round()
+  timed,      ///< run `candidate` once between timer marks (its sample is recorded at collect)
+  collect,    ///< resolve `candidate`'s pending timed samples and record_sample() each, in order
+  round_end,  ///< all ranks: reduce local_times() with MAX, then call end_round()
 };
 
 struct Step {
@@ -54,7 +55,8 @@ class Tuning {
   std::optional<Step> next();
 
   /// A timed sample (ms) of `candidate`. Ignored for a failed candidate. A non-finite or
-  /// negative sample is not a time: it is ignored and one more timed run is scheduled.
+  /// negative sample is not a time: it is discarded and one more timed run is scheduled
+  /// after the collect step (at most timed_runs re-takes; beyond that the candidate fails).
   void record_sample(std::size_t candidate, double ms);
 
   /// `candidate` failed on this rank; its remaining runs are skipped.

@@ -1,0 +1,64 @@
+// A cache-hit call of a tuned function versus a direct call of the same launcher.
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+#include <tuple>
+#include <vector>
+
+#include "disttune/autotune.hpp"
+
+namespace {
+
+struct AxpyConfig {
+  int unroll = 1;
+};
+disttune::Value describe(const AxpyConfig& c) { return {{"unroll", c.unroll}}; }
+
+/// A tiny launcher: the work is a few adds, so the measured time is the call overhead.
+int launch(const AxpyConfig& c, int n, int m) {
+  benchmark::DoNotOptimize(n);
+  return n * c.unroll + m;
+}
+
+using Tuned = disttune::Autotuned<AxpyConfig, std::tuple<int, int>, int(int, int)>;
+
+Tuned make_tuned() {
+  Tuned::Spec spec;
+  spec.identity = {"bench_cache_hit", "v1"};
+  spec.configs = {{1}, {2}, {4}};
+  spec.key = [](const int& n, const int& m) { return std::make_tuple(n, m); };
+  spec.launch = launch;
+  spec.options.disk_cache = false;
+  spec.options.measurement.warmup_runs = 1;
+  spec.options.measurement.timed_runs = 3;
+  return Tuned(std::move(spec));
+}
+
+void direct_call(benchmark::State& state) {
+  const AxpyConfig config{2};
+  int n = 1024;
+  for (auto _ : state) benchmark::DoNotOptimize(launch(config, n, 3));
+}
+
+void cache_hit_call(benchmark::State& state) {
+  Tuned tuned = make_tuned();
+  int n = 1024;
+  tuned(n, 3);  // tunes once; every call below is a hit
+  for (auto _ : state) benchmark::DoNotOptimize(tuned(n, 3));
+}
+
+/// Hits while the cache holds many keys (the snapshot map, not a single entry).
+void cache_hit_call_64_keys(benchmark::State& state) {
+  Tuned tuned = make_tuned();
+  for (int n = 0; n < 64; ++n) tuned(n, 3);
+  int n = 17;
+  for (auto _ : state) benchmark::DoNotOptimize(tuned(n, 3));
+}
+
+BENCHMARK(direct_call);
+BENCHMARK(cache_hit_call);
+BENCHMARK(cache_hit_call_64_keys);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,35 @@
+// format_table: a tuning report as a human-readable table.
+#include <cstdio>
+#include <sstream>
+
+#include "disttune/function_tuner.hpp"
+
+namespace disttune {
+
+std::string format_table(const TuningReport& report) {
+  std::ostringstream out;
+  out << "disttune: " << report.function << " key " << report.key << " ("
+      << (report.source == TuningReport::Source::disk ? "from disk" : "tuned") << ")\n";
+  out << "    #  status   time_ms      samples  config\n";
+  for (std::size_t i = 0; i < report.candidates.size(); ++i) {
+    const CandidateResult& c = report.candidates[i];
+    char line[96];
+    const char* status = c.failed ? "failed" : c.measured ? "ok" : "skipped";
+    if (c.failed || !c.measured) {
+      std::snprintf(line, sizeof line, " %s %3zu  %-7s  %9s  %11zu  ", i == report.best ? "*" : " ",
+                    i, status, "-", c.samples.size());
+    } else {
+      std::snprintf(line, sizeof line, " %s %3zu  %-7s  %9.4f  %11zu  ", i == report.best ? "*" : " ",
+                    i, status, c.agreed_ms, c.samples.size());
+    }
+    out << line << c.config;
+    if (c.failed) out << "  (" << c.error << ")";
+    out << '\n';
+  }
+  out << "  best: [" << report.best << "] " << report.candidates.at(report.best).config << '\n';
+  if (report.record_path) out << "  record: " << report.record_path->string() << '\n';
+  if (report.log_path) out << "  log: " << report.log_path->string() << '\n';
+  return out.str();
+}
+
+}  // namespace disttune

@@ -1,0 +1,38 @@
+// Stored choice: a disk record is used only for the same candidates and, if asked, deps.
+#include "stored_choice.hpp"
+
+#include <algorithm>
+#include <iostream>
+
+namespace disttune::detail {
+
+std::optional<Record> load_usable_record(const DiskStore& store, const RecordId& id,
+                                         const std::vector<std::string>& candidates,
+                                         const Fingerprint& fingerprint, bool version_check,
+                                         std::optional<std::size_t>& choice) {
+  choice.reset();
+  std::optional<Record> record = store.load(id);
+  if (!record) return std::nullopt;
+  const std::string& best = record->candidates.at(record->best_index).config;
+  const auto found = std::find(candidates.begin(), candidates.end(), best);
+  if (found == candidates.end()) {
+    std::cerr << "disttune: stored best config " << best << " of '" << id.function_name
+              << "' is not a candidate of the current config space; tuning again\n";
+    return std::nullopt;
+  }
+  if (record->deps != fingerprint.deps) {
+    if (version_check) {
+      std::cerr << "disttune: record " << store.record_path(id) << " was made with deps "
+                << record->deps.dump() << ", now " << fingerprint.deps.dump()
+                << "; tuning again (TRITON_DIST_AUTOTUNE_VERSION_CHECK=1)\n";
+      return std::nullopt;
+    }
+    std::cerr << "disttune: record " << store.record_path(id) << " was made with deps "
+              << record->deps.dump() << ", now " << fingerprint.deps.dump()
+              << "; using it (set TRITON_DIST_AUTOTUNE_VERSION_CHECK=1 to re-tune)\n";
+  }
+  choice = static_cast<std::size_t>(found - candidates.begin());
+  return record;
+}
+
+}  // namespace disttune::detail

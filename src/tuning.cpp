@@ -1,0 +1,192 @@
+// Tuning: the per-key state machine that schedules runs, keeps samples and picks the best.
+#include "disttune/tuning.hpp"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+namespace disttune {
+namespace {
+
+enum class Phase { warmup_barrier, warmup, timed_barrier, timed, collect };
+
+constexpr double kFailedTime = std::numeric_limits<double>::infinity();
+
+}  // namespace
+
+struct Tuning::State {
+  Measurement measurement;
+  std::unique_ptr<Strategy> strategy;
+  std::vector<CandidateResult> results;
+  std::vector<int> retakes;  ///< invalid samples seen per candidate (each earns a re-take)
+
+  Round round;
+  std::size_t position = 0;  ///< index into round.candidates
+  Phase phase = Phase::warmup_barrier;
+  int run = 0;               ///< runs issued in the current phase
+  int timed_target = 0;      ///< timed runs this candidate owes in this round (grows on re-takes)
+  int collected = 0;         ///< timed runs of this candidate already collected
+  bool awaiting_end_round = false;
+  bool finished = false;
+
+  void start_round(Round next) {
+    round = std::move(next);
+    position = 0;
+    phase = Phase::warmup_barrier;
+    awaiting_end_round = false;
+  }
+
+  bool failed(std::size_t candidate) const { return results[candidate].failed; }
+};
+
+Tuning::Tuning(std::vector<std::string> candidates, Measurement measurement)
+    : state_(std::make_unique<State>()) {
+  if (candidates.empty()) throw std::invalid_argument("disttune: a tuning needs at least one candidate");
+  validate(measurement);
+  state_->measurement = measurement;
+  state_->strategy = make_strategy(measurement);
+  state_->results.resize(candidates.size());
+  for (std::size_t i = 0; i < candidates.size(); ++i) state_->results[i].config = std::move(candidates[i]);
+  state_->retakes.assign(candidates.size(), 0);
+  state_->start_round(state_->strategy->first_round(candidates.size()));
+}
+
+Tuning::~Tuning() = default;
+Tuning::Tuning(Tuning&&) noexcept = default;
+Tuning& Tuning::operator=(Tuning&&) noexcept = default;
+
+std::optional<Step> Tuning::next() {
+  State& s = *state_;
+  if (s.finished) return std::nullopt;
+  while (true) {
+    if (s.position >= s.round.candidates.size()) {
+      s.awaiting_end_round = true;
+      return Step{StepKind::round_end, 0, 0, 0, false};
+    }
+    const std::size_t c = s.round.candidates[s.position];
+    switch (s.phase) {
+      case Phase::warmup_barrier:
+        s.phase = Phase::warmup;
+        s.run = 0;
+        return Step{StepKind::barrier, c, 0, s.round.warmup_runs, false};
+      case Phase::warmup:
+        if (!s.failed(c) && s.run < s.round.warmup_runs) {
+          return Step{StepKind::warmup, c, s.run++, s.round.warmup_runs, false};
+        }
+        s.phase = Phase::timed_barrier;
+        continue;
+      case Phase::timed_barrier:
+        s.phase = Phase::timed;
+        s.run = 0;
+        s.collected = 0;
+        s.timed_target = s.round.timed_runs;
+        return Step{StepKind::barrier, c, 0, s.round.timed_runs, true};
+      case Phase::timed:
+        if (!s.failed(c) && s.run < s.timed_target) {
+          return Step{StepKind::timed, c, s.run++, s.timed_target, false};
+        }
+        s.phase = Phase::collect;
+        if (s.run > s.collected) {
+          const int pending = s.run - s.collected;
+          s.collected = s.run;
+          return Step{StepKind::collect, c, 0, pending, false};
+        }
+        continue;
+      case Phase::collect:
+        // After a collect: re-takes earned by invalid samples extend the timed phase.
+        if (!s.failed(c) && s.run < s.timed_target) {
+          s.phase = Phase::timed;
+          continue;
+        }
+        ++s.position;
+        s.phase = Phase::warmup_barrier;
+        continue;
+    }
+  }
+}
+
+void Tuning::record_sample(std::size_t candidate, double ms) {
+  State& s = *state_;
+  CandidateResult& result = s.results.at(candidate);
+  if (result.failed) return;
+  result.measured = true;
+  if (std::isfinite(ms) && ms >= 0.0) {
+    result.samples.push_back(ms);
+    return;
+  }
+  if (++s.retakes[candidate] > s.measurement.timed_runs) {
+    record_failure(candidate, "more than " + std::to_string(s.measurement.timed_runs) +
+                                  " invalid (negative or non-finite) timings");
+    return;
+  }
+  if (s.position < s.round.candidates.size() && s.round.candidates[s.position] == candidate) {
+    ++s.timed_target;
+  }
+}
+
+void Tuning::record_failure(std::size_t candidate, std::string reason) {
+  CandidateResult& result = state_->results.at(candidate);
+  if (result.failed) return;
+  result.failed = true;
+  result.measured = true;
+  result.error = std::move(reason);
+}
+
+std::vector<double> Tuning::local_times() const {
+  std::vector<double> times(state_->results.size(), 0.0);
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    const CandidateResult& result = state_->results[i];
+    if (result.failed) {
+      times[i] = kFailedTime;
+    } else if (!result.samples.empty()) {
+      times[i] = summarize(result.samples, state_->measurement.statistic);
+    }
+  }
+  return times;
+}
+
+void Tuning::end_round(const std::vector<double>& agreed_times) {
+  State& s = *state_;
+  if (!s.awaiting_end_round) throw std::logic_error("disttune: end_round() before the round ended");
+  if (agreed_times.size() != s.results.size()) {
+    throw std::invalid_argument("disttune: end_round() got " + std::to_string(agreed_times.size()) +
+                                " times for " + std::to_string(s.results.size()) + " candidates");
+  }
+  const std::vector<double> local = local_times();
+  std::vector<CandidateStanding> standings(s.results.size());
+  for (std::size_t i = 0; i < s.results.size(); ++i) {
+    CandidateResult& result = s.results[i];
+    if (!result.measured) continue;
+    result.local_ms = result.failed ? 0.0 : local[i];
+    result.agreed_ms = agreed_times[i];
+    if (std::isinf(agreed_times[i]) && !result.failed) {
+      result.failed = true;
+      result.error = "failed on another rank";
+    }
+    standings[i] = {result.failed, result.agreed_ms, static_cast<int>(result.samples.size())};
+  }
+  if (std::optional<Round> next = s.strategy->next_round(standings)) {
+    s.start_round(std::move(*next));
+  } else {
+    s.awaiting_end_round = false;
+    s.finished = true;
+  }
+}
+
+bool Tuning::finished() const { return state_->finished; }
+const Measurement& Tuning::measurement() const { return state_->measurement; }
+const std::vector<CandidateResult>& Tuning::results() const { return state_->results; }
+
+std::optional<std::size_t> Tuning::best() const {
+  if (!state_->finished) throw std::logic_error("disttune: best() before the tuning finished");
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < state_->results.size(); ++i) {
+    const CandidateResult& result = state_->results[i];
+    if (!result.measured || result.failed) continue;
+    if (!best || result.agreed_ms < state_->results[*best].agreed_ms) best = i;
+  }
+  return best;
+}
+
+}  // namespace disttune

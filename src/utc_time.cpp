@@ -1,0 +1,42 @@
+// UTC time stamps for records and file names.
+#include "utc_time.hpp"
+
+#include <chrono>
+#include <ctime>
+#include <cstdio>
+
+namespace disttune::detail {
+namespace {
+
+std::tm utc_now(long& microseconds) {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  microseconds = static_cast<long>(
+      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() %
+      1000000);
+  std::tm parts{};
+  gmtime_r(&seconds, &parts);
+  return parts;
+}
+
+}  // namespace
+
+std::string utc_iso_now() {
+  long microseconds = 0;
+  const std::tm parts = utc_now(microseconds);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
+}
+
+std::string utc_file_stamp_now() {
+  long microseconds = 0;
+  const std::tm parts = utc_now(microseconds);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y%m%dT%H%M%S", &parts);
+  char stamp[48];
+  std::snprintf(stamp, sizeof stamp, "%s.%06ldZ", text, microseconds);
+  return stamp;
+}
+
+}  // namespace disttune::detail

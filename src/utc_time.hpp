@@ -1,0 +1,15 @@
+// UTC time stamps for records ("2026-11-29T09:30:00Z") and file names ("20261129T093000Z").
+#pragma once
+
+#include <string>
+
+namespace disttune::detail {
+
+/// Now, ISO 8601 in UTC, seconds: "2026-11-29T09:30:00Z".
+std::string utc_iso_now();
+
+/// Now, for file names, in UTC with microseconds so that names made in one second differ:
+/// "20261129T093000.123456Z".
+std::string utc_file_stamp_now();
+
+}  // namespace disttune::detail

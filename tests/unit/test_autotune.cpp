@@ -1,0 +1,319 @@
+// Tests of the C++ function-level API (autotune.hpp) over the engine, on real CPU work.
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "disttune/autotune.hpp"
+#include "disttune/store.hpp"
+
+namespace disttune {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct SpinConfig {
+  int id = 0;
+  double cost_us = 0.0;  ///< how long one run of this config spins
+  bool throws = false;
+};
+Value describe(const SpinConfig& c) { return {{"id", c.id}, {"cost_us", c.cost_us}}; }
+
+void spin_for(double microseconds) {
+  const auto until = std::chrono::steady_clock::now() +
+                     std::chrono::nanoseconds(static_cast<long long>(microseconds * 1000));
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+/// A fresh cache root per test, removed afterwards; env vars restored.
+class AutotuneTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("disttune-test-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    for (const char* name : {"TRITON_DIST_AUTOTUNE_ALWAYS_TUNE", "TRITON_DIST_AUTOTUNE_VERSION_CHECK",
+                             "TRITON_DIST_AUTOTUNE_CACHE_DIR", "TRITON_DIST_AUTOTUNE_TIMEOUT"}) {
+      ::unsetenv(name);
+    }
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  using Tuned = Autotuned<SpinConfig, int, int(int)>;
+
+  /// A tuned function over `configs` whose launcher counts runs per config id.
+  Tuned make(std::vector<SpinConfig> configs, std::string digest = "v1") {
+    Tuned::Spec spec;
+    spec.identity = {"spin", std::move(digest)};
+    spec.configs = std::move(configs);
+    spec.key = [](const int& n) { return n; };
+    spec.launch = [this](const SpinConfig& c, int n) {
+      {
+        std::lock_guard lock(mutex_);
+        ++runs_[c.id];
+      }
+      if (c.throws) throw std::runtime_error("config " + std::to_string(c.id) + " is broken");
+      spin_for(c.cost_us);
+      return n * 100 + c.id;
+    };
+    spec.options.measurement.warmup_runs = 1;
+    spec.options.measurement.timed_runs = 5;
+    spec.options.cache_root = root_;
+    return Tuned(std::move(spec));
+  }
+
+  int runs(int id) {
+    std::lock_guard lock(mutex_);
+    return runs_[id];
+  }
+  int total_runs() {
+    std::lock_guard lock(mutex_);
+    int total = 0;
+    for (auto& [id, count] : runs_) total += count;
+    return total;
+  }
+
+  std::vector<fs::path> records() const {
+    std::vector<fs::path> found;
+    if (!fs::exists(root_ / "spin")) return found;
+    for (const auto& entry : fs::directory_iterator(root_ / "spin")) {
+      if (entry.path().extension() == ".json") found.push_back(entry.path());
+    }
+    return found;
+  }
+
+  fs::path root_;
+  std::mutex mutex_;
+  std::map<int, int> runs_;
+};
+
+const std::vector<SpinConfig> kThree = {{0, 400.0}, {1, 50.0}, {2, 200.0}};
+
+TEST_F(AutotuneTest, PicksTheFastestAndReturnsItsResult) {
+  auto tuned = make(kThree);
+  EXPECT_EQ(tuned(7), 701);  // config 1 is the fastest: its result is returned
+  EXPECT_EQ(tuned.cached_choice(7), 1u);
+  // warm-up 1 + timed 5 per config, then one more run of the best.
+  EXPECT_EQ(runs(0), 6);
+  EXPECT_EQ(runs(1), 7);
+  EXPECT_EQ(runs(2), 6);
+  const auto report = tuned.last_report();
+  ASSERT_TRUE(report);
+  EXPECT_EQ(report->candidates.size(), 3u);
+  EXPECT_GT(report->candidates[0].agreed_ms, report->candidates[1].agreed_ms);
+  EXPECT_EQ(report->candidates[1].samples.size(), 5u);
+  EXPECT_NE(format_table(*report).find("best: [1]"), std::string::npos);
+}
+
+TEST_F(AutotuneTest, InProcessHitDoesNotTuneAgain) {
+  auto tuned = make(kThree);
+  tuned(7);
+  const int after_first = total_runs();
+  EXPECT_EQ(tuned(7), 701);
+  EXPECT_EQ(total_runs(), after_first + 1);
+}
+
+TEST_F(AutotuneTest, DiskHitInANewInstanceDoesNotTune) {
+  { make(kThree)(7); }
+  ASSERT_EQ(records().size(), 1u);
+  runs_.clear();
+  auto again = make(kThree);
+  EXPECT_EQ(again(7), 701);
+  EXPECT_EQ(total_runs(), 1);
+  EXPECT_EQ(again.last_report()->source, TuningReport::Source::disk);
+}
+
+TEST_F(AutotuneTest, NewKeyTunesAgain) {
+  auto tuned = make(kThree);
+  tuned(7);
+  runs_.clear();
+  EXPECT_EQ(tuned(8), 801);
+  EXPECT_EQ(total_runs(), 19);
+  EXPECT_EQ(records().size(), 2u);
+}
+
+TEST_F(AutotuneTest, ChangedDigestNeverReusesARecord) {
+  { make(kThree, "v1")(7); }
+  runs_.clear();
+  auto changed = make(kThree, "v2");
+  changed(7);
+  EXPECT_EQ(total_runs(), 19);
+}
+
+TEST_F(AutotuneTest, AutotuneOffRunsTheFirstConfigWithoutCache) {
+  auto tuned = make(kThree);
+  EXPECT_EQ(tuned.call(CallOptions{.autotune = false}, 7), 700);
+  EXPECT_EQ(total_runs(), 1);
+  EXPECT_FALSE(tuned.cached_choice(7));
+  EXPECT_TRUE(records().empty());
+}
+
+TEST_F(AutotuneTest, PrunedConfigsAreNeverRun) {
+  Tuned::Spec spec = make(kThree).spec();
+  spec.prune = [](const SpinConfig& c, const int&) { return c.id != 1; };
+  Tuned tuned(std::move(spec));
+  EXPECT_EQ(tuned(7), 702);
+  EXPECT_EQ(runs(1), 0);
+}
+
+TEST_F(AutotuneTest, PruningEverythingIsAClearError) {
+  Tuned::Spec spec = make(kThree).spec();
+  spec.prune = [](const SpinConfig&, const int&) { return false; };
+  Tuned tuned(std::move(spec));
+  try {
+    tuned(7);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("removed every config"), std::string::npos);
+  }
+  EXPECT_EQ(total_runs(), 0);
+}
+
+TEST_F(AutotuneTest, FailingConfigIsRecordedAndTuningGoesOn) {
+  auto tuned = make({{0, 400.0}, {1, 10.0, true}, {2, 100.0}});
+  EXPECT_EQ(tuned(7), 702);
+  const auto report = tuned.last_report();
+  EXPECT_TRUE(report->candidates[1].failed);
+  EXPECT_EQ(report->candidates[1].error, "config 1 is broken");
+  EXPECT_EQ(runs(1), 1);  // the failed config is not run again after its first failure
+  const Value stored = Value::parse(std::ifstream(records().at(0)));
+  EXPECT_EQ(stored["candidates"][1]["status"], "failed");
+}
+
+TEST_F(AutotuneTest, EveryConfigFailingListsTheReasons) {
+  auto tuned = make({{0, 1.0, true}, {1, 1.0, true}});
+  try {
+    tuned(7);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& error) {
+    const std::string text = error.what();
+    EXPECT_NE(text.find("every config"), std::string::npos);
+    EXPECT_NE(text.find("config 0 is broken"), std::string::npos);
+    EXPECT_NE(text.find("config 1 is broken"), std::string::npos);
+  }
+  EXPECT_TRUE(records().empty());
+}
+
+TEST_F(AutotuneTest, ConcurrentCallsWithOneNewKeyTuneOnce) {
+  auto tuned = make(kThree);
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&] {
+      if (tuned(7) != 701) ++wrong;
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(runs(0), 6);  // config 0 was only measured once
+  EXPECT_EQ(runs(1), 5 + 1 + 8);
+}
+
+TEST_F(AutotuneTest, AlwaysTuneIgnoresStoredRecords) {
+  { make(kThree)(7); }
+  runs_.clear();
+  ::setenv("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE", "1", 1);
+  auto again = make(kThree);
+  again(7);
+  EXPECT_EQ(total_runs(), 19);
+}
+
+TEST_F(AutotuneTest, BadEnvFlagIsAClearError) {
+  ::setenv("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE", "sometimes", 1);
+  auto tuned = make(kThree);
+  EXPECT_THROW(tuned(7), std::invalid_argument);
+}
+
+TEST_F(AutotuneTest, CacheDirEnvVarChoosesTheRoot) {
+  ::setenv("TRITON_DIST_AUTOTUNE_CACHE_DIR", root_.c_str(), 1);
+  Tuned::Spec spec = make(kThree).spec();
+  spec.options.cache_root.reset();
+  Tuned tuned(std::move(spec));
+  tuned(7);
+  EXPECT_EQ(records().size(), 1u);
+}
+
+/// Rewrites the stored record's deps, as if an older library had written it.
+void age_record(const fs::path& path) {
+  Value record = Value::parse(std::ifstream(path));
+  record["deps"]["disttune"] = "0.0.1";
+  std::ofstream(path) << record.dump();
+}
+
+TEST_F(AutotuneTest, DepsMismatchWarnsAndUsesTheRecord) {
+  { make(kThree)(7); }
+  age_record(records().at(0));
+  runs_.clear();
+  auto again = make(kThree);
+  again(7);
+  EXPECT_EQ(total_runs(), 1);
+}
+
+TEST_F(AutotuneTest, VersionCheckRetunesOnDepsMismatch) {
+  { make(kThree)(7); }
+  age_record(records().at(0));
+  runs_.clear();
+  ::setenv("TRITON_DIST_AUTOTUNE_VERSION_CHECK", "1", 1);
+  auto again = make(kThree);
+  again(7);
+  EXPECT_EQ(total_runs(), 19);
+}
+
+TEST_F(AutotuneTest, StoredBestOutsideTheCurrentSpaceIsAMiss) {
+  { make(kThree)(7); }
+  runs_.clear();
+  // Same identity and key, but the stored best (id 1) is pruned away now.
+  Tuned::Spec spec = make(kThree).spec();
+  spec.prune = [](const SpinConfig& c, const int&) { return c.id != 1; };
+  Tuned pruned(std::move(spec));
+  EXPECT_EQ(pruned(7), 702);
+  EXPECT_EQ(runs(0), 6);
+}
+
+TEST_F(AutotuneTest, DiskCacheOffWritesNothing) {
+  Tuned::Spec spec = make(kThree).spec();
+  spec.options.disk_cache = false;
+  Tuned tuned(std::move(spec));
+  tuned(7);
+  EXPECT_FALSE(fs::exists(root_));
+}
+
+TEST_F(AutotuneTest, BadSpecIsRejected) {
+  Tuned::Spec spec = make(kThree).spec();
+  spec.configs.clear();
+  EXPECT_THROW(Tuned{spec}, std::invalid_argument);
+  spec = make(kThree).spec();
+  spec.identity.name = "../escape";
+  EXPECT_THROW(Tuned{spec}, std::invalid_argument);
+  spec = make(kThree).spec();
+  spec.options.measurement.timed_runs = 0;
+  EXPECT_THROW(Tuned{spec}, std::invalid_argument);
+}
+
+TEST_F(AutotuneTest, LogFileIsWrittenBesideTheRecord) {
+  auto tuned = make(kThree);
+  tuned(7);
+  const auto log = tuned.last_report()->log_path;
+  ASSERT_TRUE(log);
+  EXPECT_EQ(log->parent_path(), root_ / "spin");
+  std::ifstream in(*log);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("key 7"), std::string::npos);
+  EXPECT_NE(text.find("samples_ms"), std::string::npos);
+  EXPECT_NE(text.find("best candidate 1"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace disttune

@@ -1,0 +1,171 @@
+// Tests of the Tuning state machine (src/tuning.cpp), by replaying given timings.
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "disttune/tuning.hpp"
+
+namespace disttune {
+namespace {
+
+Measurement small(int warmup, int timed, Statistic statistic = Statistic::median) {
+  Measurement m;
+  m.warmup_runs = warmup;
+  m.timed_runs = timed;
+  m.statistic = statistic;
+  return m;
+}
+
+std::string render(const Step& step) {
+  switch (step.kind) {
+    case StepKind::barrier: return (step.before_timed ? "B" : "b") + std::to_string(step.candidate);
+    case StepKind::warmup: return "w" + std::to_string(step.candidate);
+    case StepKind::timed: return "t" + std::to_string(step.candidate);
+    case StepKind::collect: return "c" + std::to_string(step.candidate);
+    case StepKind::round_end: return "end";
+  }
+  return "?";
+}
+
+/// Plays a tuning to its end, giving candidate c the times `times[c]` (one per timed run,
+/// repeating the last), failing those in `fail_at_warmup`, and returns the step trace.
+std::string replay(Tuning& tuning, const std::vector<std::vector<double>>& times,
+                   const std::vector<std::size_t>& fail_at_warmup = {}) {
+  std::string trace;
+  std::vector<std::vector<double>> pending(times.size());
+  std::vector<std::size_t> used(times.size(), 0);
+  while (auto step = tuning.next()) {
+    trace += (trace.empty() ? "" : " ") + render(*step);
+    const std::size_t c = step->candidate;
+    switch (step->kind) {
+      case StepKind::warmup:
+        for (std::size_t f : fail_at_warmup) {
+          if (f == c) tuning.record_failure(c, "boom");
+        }
+        break;
+      case StepKind::timed: {
+        const auto& list = times[c];
+        pending[c].push_back(list[std::min(used[c]++, list.size() - 1)]);
+        break;
+      }
+      case StepKind::collect:
+        for (double ms : pending[c]) tuning.record_sample(c, ms);
+        pending[c].clear();
+        break;
+      case StepKind::round_end:
+        tuning.end_round(tuning.local_times());
+        break;
+      case StepKind::barrier:
+        break;
+    }
+  }
+  return trace;
+}
+
+TEST(Tuning, ExhaustiveStepSequence) {
+  Tuning tuning({"{\"a\":1}", "{\"a\":2}"}, small(1, 2));
+  EXPECT_EQ(replay(tuning, {{3.0}, {2.0}}), "b0 w0 B0 t0 t0 c0 b1 w1 B1 t1 t1 c1 end");
+  ASSERT_TRUE(tuning.finished());
+  EXPECT_EQ(tuning.best(), 1u);
+  EXPECT_EQ(tuning.results()[0].samples.size(), 2u);
+  EXPECT_DOUBLE_EQ(tuning.results()[1].agreed_ms, 2.0);
+}
+
+TEST(Tuning, DefaultsAreTheSpecsFiveAndTen) {
+  Tuning tuning({"{}"}, Measurement{});
+  int warmups = 0, timed = 0;
+  while (auto step = tuning.next()) {
+    if (step->kind == StepKind::warmup) ++warmups;
+    if (step->kind == StepKind::timed) { ++timed; }
+    if (step->kind == StepKind::collect) {
+      for (int i = 0; i < step->count; ++i) tuning.record_sample(0, 1.0);
+    }
+    if (step->kind == StepKind::round_end) tuning.end_round(tuning.local_times());
+  }
+  EXPECT_EQ(warmups, 5);
+  EXPECT_EQ(timed, 10);
+}
+
+TEST(Tuning, StatisticIsConfigurable) {
+  const std::vector<std::vector<double>> times = {{1.0, 1.0, 10.0}, {2.0, 2.0, 2.0}};
+  auto timed_list = [](const std::vector<double>& list) { return list; };
+  for (auto [statistic, expected_best] : {std::pair{Statistic::median, 0u}, {Statistic::mean, 1u},
+                                          {Statistic::min, 0u}}) {
+    Tuning tuning({"0", "1"}, small(0, 3, statistic));
+    std::vector<std::size_t> used(2, 0);
+    while (auto step = tuning.next()) {
+      if (step->kind == StepKind::collect) {
+        for (double ms : timed_list(times[step->candidate])) tuning.record_sample(step->candidate, ms);
+      }
+      if (step->kind == StepKind::round_end) tuning.end_round(tuning.local_times());
+    }
+    EXPECT_EQ(tuning.best(), expected_best) << to_string(statistic);
+  }
+}
+
+TEST(Tuning, TiesGoToTheLowestIndex) {
+  Tuning tuning({"0", "1", "2"}, small(0, 1));
+  replay(tuning, {{2.0}, {1.0}, {1.0}});
+  EXPECT_EQ(tuning.best(), 1u);
+}
+
+TEST(Tuning, FailedCandidateKeepsBarriersButSkipsRuns) {
+  Tuning tuning({"0", "1"}, small(2, 2));
+  EXPECT_EQ(replay(tuning, {{1.0}, {5.0}}, {0}), "b0 w0 B0 b1 w1 w1 B1 t1 t1 c1 end");
+  EXPECT_TRUE(tuning.results()[0].failed);
+  EXPECT_EQ(tuning.results()[0].error, "boom");
+  EXPECT_EQ(tuning.best(), 1u);
+}
+
+TEST(Tuning, EveryCandidateFailedMeansNoBest) {
+  Tuning tuning({"0", "1"}, small(1, 1));
+  replay(tuning, {{1.0}, {1.0}}, {0, 1});
+  EXPECT_FALSE(tuning.best().has_value());
+}
+
+TEST(Tuning, InfiniteAgreedTimeMeansFailedOnAnotherRank) {
+  Tuning tuning({"0", "1"}, small(0, 1));
+  while (auto step = tuning.next()) {
+    if (step->kind == StepKind::collect) tuning.record_sample(step->candidate, 1.0 + double(step->candidate));
+    if (step->kind == StepKind::round_end) {
+      std::vector<double> agreed = tuning.local_times();
+      agreed[0] = std::numeric_limits<double>::infinity();  // as if MAX-reduced with a failure
+      tuning.end_round(agreed);
+    }
+  }
+  EXPECT_TRUE(tuning.results()[0].failed);
+  EXPECT_EQ(tuning.results()[0].error, "failed on another rank");
+  EXPECT_EQ(tuning.best(), 1u);
+}
+
+TEST(Tuning, InvalidSampleIsRetaken) {
+  Tuning tuning({"0"}, small(0, 2));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(replay(tuning, {{1.0, nan, 3.0}}), "b0 B0 t0 t0 c0 t0 c0 end");
+  EXPECT_EQ(tuning.results()[0].samples, (std::vector<double>{1.0, 3.0}));
+  EXPECT_FALSE(tuning.results()[0].failed);
+}
+
+TEST(Tuning, TooManyInvalidSamplesFailTheCandidate) {
+  Tuning tuning({"0", "1"}, small(0, 1));
+  replay(tuning, {{-1.0}, {2.0}});
+  EXPECT_TRUE(tuning.results()[0].failed);
+  EXPECT_NE(tuning.results()[0].error.find("invalid"), std::string::npos);
+  EXPECT_EQ(tuning.best(), 1u);
+}
+
+TEST(Tuning, BadInputIsRejected) {
+  EXPECT_THROW(Tuning({}, Measurement{}), std::invalid_argument);
+  EXPECT_THROW(Tuning({"0"}, small(-1, 1)), std::invalid_argument);
+  EXPECT_THROW(Tuning({"0"}, small(1, 0)), std::invalid_argument);
+  Measurement unknown;
+  unknown.strategy = "psychic";
+  EXPECT_THROW(Tuning({"0"}, unknown), std::invalid_argument);
+  Tuning tuning({"0"}, small(0, 1));
+  EXPECT_THROW(tuning.best(), std::logic_error);
+}
+
+}  // namespace
+}  // namespace disttune
