@@ -204,6 +204,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
     log.write("candidate " + std::to_string(i) + " " + request.candidates[i]);
   }
 
+  s.options.timer->begin_tuning();
   Tuning tuning(request.candidates, m);
   detail::Progress progress(s.identity.name);
   drive(tuning, request, *s.options.timer, comm, context, log, progress);

@@ -10,7 +10,6 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -95,26 +94,52 @@ class Autotuned<Config, Key, Result(Args...)> {
   };
 
   /// Key -> entry map that readers search without a lock: each insert publishes a new
-  /// immutable snapshot; old snapshots live as long as the cache (keys are few).
+  /// immutable snapshot (an open-addressing table, power-of-two sized, so a lookup is a
+  /// hash, a mask and a compare); old snapshots live as long as the cache (keys are few).
   class HitCache {
    public:
     const Entry* find(const Key& key) const {
       const Snapshot* snapshot = current_.load(std::memory_order_acquire);
       if (snapshot == nullptr) return nullptr;
-      auto it = snapshot->find(key);
-      return it == snapshot->end() ? nullptr : &it->second;
+      const std::size_t mask = snapshot->slots.size() - 1;
+      for (std::size_t i = KeyHash<Key>{}(key) & mask;; i = (i + 1) & mask) {
+        const Slot& slot = snapshot->slots[i];
+        if (!slot.key) return nullptr;
+        if (*slot.key == key) return &slot.entry;
+      }
     }
     /// Caller holds the writers' mutex.
     void insert(const Key& key, Entry entry) {
+      const Snapshot* current = current_.load(std::memory_order_acquire);
+      std::vector<std::pair<Key, Entry>> entries;
+      if (current != nullptr) {
+        for (const Slot& slot : current->slots) {
+          if (slot.key && !(*slot.key == key)) entries.emplace_back(*slot.key, slot.entry);
+        }
+      }
+      entries.emplace_back(key, entry);
+      std::size_t capacity = 4;
+      while (capacity < 2 * entries.size()) capacity *= 2;
       auto next = std::make_unique<Snapshot>();
-      if (const Snapshot* snapshot = current_.load(std::memory_order_acquire)) *next = *snapshot;
-      next->insert_or_assign(key, entry);
+      next->slots.resize(capacity);
+      for (auto& [k, e] : entries) {
+        std::size_t i = KeyHash<Key>{}(k) & (capacity - 1);
+        while (next->slots[i].key) i = (i + 1) & (capacity - 1);
+        next->slots[i].key.emplace(std::move(k));
+        next->slots[i].entry = e;
+      }
       current_.store(next.get(), std::memory_order_release);
       snapshots_.push_back(std::move(next));
     }
 
    private:
-    using Snapshot = std::unordered_map<Key, Entry, KeyHash<Key>>;
+    struct Slot {
+      std::optional<Key> key;
+      Entry entry{};
+    };
+    struct Snapshot {
+      std::vector<Slot> slots;
+    };
     std::atomic<const Snapshot*> current_{nullptr};
     std::vector<std::unique_ptr<Snapshot>> snapshots_;
   };
