@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
 #include <system_error>
 
 #include "atomic_file.hpp"
@@ -132,8 +133,8 @@ std::string identity_mismatch(const RecordId& record, const RecordId& id) {
   return {};
 }
 
-// A record file that cannot be used: warned about once, then moved aside to
-// "<file>.bad-<UTC>" unless another writer has replaced it since it was looked at.
+// A record file "<id>.json" that cannot be used: warned about once, then moved aside to
+// "<id>.bad-<UTC>" unless another writer has replaced it since it was looked at.
 void set_aside(const CacheDir& dir, const std::string& file, const struct stat& seen,
                const std::string& reason) {
   const fs::path path = dir.path() / file;
@@ -144,7 +145,8 @@ void set_aside(const CacheDir& dir, const std::string& file, const struct stat& 
     if (fstatat(dir.fd(), file.c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0 || !same_file(now, seen)) {
       outcome = "it was replaced meanwhile; left in place";
     } else {
-      const std::string aside = file + ".bad-" + detail::utc_file_stamp_now();
+      const std::string id = file.substr(0, file.size() - std::string_view(".json").size());
+      const std::string aside = id + ".bad-" + detail::utc_file_stamp_now();
       if (renameat(dir.fd(), file.c_str(), dir.fd(), aside.c_str()) == 0) {
         fsync(dir.fd());
         outcome = "moved aside to " + aside;

@@ -362,7 +362,7 @@ TEST_P(DiskStoreBadRecord, IsAMissWarnedOnceAndMovedAside) {
   EXPECT_EQ(count(warnings, "\n"), 1) << warnings;
 
   EXPECT_FALSE(fs::exists(path));
-  const auto aside = entries_after(path.parent_path(), path.filename().string() + ".bad-");
+  const auto aside = entries_after(path.parent_path(), record.id.file_id() + ".bad-");
   ASSERT_EQ(aside.size(), 1u);
   EXPECT_EQ(read_file(path.parent_path() / aside[0]), GetParam().content(record));
 
@@ -442,7 +442,7 @@ TEST_F(DiskStoreTest, SymlinkedRecordIsNeverFollowed) {
   const std::string warnings = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(warnings.find("symbolic link"), std::string::npos) << warnings;
   EXPECT_FALSE(fs::is_symlink(path));
-  EXPECT_EQ(entries_after(path.parent_path(), path.filename().string() + ".bad-").size(), 1u);
+  EXPECT_EQ(entries_after(path.parent_path(), record.id.file_id() + ".bad-").size(), 1u);
   EXPECT_EQ(read_file(elsewhere), record_to_json(record).dump());
 }
 
