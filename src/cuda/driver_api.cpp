@@ -88,6 +88,7 @@ std::string load_entry_points(const EntryPointResolver& resolver, DriverApi& api
   DISTTUNE_LOAD_ENTRY(cuCtxGetDevice);
   DISTTUNE_LOAD_ENTRY(cuStreamGetCtx);
   DISTTUNE_LOAD_ENTRY(cuStreamSynchronize);
+  DISTTUNE_LOAD_ENTRY(cuStreamQuery);
   DISTTUNE_LOAD_ENTRY(cuStreamIsCapturing);
   DISTTUNE_LOAD_ENTRY(cuStreamBeginCapture);
   DISTTUNE_LOAD_ENTRY(cuStreamEndCapture);
@@ -104,6 +105,8 @@ std::string load_entry_points(const EntryPointResolver& resolver, DriverApi& api
   DISTTUNE_LOAD_ENTRY(cuMemAlloc);
   DISTTUNE_LOAD_ENTRY(cuMemFree);
   DISTTUNE_LOAD_ENTRY(cuMemsetD8Async);
+  DISTTUNE_LOAD_ENTRY(cuMemcpyHtoDAsync);
+  DISTTUNE_LOAD_ENTRY(cuMemcpyDtoHAsync);
 #undef DISTTUNE_LOAD_ENTRY
   return error;
 }

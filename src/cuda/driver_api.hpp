@@ -29,6 +29,7 @@ struct DriverApi {
   CUresult (*cuCtxGetDevice)(CUdevice* device) = nullptr;
   CUresult (*cuStreamGetCtx)(CUstream stream, CUcontext* context) = nullptr;
   CUresult (*cuStreamSynchronize)(CUstream stream) = nullptr;
+  CUresult (*cuStreamQuery)(CUstream stream) = nullptr;
   CUresult (*cuStreamIsCapturing)(CUstream stream, CUstreamCaptureStatus* status) = nullptr;
   CUresult (*cuStreamBeginCapture)(CUstream stream, CUstreamCaptureMode mode) = nullptr;
   CUresult (*cuStreamEndCapture)(CUstream stream, CUgraph* graph) = nullptr;
@@ -47,6 +48,10 @@ struct DriverApi {
   CUresult (*cuMemFree)(CUdeviceptr pointer) = nullptr;
   CUresult (*cuMemsetD8Async)(CUdeviceptr pointer, unsigned char value, std::size_t count,
                               CUstream stream) = nullptr;
+  CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr destination, const void* source, std::size_t bytes,
+                                CUstream stream) = nullptr;
+  CUresult (*cuMemcpyDtoHAsync)(void* destination, CUdeviceptr source, std::size_t bytes,
+                                CUstream stream) = nullptr;
 };
 
 /// The process's driver table, loaded and initialised (cuInit) on first use. Throws
