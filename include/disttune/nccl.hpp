@@ -1,0 +1,28 @@
+// The NCCL backend of the Communicator seam (target disttune::nccl): a caller's NCCL
+// communicator and CUDA stream, with deadlines on every collective.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "disttune/communicator.hpp"
+
+namespace disttune {
+
+/// A Communicator over the caller's NCCL communicator `nccl_comm` (an ncclComm_t), whose
+/// operations go on `stream` (a cudaStream_t or CUstream; nullptr: the legacy default stream)
+/// of the communicator's device. The caller keeps owning both. `local_rank` is this rank's
+/// index on its node; when absent it is found by gathering host names (a collective).
+///
+/// Each collective copies its few bytes through device scratch memory (allocated with the
+/// CUDA driver API, kept and grown as needed) and polls the stream and
+/// ncclCommGetAsyncError until it completes or the context's deadline passes. On expiry or
+/// an NCCL error it aborts `nccl_comm` (ncclCommAbort) and throws CollectiveTimeout (or
+/// std::runtime_error) naming the context; NCCL cannot tell which ranks did not arrive.
+/// After that, `nccl_comm` is gone (neither use nor destroy it) and later calls throw
+/// std::logic_error. Throws std::runtime_error if the CUDA driver cannot be loaded.
+/// Calls from several threads are serialised; every rank must make the same calls in order.
+std::unique_ptr<Communicator> make_nccl_communicator(void* nccl_comm, void* stream,
+                                                     std::optional<int> local_rank = std::nullopt);
+
+}  // namespace disttune

@@ -1,0 +1,72 @@
+// NcclCommunicator: the Communicator over a caller's NCCL communicator and stream, polled
+// against deadlines, with scratch device memory from the CUDA driver API.
+#pragma once
+
+#include <nccl.h>
+
+#include <chrono>
+#include <cstddef>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "disttune/communicator.hpp"
+#include "driver_resources.hpp"
+
+namespace disttune::detail {
+
+/// See make_nccl_communicator() in disttune/nccl.hpp for the promises.
+class NcclCommunicator final : public Communicator {
+ public:
+  /// Not collective unless `local_rank` is absent (then it gathers host names).
+  NcclCommunicator(ncclComm_t comm, CUstream stream, std::optional<int> local_rank);
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  int local_rank() const override { return local_rank_; }
+  void barrier(const CollectiveContext& context) override;
+  void all_reduce_max(std::span<double> values, const CollectiveContext& context) override;
+  void all_reduce_min(std::span<double> values, const CollectiveContext& context) override;
+  std::vector<std::string> all_gather(const std::string& bytes,
+                                      const CollectiveContext& context) override;
+  void broadcast(std::string& bytes, int root, const CollectiveContext& context) override;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  /// What one call is doing, for its error messages.
+  struct Call {
+    const CollectiveContext& context;
+    Clock::time_point since;
+  };
+
+  Call begin(const CollectiveContext& context);
+  /// Device scratch memory of at least `bytes` (kept between calls; the stream is idle).
+  CUdeviceptr scratch(std::size_t bytes);
+  /// Polls until NCCL has enqueued everything and the stream is idle; `what` names what is
+  /// awaited in the error if the deadline passes first.
+  void wait(const Call& call, const char* what);
+  void upload(CUdeviceptr device, const void* host, std::size_t bytes);
+  /// Waits for the stream, then copies `bytes` back to the host.
+  void download(const Call& call, void* host, CUdeviceptr device, std::size_t bytes);
+  void enqueued(ncclResult_t result, const char* operation);
+  /// Aborts the NCCL communicator and throws `error` (its type is kept).
+  template <class Error>
+  [[noreturn]] void abort_with(const Error& error);
+  void all_reduce(std::span<double> values, ncclRedOp_t op, const CollectiveContext& context);
+  std::vector<std::string> gather_parts(const std::string& bytes, const CollectiveContext& context);
+
+  ncclComm_t comm_;
+  CUstream stream_;
+  PrimaryContext device_context_;
+  CUcontext stream_context_ = nullptr;
+  std::optional<DeviceBuffer> scratch_;
+  int rank_ = 0;
+  int size_ = 1;
+  int local_rank_ = 0;
+  bool aborted_ = false;
+  std::mutex mutex_;  // one collective at a time
+};
+
+}  // namespace disttune::detail
