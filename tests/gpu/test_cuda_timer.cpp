@@ -1,0 +1,183 @@
+// CudaTimer on a device: accuracy, L2 flush, graph replay, capture refusal, fingerprint.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "disttune/cuda.hpp"
+#include "gpu_kernels.hpp"
+#include "gpu_test_support.hpp"
+
+namespace disttune::gpu_test {
+namespace {
+
+using CudaTimerTest = CudaTest;
+
+TEST_F(CudaTimerTest, SpinOfKnownCyclesIsMeasuredWithin5Percent) {
+  constexpr double kTargetMs = 20.0;
+  const long long cycles = cycles_for_ms(kTargetMs);
+  DeviceArray<unsigned long long> elapsed_ns(1);
+  CudaTimer timer({.stream = stream_});
+  for (int i = 0; i < 10; ++i) launch_spin(cycles, elapsed_ns.get(), stream_);  // clocks settle
+  for (int i = 0; i < 10; ++i) {
+    timer.prepare_timed_run();
+    timer.start();
+    launch_spin(cycles, elapsed_ns.get(), stream_);
+    timer.stop();
+  }
+  const std::vector<double> samples = timer.collect();
+  ASSERT_EQ(samples.size(), 10u);
+  unsigned long long device_ns = 0;
+  check_cuda(cudaMemcpy(&device_ns, elapsed_ns.get(), sizeof device_ns, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  const double measured = median(samples);
+  std::printf("spin of %lld cycles: expected %.3f ms, timer %.3f ms, %%globaltimer %.3f ms\n", cycles,
+              kTargetMs, measured, static_cast<double>(device_ns) / 1e6);
+  EXPECT_NEAR(measured, kTargetMs, 0.05 * kTargetMs)
+      << "%globaltimer inside the kernel read " << static_cast<double>(device_ns) / 1e6 << " ms";
+}
+
+TEST_F(CudaTimerTest, FlushMakesAnL2ResidentReadSlower) {
+  // A third of the L2: resident after one read unless flushed.
+  const std::size_t count = static_cast<std::size_t>(attribute(cudaDevAttrL2CacheSize)) / 3 / 16 * 4;
+  DeviceArray<float> buffer(count);
+  DeviceArray<float> sum(1);
+  DeviceArray<unsigned long long> elapsed_ns(1);
+  check_cuda(cudaMemsetAsync(buffer.get(), 0, count * sizeof(float), stream_), "cudaMemsetAsync");
+  const long long busy = cycles_for_ms(0.05);
+  auto median_read_ms = [&](bool flush) {
+    CudaTimer timer({.stream = stream_, .flush_l2 = flush});
+    for (int i = 0; i < 30; ++i) {
+      launch_spin(busy, elapsed_ns.get(), stream_);  // start is queued behind work: no launch gap
+      timer.prepare_timed_run();
+      timer.start();
+      launch_read(buffer.get(), count, sum.get(), stream_);
+      timer.stop();
+    }
+    return median(timer.collect());
+  };
+  median_read_ms(false);
+  const double warm = median_read_ms(false);
+  const double cold = median_read_ms(true);
+  std::printf("read of %zu MB: warm L2 %.4f ms, flushed %.4f ms (x%.2f)\n", count * 4 >> 20, warm,
+              cold, cold / warm);
+  EXPECT_GT(cold, 1.2 * warm);
+}
+
+TEST_F(CudaTimerTest, GraphReplayMeasuresLessThanPerRunPairsOnALaunchBoundKernel) {
+  DeviceArray<float> out(1);
+  CudaTimer per_run({.stream = stream_});
+  for (int i = 0; i < 20; ++i) launch_tiny(out.get(), stream_);
+  for (int i = 0; i < 20; ++i) {
+    per_run.start();
+    launch_tiny(out.get(), stream_);
+    per_run.stop();
+  }
+  const double per_run_ms = median(per_run.collect());
+  CudaTimer graph({.stream = stream_, .graph_runs = 50});
+  const auto batch = graph.time_batch([&] { launch_tiny(out.get(), stream_); }, 20);
+  ASSERT_TRUE(batch.has_value()) << "graph capture failed on a non-default stream";
+  ASSERT_EQ(batch->size(), 20u);
+  const double graph_ms = median(*batch);
+  std::printf("tiny kernel: per-run event pairs %.2f us, graph replay %.2f us per launch\n",
+              per_run_ms * 1e3, graph_ms * 1e3);
+  EXPECT_LT(graph_ms, per_run_ms);
+}
+
+TEST_F(CudaTimerTest, GraphModeFallsBackWithANoteWhenCaptureFails) {
+  DeviceArray<float> out(1);
+  CudaTimer timer({.stream = nullptr, .graph_runs = 10});  // the legacy stream cannot be captured
+  testing::internal::CaptureStderr();
+  const auto batch = timer.time_batch([&] { launch_tiny(out.get(), nullptr); }, 5);
+  const std::string note = testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(batch.has_value());
+  EXPECT_NE(note.find("graph capture failed"), std::string::npos) << note;
+}
+
+TEST_F(CudaTimerTest, AnExceptionDuringCaptureEndsTheCaptureAndPropagates) {
+  DeviceArray<float> out(1);
+  CudaTimer timer({.stream = stream_, .graph_runs = 4});
+  const std::string text = thrown_text([&] {
+    timer.time_batch([&] {
+      launch_tiny(out.get(), stream_);
+      throw std::runtime_error("launcher failed");
+    }, 3);
+  });
+  EXPECT_EQ(text, "launcher failed");
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusActive;
+  check_cuda(cudaStreamIsCapturing(stream_, &status), "cudaStreamIsCapturing");
+  EXPECT_EQ(status, cudaStreamCaptureStatusNone);
+  launch_tiny(out.get(), stream_);
+  EXPECT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+}
+
+TEST_F(CudaTimerTest, RefusesAStreamUnderCaptureAndLeavesTheCaptureIntact) {
+  DeviceArray<float> out(1);
+  CudaTimer timer({.stream = stream_});
+  check_cuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+  const std::string refusal = thrown_text([&] { timer.begin_tuning(); });
+  const std::string start_refusal = thrown_text([&] { timer.start(); });
+  launch_tiny(out.get(), stream_);  // the caller's own work is still captured
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamEndCapture(stream_, &graph), cudaSuccess);
+  std::size_t nodes = 0;
+  check_cuda(cudaGraphGetNodes(graph, nullptr, &nodes), "cudaGraphGetNodes");
+  cudaGraphDestroy(graph);
+  EXPECT_NE(refusal.find("being captured"), std::string::npos) << refusal;
+  EXPECT_NE(start_refusal.find("being captured"), std::string::npos) << start_refusal;
+  EXPECT_EQ(nodes, 1u);
+}
+
+TEST_F(CudaTimerTest, CollectReturnsOneTimePerPairAndChecksPairing) {
+  DeviceArray<float> out(1);
+  CudaTimer timer({.stream = stream_});
+  for (int round = 0; round < 2; ++round) {  // the second round reuses the pooled events
+    for (int i = 0; i < 3; ++i) {
+      timer.start();
+      launch_tiny(out.get(), stream_);
+      timer.stop();
+    }
+    const std::vector<double> samples = timer.collect();
+    ASSERT_EQ(samples.size(), 3u);
+    for (double ms : samples) EXPECT_GE(ms, 0.0);
+  }
+  EXPECT_TRUE(timer.collect().empty());
+  EXPECT_THROW(timer.stop(), std::logic_error);
+  timer.start();
+  EXPECT_THROW(timer.start(), std::logic_error);
+  EXPECT_THROW(timer.collect(), std::logic_error);
+}
+
+TEST_F(CudaTimerTest, FingerprintReadsTheDevice) {
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  cudaDeviceProp properties{};
+  check_cuda(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
+  int count = 0;
+  check_cuda(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+  CudaTimer timer({.stream = stream_});
+  const Value hardware = timer.hardware();
+  ASSERT_TRUE(hardware.contains("cuda")) << hardware.dump();
+  const Value& cuda = hardware["cuda"];
+  std::printf("hardware: %s\ndeps: %s\n", cuda.dump().c_str(), timer.deps().dump().c_str());
+  EXPECT_EQ(cuda["device"], std::string(properties.name));
+  EXPECT_EQ(cuda["device_count"], count);
+  EXPECT_EQ(cuda["compute_capability"],
+            std::to_string(properties.major) + "." + std::to_string(properties.minor));
+  EXPECT_EQ(cuda["sm_count"], properties.multiProcessorCount);
+  EXPECT_EQ(cuda["memory_bytes"], properties.totalGlobalMem);
+  EXPECT_EQ(cuda["l2_bytes"], properties.l2CacheSize);
+  EXPECT_EQ(timer.device(), device);
+
+  auto version_text = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+  int driver_version = 0;
+  int runtime_version = 0;
+  check_cuda(cudaDriverGetVersion(&driver_version), "cudaDriverGetVersion");
+  check_cuda(cudaRuntimeGetVersion(&runtime_version), "cudaRuntimeGetVersion");
+  const Value deps = timer.deps();
+  EXPECT_EQ(deps["cuda_driver"], version_text(driver_version));
+  EXPECT_EQ(deps["cuda_runtime"], version_text(runtime_version));
+}
+
+}  // namespace
+}  // namespace disttune::gpu_test
