@@ -1,0 +1,43 @@
+// ContextLog: appends the contextual tuner's lines to this rank's log file.
+#include "context_log.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <iomanip>
+#include <sstream>
+#include <system_error>
+
+#include "warning.hpp"
+
+namespace disttune::detail {
+
+std::filesystem::path ContextLog::path_for(const std::filesystem::path& dir, int rank) {
+  return dir / ("rank-" + std::to_string(rank) + ".log");
+}
+
+ContextLog::ContextLog(const std::filesystem::path& dir, int rank)
+    : prefix_("[rank-" + std::to_string(rank) + "] ") {
+  const std::filesystem::path path = path_for(dir, rank);
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  // Create it if missing without following a symlink, then append through the stream.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    ::close(fd);
+    file_.open(path, std::ios::out | std::ios::app);
+  }
+  if (!file_) warn_once("context log " + path.string(), "cannot open log " + path.string() + "; logging to it is off");
+}
+
+void ContextLog::write(const std::string& line) {
+  if (file_) file_ << prefix_ << line << '\n' << std::flush;
+}
+
+std::string format_ms(double ms) {
+  std::ostringstream text;
+  text << std::setprecision(6) << ms;
+  return text.str();
+}
+
+}  // namespace disttune::detail
