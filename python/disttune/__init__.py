@@ -1,0 +1,11 @@
+"""disttune: autotuning of GPU kernels and distributed operators on a C++ engine.
+
+``disttune.tune.autotune`` tunes a host launcher over a config space (the spec's
+function-level method); ``disttune.autotuner.contextual_autotune`` tunes the
+``triton.autotune`` kernels inside a real outer call. Importing disttune imports
+neither torch nor Triton; they are used when the program has imported them.
+"""
+
+from disttune._core import CollectiveTimeout, RankDisagreement, __version__
+
+__all__ = ["CollectiveTimeout", "RankDisagreement", "__version__"]

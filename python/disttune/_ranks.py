@@ -1,0 +1,141 @@
+"""The engine's Communicator over a torch.distributed ProcessGroup (NCCL, gloo, HCCL, ...).
+
+Every collective is an asynchronous torch.distributed call polled against the engine's
+deadline; a missed deadline raises CollectiveTimeout naming the phase. Bytes travel as
+uint8 tensors with their sizes gathered first (no pickling)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import time
+from typing import Any, Optional
+
+from disttune import _core
+
+_communicators: dict[int, tuple[Any, Any]] = {}
+
+
+def _dist():
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    import torch.distributed as dist
+
+    return dist if dist.is_available() else None
+
+
+def default_group() -> Optional[Any]:
+    """torch's default group when torch.distributed is initialised with more than one rank."""
+    dist = _dist()
+    if dist is None or not dist.is_initialized() or dist.get_world_size() <= 1:
+        return None
+    return dist.group.WORLD
+
+
+def communicator_for(group: Any) -> Any:
+    """The engine Communicator over `group` (made once per group and kept)."""
+    held = _communicators.get(id(group))
+    if held is not None and held[0] is group:
+        return held[1]
+    communicator = _GroupCollectives(group).communicator()
+    _communicators[id(group)] = (group, communicator)
+    return communicator
+
+
+def _default_timeout_s() -> float:
+    text = os.environ.get("TRITON_DIST_AUTOTUNE_TIMEOUT")
+    return float(text) if text else 600.0
+
+
+class _GroupCollectives:
+    """The four collectives the engine needs, on one ProcessGroup."""
+
+    def __init__(self, group: Any) -> None:
+        dist = _dist()
+        if dist is None or not dist.is_initialized():
+            raise RuntimeError("disttune: autotune_pg needs torch.distributed to be initialised")
+        self._torch = sys.modules["torch"]
+        self._dist = dist
+        self._group = group
+        self._rank = dist.get_rank(group)
+        self._size = dist.get_world_size(group)
+        if self._rank < 0:
+            raise ValueError("disttune: this process is not a member of autotune_pg")
+        self._device = self._collective_device(str(dist.get_backend(group)))
+
+    def communicator(self) -> Any:
+        local_rank = self._local_rank()
+        return _core.make_callback_communicator(
+            self._rank, self._size, local_rank, self.barrier, self.all_reduce, self.all_gather, self.broadcast
+        )
+
+    def _collective_device(self, backend: str) -> Any:
+        torch = self._torch
+        if "gloo" in backend or "mpi" in backend:
+            return torch.device("cpu")
+        if "nccl" in backend:
+            return torch.device("cuda", torch.cuda.current_device())
+        if "hccl" in backend:
+            return torch.device("npu", torch.npu.current_device())
+        return torch.device("cpu")
+
+    def _local_rank(self) -> int:
+        hostname = socket.gethostname().encode()
+        hosts = self._gather(hostname, _default_timeout_s(), "local rank roll call")
+        return sum(1 for host in hosts[: self._rank] if host == hostname)
+
+    def _wait(self, work: Any, seconds_left: float, what: str) -> None:
+        deadline = time.monotonic() + seconds_left
+        pause = 20e-6
+        while not work.is_completed():
+            if time.monotonic() > deadline:
+                raise _core.CollectiveTimeout(
+                    f"disttune: {what} did not complete before its deadline on rank {self._rank} "
+                    f"of {self._size} (torch.distributed backend {self._dist.get_backend(self._group)})"
+                )
+            time.sleep(pause)
+            pause = min(pause * 2, 2e-3)
+        work.wait()
+
+    def _all_reduce(self, tensor: Any, op: Any, seconds_left: float, what: str) -> Any:
+        work = self._dist.all_reduce(tensor, op=op, group=self._group, async_op=True)
+        self._wait(work, seconds_left, what)
+        return tensor
+
+    def _gather(self, data: bytes, seconds_left: float, what: str) -> list[bytes]:
+        torch = self._torch
+        deadline = time.monotonic() + seconds_left
+        size = torch.tensor([len(data)], dtype=torch.int64, device=self._device)
+        sizes = [torch.zeros_like(size) for _ in range(self._size)]
+        work = self._dist.all_gather(sizes, size, group=self._group, async_op=True)
+        self._wait(work, deadline - time.monotonic(), what)
+        lengths = [int(s.item()) for s in sizes]
+        longest = max(lengths)
+        payload = torch.zeros(longest, dtype=torch.uint8, device=self._device)
+        if data:
+            payload[: len(data)] = torch.tensor(list(data), dtype=torch.uint8, device=self._device)
+        payloads = [torch.zeros_like(payload) for _ in range(self._size)]
+        work = self._dist.all_gather(payloads, payload, group=self._group, async_op=True)
+        self._wait(work, deadline - time.monotonic(), what)
+        return [bytes(p[:n].cpu().tolist()) for p, n in zip(payloads, lengths)]
+
+    def barrier(self, context: Any) -> None:
+        torch = self._torch
+        token = torch.zeros(1, dtype=torch.float64, device=self._device)
+        self._all_reduce(token, self._dist.ReduceOp.SUM, context.seconds_left, context.describe())
+
+    def all_reduce(self, values: list[float], is_max: bool, context: Any) -> list[float]:
+        torch = self._torch
+        tensor = torch.tensor(values, dtype=torch.float64, device=self._device)
+        op = self._dist.ReduceOp.MAX if is_max else self._dist.ReduceOp.MIN
+        return self._all_reduce(tensor, op, context.seconds_left, context.describe()).cpu().tolist()
+
+    def all_gather(self, data: bytes, context: Any) -> list[bytes]:
+        return self._gather(data, context.seconds_left, context.describe())
+
+    def broadcast(self, data: bytes, root: int, context: Any) -> bytes:
+        # An all-gather carries the root's bytes to everyone and checks every rank joined.
+        return self._gather(data, context.seconds_left, context.describe())[root]
+

@@ -1,0 +1,195 @@
+"""The hook on ``triton.runtime.autotuner.Autotuner.run`` that lets the contextual engine
+drive ``triton.autotune`` kernels. Inert (one attribute read) unless a contextual call is
+active on the calling thread."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Optional
+
+from disttune import _core, _encoding
+
+_lock = threading.Lock()
+_session: Optional["Session"] = None
+_original_run = None
+
+
+def install() -> None:
+    """Wraps Autotuner.run once per process (imports Triton)."""
+    global _original_run
+    from triton.runtime.autotuner import Autotuner
+
+    with _lock:
+        if _original_run is not None:
+            return
+        _original_run = Autotuner.run
+
+        def run(self, *args, **kwargs):
+            session = _session
+            if session is None or session.thread != threading.get_ident():
+                return _original_run(self, *args, **kwargs)
+            return session.launch(self, args, kwargs)
+
+        run.__wrapped__ = _original_run
+        run.__doc__ = _original_run.__doc__
+        Autotuner.run = run
+
+
+def begin(session: "Session") -> None:
+    """Makes `session` the active one; ContextualRunActive if another is active."""
+    global _session
+    with _lock:
+        if _session is not None:
+            raise _core.ContextualRunActive(
+                f"disttune: contextual function '{session.function_name}' was called while "
+                f"'{_session.function_name}' is running; contextual tuning allows one active "
+                "call per process (no nesting, no concurrent use)"
+            )
+        _session = session
+
+
+def end(session: "Session") -> None:
+    """Ends `session` (the active one)."""
+    global _session
+    with _lock:
+        if _session is session:
+            _session = None
+
+
+def _state_of(kernel: Any) -> Any:
+    state = getattr(kernel, "_disttune_state", None)
+    if state is None:
+        state = _core.KernelTuningState(kernel.base_fn.__name__)
+        kernel._disttune_state = state
+    return state
+
+
+def _config_text(kernel: Any, config: Any) -> str:
+    """Canonical JSON of a kernel config: its place in kernel.configs and its encoding (its
+    str() when it cannot be encoded, e.g. a config with a pre_hook)."""
+    position = next((i for i, c in enumerate(kernel.configs) if c is config), -1)
+    try:
+        encoded = _encoding.encode(config, "config")
+    except _encoding.EncodingError:
+        encoded = str(config)
+    return _core.canonical_json(json.dumps({"index": position, "config": encoded}))
+
+
+def _key_text(key: tuple) -> str:
+    try:
+        return _encoding.value_text(key)
+    except _encoding.EncodingError:
+        return _core.canonical_json(json.dumps([str(part) for part in key]))
+
+
+def _triton_key(kernel: Any, args: tuple, kwargs: dict) -> tuple:
+    """The key Autotuner.run uses for its cache: the `key` arguments and every argument's dtype."""
+    all_args = {**kernel.nargs, **kwargs}
+    named = {k: v for k, v in all_args.items() if k in kernel.arg_names}
+    key = [named[name] for name in kernel.keys if name in named]
+    for value in named.values():
+        if hasattr(value, "dtype"):
+            key.append(str(value.dtype))
+    return tuple(key)
+
+
+class _KernelKey:
+    """What a session knows of one kernel and key: its pruned configs and their texts."""
+
+    def __init__(self, kernel: Any, key: tuple, kwargs: dict) -> None:
+        self.kernel = kernel
+        self.key = key
+        self.configs = kernel.prune_configs(kwargs)
+        self.texts = [_config_text(kernel, config) for config in self.configs]
+        self.key_text = _key_text(key)
+        self.state = _state_of(kernel)
+
+    def chosen(self) -> Optional[Any]:
+        index = self.state.cached_index(self.key_text, self.texts)
+        return None if index is None else self.configs[index]
+
+
+class Session:
+    """One active contextual call: the engine tuner, and the kernels and keys it saw."""
+
+    def __init__(self, function_name: str, tuner: Any, compile_threads: int) -> None:
+        self.function_name = function_name
+        self.tuner = tuner
+        self.compile_threads = compile_threads
+        self.thread = threading.get_ident()
+        self.seen: dict[tuple[int, tuple], _KernelKey] = {}
+
+    def launch(self, kernel: Any, args: tuple, kwargs: dict) -> Any:
+        if len(kernel.configs) <= 1:
+            return _original_run(kernel, *args, **kwargs)
+        kernel.nargs = dict(zip(kernel.arg_names, args))
+        key = _triton_key(kernel, args, kwargs)
+        seen = self.seen.get((id(kernel), key))
+        if seen is None:
+            seen = _KernelKey(kernel, key, kwargs)
+            self.seen[(id(kernel), key)] = seen
+            if seen.chosen() is None and len(seen.configs) > 1:
+                self._compile_all(kernel, seen.configs, args, kwargs)
+        tuning = seen.chosen() is None
+        result = []
+
+        def launch_one(index: int) -> None:
+            config = seen.configs[index]
+            current = dict(kwargs, **config.all_kwargs())
+            full_nargs = {**kernel.nargs, **current}
+            if config.pre_hook is not None:
+                config.pre_hook(full_nargs)
+            if not tuning:
+                result.append(kernel.fn.run(*args, **current))
+                return
+            # A tuning run: the kernel's own hooks (reset_to_zero, restore_value, pre/post_hook)
+            # surround it, as in Triton's benchmark.
+            kernel.pre_hook(full_nargs)
+            try:
+                result.append(kernel.fn.run(*args, **current))
+            except Exception as error:
+                kernel.post_hook(full_nargs, exception=error)
+                raise
+            kernel.post_hook(full_nargs, exception=None)
+
+        try:
+            self.tuner.launch(seen.state, seen.key_text, seen.texts, launch_one)
+        finally:
+            kernel.nargs = None
+        if not tuning:
+            self._publish(seen)
+        return result[0] if result else None
+
+    def _compile_all(self, kernel: Any, configs: list, args: tuple, kwargs: dict) -> None:
+        """Compiles every candidate config concurrently (Triton's AsyncCompileMode) so that
+        timing never waits on a compile; errors surface when the candidate is launched."""
+        knobs = sys.modules.get("triton.knobs")
+        if knobs is not None and knobs.runtime.interpret:
+            return
+        try:
+            from triton.runtime._async_compile import AsyncCompileMode
+        except ImportError:  # a Triton without async compilation compiles at first launch
+            return
+        with ThreadPoolExecutor(max_workers=self.compile_threads) as pool:
+            with AsyncCompileMode(pool, ignore_errors=True):
+                for config in configs:
+                    current = dict(kwargs, **config.all_kwargs())
+                    current["warmup"] = True
+                    try:
+                        kernel.fn.run(*args, **current)
+                    except Exception:  # reported by the candidate's launch
+                        pass
+
+    def _publish(self, seen: _KernelKey) -> None:
+        config = seen.chosen()
+        if config is not None:
+            seen.kernel.cache[seen.key] = config
+            seen.kernel.best_config = config
+
+    def publish_all(self) -> None:
+        """After the call: every kernel's cache holds its choice and best_config is set."""
+        for seen in self.seen.values():
+            self._publish(seen)

@@ -1,0 +1,301 @@
+"""Function-level autotuning (the spec's ``triton_dist.tune.autotune``) on the C++ engine.
+
+    @autotune(config_space=[{"cfg": triton.Config(...)}, ...], key_fn=key_fn, prune_fn=prune_fn)
+    def scale(x, alpha, cfg): ...
+
+    y = scale(x, 2.5)                 # tunes on a new key, then runs the best entry
+    y = scale(x, 2.5, autotune=False) # runs the first entry, no tuning, no cache
+
+Each entry's items are passed as keyword arguments. Python keeps the in-process cache
+(business key -> entry); on a miss the engine does the rest: disk store, rank agreement,
+measurement, record and log.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import json
+import threading
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+from disttune import _core, _encoding, _ranks, _timing
+
+__all__ = ["autotune", "to_hashable", "AutotunedFunction"]
+
+
+def to_hashable(tensor: Any) -> tuple:
+    """A key part for a tensor: (shape, stride, dtype), hashable and canonically encodable."""
+    return (tuple(tensor.shape), tuple(tensor.stride()), tensor.dtype)
+
+
+def _source_digest(fn: Callable) -> str:
+    try:
+        source = inspect.getsource(fn)
+    except (OSError, TypeError):
+        name = f"{fn.__module__}.{fn.__qualname__}"
+        warnings.warn(
+            f"disttune: no source for '{name}'; its disk cache is keyed by its qualified name, so "
+            "editing it will not invalidate stored results",
+            stacklevel=3,
+        )
+        return hashlib.sha256(("qualname:" + name).encode()).hexdigest()
+    return hashlib.sha256(source.encode()).hexdigest()
+
+
+class AutotunedFunction:
+    """A launcher tuned per business key over a config space. Call it like the launcher,
+    without the entry's keyword arguments, plus the spec's flags."""
+
+    def __init__(
+        self,
+        fn: Callable,
+        config_space: Sequence[Mapping[str, Any]],
+        key_fn: Callable,
+        prune_fn: Optional[Callable],
+        *,
+        warmup_runs: int,
+        timed_runs: int,
+        statistic: str,
+        strategy: str,
+        flush_l2: bool,
+        graph_runs: int,
+        collective_timeout_s: Optional[float],
+        cache_dir: Optional[str],
+        disk_cache: bool,
+        precompile: Optional[Callable],
+        precompile_threads: int,
+    ) -> None:
+        if not callable(fn):
+            raise TypeError("disttune: autotune decorates a callable")
+        if not callable(key_fn):
+            raise TypeError(f"disttune: key_fn of '{fn.__name__}' must be callable")
+        if prune_fn is not None and not callable(prune_fn):
+            raise TypeError(f"disttune: prune_fn of '{fn.__name__}' must be callable or None")
+        if precompile is not None and not callable(precompile):
+            raise TypeError(f"disttune: precompile of '{fn.__name__}' must be callable or None")
+        self.fn = fn
+        self.config_space = list(config_space)
+        if not self.config_space:
+            raise ValueError(f"disttune: config_space of '{fn.__name__}' is empty")
+        self.candidates = [
+            _encoding.entry_text(entry, f"config_space[{i}]") for i, entry in enumerate(self.config_space)
+        ]
+        self.key_fn = key_fn
+        self.prune_fn = prune_fn
+        self.name = fn.__name__
+        self.digest = _source_digest(fn)
+        self.precompile = precompile
+        self.precompile_threads = precompile_threads
+        self._tuner_options = dict(
+            warmup_runs=warmup_runs,
+            timed_runs=timed_runs,
+            statistic=statistic,
+            strategy=strategy,
+            flush_l2=flush_l2,
+            collective_timeout_s=collective_timeout_s,
+            cache_root=cache_dir,
+            disk_cache=disk_cache,
+        )
+        self._timing = _timing.TimingOptions(flush_l2=flush_l2, graph_runs=graph_runs)
+        # Check the options now (the engine validates them) rather than on the first miss.
+        _core.FunctionTuner(self.name, self.digest, disk_cache=False, **self._without_disk())
+        self._tuners: dict[Any, Any] = {}
+        self._lock = threading.RLock()
+        self.cache: dict[Any, dict] = {}  # business key -> chosen entry
+        self._cache_by_text: dict[str, dict] = {}  # for keys that are not hashable
+        self.last_report: Optional[Any] = None
+
+    def _without_disk(self) -> dict:
+        options = dict(self._tuner_options)
+        del options["disk_cache"], options["cache_root"]
+        return options
+
+    def _tuner(self, device: Any) -> Any:
+        identity, timer = _timing.timer_for(device, self._timing)
+        tuner = self._tuners.get(identity)
+        if tuner is None:
+            tuner = _core.FunctionTuner(
+                self.name,
+                self.digest,
+                timer=timer,
+                deps_json=json.dumps(_timing.software_facts()),
+                **self._tuner_options,
+            )
+            self._tuners[identity] = tuner
+        return tuner
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            return self._call_with_kwargs(args, kwargs)
+        key = self.key_fn(*args)
+        try:
+            entry = self.cache.get(key)
+        except TypeError:
+            entry = self._cache_by_text.get(_encoding.key_text(key))
+        if entry is not None:
+            return self.fn(*args, **entry)
+        return self._tune_and_run(key, args, kwargs, False, None, False)
+
+    def _call_with_kwargs(self, args: tuple, kwargs: dict) -> Any:
+        enabled = kwargs.pop("autotune", True)
+        verbose = kwargs.pop("autotune_verbose", False)
+        group = kwargs.pop("autotune_pg", None)
+        allow_overwrite = kwargs.pop("autotune_allow_arg_overwrite", False)
+        if not enabled:
+            return self.fn(*args, **self._merge(kwargs, self.config_space[0], allow_overwrite))
+        key = self.key_fn(*args, **kwargs)
+        try:
+            entry = self.cache.get(key)
+        except TypeError:
+            entry = self._cache_by_text.get(_encoding.key_text(key))
+        if entry is not None:
+            return self.fn(*args, **self._merge(kwargs, entry, allow_overwrite))
+        return self._tune_and_run(key, args, kwargs, verbose, group, allow_overwrite)
+
+    def _merge(self, kwargs: dict, entry: Mapping[str, Any], allow_overwrite: bool) -> dict:
+        if not kwargs:
+            return entry  # type: ignore[return-value]
+        clash = kwargs.keys() & entry.keys()
+        if clash and not allow_overwrite:
+            raise ValueError(
+                f"disttune: '{self.name}' was called with {sorted(clash)} which its config entry also "
+                "sets; pass autotune_allow_arg_overwrite=True to let the entry's value win"
+            )
+        return {**kwargs, **entry}
+
+    def _remember(self, key: Any, entry: dict) -> None:
+        try:
+            self.cache[key] = entry
+        except TypeError:
+            self._cache_by_text[_encoding.key_text(key)] = entry
+
+    def _lookup(self, key: Any) -> Optional[dict]:
+        try:
+            return self.cache.get(key)
+        except TypeError:
+            return self._cache_by_text.get(_encoding.key_text(key))
+
+    def _tune_and_run(
+        self, key: Any, args: tuple, kwargs: dict, verbose: bool, group: Any, allow_overwrite: bool
+    ) -> Any:
+        with self._lock:
+            entry = self._lookup(key)
+            if entry is None:
+                entry = self._tune(key, args, kwargs, verbose, group, allow_overwrite)
+        return self.fn(*args, **self._merge(kwargs, entry, allow_overwrite))
+
+    def _tune(
+        self, key: Any, args: tuple, kwargs: dict, verbose: bool, group: Any, allow_overwrite: bool
+    ) -> dict:
+        text = _encoding.key_text(key)
+        surviving = [
+            i
+            for i, entry in enumerate(self.config_space)
+            if self.prune_fn is None or self.prune_fn(entry, *args, **kwargs)
+        ]
+        if not surviving:
+            raise RuntimeError(f"disttune: prune_fn of '{self.name}' removed every config for key {text}")
+        tuner = self._tuner(_timing.device_of(args, kwargs))
+        if group is None:
+            group = _ranks.default_group()
+        communicator = _ranks.communicator_for(group) if group is not None else None
+        calls = [self._merge(kwargs, self.config_space[i], allow_overwrite) for i in surviving]
+        compiled = _Precompiled(self, surviving, args, kwargs) if self.precompile else None
+
+        def run(candidate: int) -> None:
+            if compiled is not None:
+                compiled.check(candidate)
+            self.fn(*args, **calls[candidate])
+
+        report = tuner.resolve(text, [self.candidates[i] for i in surviving], run, verbose, communicator)
+        self.last_report = report
+        entry = self.config_space[surviving[report.best]]
+        self._remember(key, entry)
+        return entry
+
+
+class _Precompiled:
+    """Runs the user's compile-only call for every surviving entry concurrently, once, before
+    the first run of the tuning; a candidate whose compile failed fails with that error."""
+
+    def __init__(self, tuned: AutotunedFunction, surviving: list[int], args: tuple, kwargs: dict) -> None:
+        self._tuned = tuned
+        self._surviving = surviving
+        self._args = args
+        self._kwargs = kwargs
+        self._errors: Optional[dict[int, BaseException]] = None
+
+    def check(self, candidate: int) -> None:
+        if self._errors is None:
+            self._errors = {}
+            tuned = self._tuned
+            entries = [tuned.config_space[i] for i in self._surviving]
+            with ThreadPoolExecutor(max_workers=tuned.precompile_threads) as pool:
+                futures = [pool.submit(tuned.precompile, entry, *self._args, **self._kwargs) for entry in entries]
+                for index, future in enumerate(futures):
+                    error = future.exception()
+                    if error is not None:
+                        self._errors[index] = error
+        error = self._errors.get(candidate)
+        if error is not None:
+            raise RuntimeError(f"disttune: precompile failed: {error!r}") from error
+
+
+def autotune(
+    config_space: Sequence[Mapping[str, Any]],
+    key_fn: Callable,
+    prune_fn: Optional[Callable] = None,
+    *,
+    warmup_runs: int = 5,
+    timed_runs: int = 10,
+    statistic: str = "median",
+    strategy: str = "exhaustive",
+    flush_l2: bool = False,
+    graph_runs: int = 0,
+    collective_timeout_s: Optional[float] = None,
+    cache_dir: Optional[str] = None,
+    disk_cache: bool = True,
+    precompile: Optional[Callable] = None,
+    precompile_threads: int = 16,
+) -> Callable[[Callable], AutotunedFunction]:
+    """Tunes the decorated launcher over `config_space` per business key `key_fn(*args, **kwargs)`.
+
+    Entries are dicts of keyword arguments (values: triton.Config, torch.dtype, numbers,
+    strings, bools, None, tuples, lists, dicts); `prune_fn(entry, *args, **kwargs)` keeps an
+    entry when true. Measurement: `warmup_runs` untimed and `timed_runs` timed runs per entry
+    (the spec's 5 and 10), summarised by `statistic` ("median", "mean", "min"); `strategy`
+    "exhaustive" (the spec's) or another engine strategy; `flush_l2` clears the device cache
+    before each timed run; `graph_runs` > 0 times CUDA-graph replays of that many runs.
+    `precompile(entry, *args, **kwargs)`, if given, is a compile-only call run for every
+    surviving entry concurrently (`precompile_threads`) before the first measurement.
+    `cache_dir` overrides TRITON_DIST_AUTOTUNE_CACHE_DIR; `disk_cache=False` keeps results
+    in memory only. Call flags: autotune=True, autotune_verbose=False, autotune_pg=None,
+    autotune_allow_arg_overwrite=False.
+    """
+
+    def decorate(fn: Callable) -> AutotunedFunction:
+        tuned = AutotunedFunction(
+            fn,
+            config_space,
+            key_fn,
+            prune_fn,
+            warmup_runs=warmup_runs,
+            timed_runs=timed_runs,
+            statistic=statistic,
+            strategy=strategy,
+            flush_l2=flush_l2,
+            graph_runs=graph_runs,
+            collective_timeout_s=collective_timeout_s,
+            cache_dir=cache_dir,
+            disk_cache=disk_cache,
+            precompile=precompile,
+            precompile_threads=precompile_threads,
+        )
+        functools.update_wrapper(tuned, fn)
+        return tuned
+
+    return decorate

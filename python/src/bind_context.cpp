@@ -1,0 +1,135 @@
+// Binds contextual tuning: KernelTuningState, ContextualAutotuner (run, active, launch).
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "disttune/context.hpp"
+
+namespace nb = nanobind;
+
+namespace disttune::python {
+namespace {
+
+/// The Python type of OuterRunAbandoned, to turn it back into the C++ exception when it
+/// has crossed the user's outer function.
+nb::handle outer_run_abandoned_type;
+
+ContextOptions make_context_options(bool is_dist, int n_warmup, int n_repeat,
+                                    const std::string& statistic, bool flush_l2,
+                                    std::shared_ptr<Timer> timer,
+                                    std::shared_ptr<Communicator> communicator,
+                                    std::optional<double> collective_timeout_s,
+                                    std::optional<std::filesystem::path> log_dir) {
+  ContextOptions options;
+  options.is_dist = is_dist;
+  options.n_warmup = n_warmup;
+  options.n_repeat = n_repeat;
+  options.statistic = parse_statistic(statistic);
+  options.flush_l2 = flush_l2;
+  options.timer = std::move(timer);
+  options.communicator = std::move(communicator);
+  if (collective_timeout_s) {
+    if (!(*collective_timeout_s > 0)) {
+      throw std::invalid_argument("disttune: collective_timeout_s must be positive");
+    }
+    options.collective_timeout = std::chrono::milliseconds(
+        static_cast<long long>(*collective_timeout_s * 1000.0 + 0.5));
+  }
+  if (log_dir) options.log_dir = std::move(*log_dir);
+  return options;
+}
+
+/// Runs the Python `outer` through the tuner; the GIL is released between outer runs.
+void run_outer(ContextualAutotuner& tuner, nb::callable outer) {
+  std::function<void()> call = [&outer] {
+    nb::gil_scoped_acquire gil;
+    try {
+      outer();
+    } catch (nb::python_error& error) {
+      if (error.matches(outer_run_abandoned_type)) throw OuterRunAbandoned(error.what());
+      throw;
+    }
+  };
+  nb::gil_scoped_release released;
+  tuner.run(call);
+}
+
+std::size_t launch(ContextualAutotuner& tuner, KernelTuningState& kernel, const std::string& key,
+                   const std::vector<std::string>& candidates, nb::callable launch_one) {
+  return tuner.launch(kernel, key, candidates, [&launch_one](std::size_t index) {
+    nb::gil_scoped_acquire gil;
+    launch_one(index);
+  });
+}
+
+}  // namespace
+
+void bind_context(nb::module_& module) {
+  nb::exception<ContextualRunActive>(module, "ContextualRunActive", PyExc_RuntimeError);
+  // A BaseException, so that `except Exception` in the user's outer function lets it pass.
+  outer_run_abandoned_type =
+      nb::exception<OuterRunAbandoned>(module, "OuterRunAbandoned", PyExc_BaseException);
+
+  nb::class_<KernelChoice>(module, "KernelChoice", "A kernel's choice for one key.")
+      .def_ro("key", &KernelChoice::key)
+      .def_ro("best", &KernelChoice::best)
+      .def_ro("config", &KernelChoice::config)
+      .def_ro("candidates", &KernelChoice::candidates);
+
+  nb::class_<KernelTuningState>(module, "KernelTuningState",
+                                "A tunable kernel's name and in-process cache (key -> choice).")
+      .def(nb::init<std::string>(), nb::arg("name"))
+      .def_prop_ro("name", &KernelTuningState::name)
+      .def("cached_index", &KernelTuningState::cached_index, nb::arg("key"), nb::arg("candidates"))
+      .def("choice", &KernelTuningState::choice, nb::arg("key"))
+      .def("last_choice", &KernelTuningState::last_choice)
+      .def("clear", &KernelTuningState::clear);
+
+  nb::class_<ContextualAutotuner>(
+      module, "ContextualAutotuner",
+      "The contextual tuner of one outer function: run(outer) calls outer until every kernel "
+      "launched inside through launch() is tuned, then once more with every best config.")
+      .def(
+          "__init__",
+          [](ContextualAutotuner* self, std::string function_name, bool is_dist, int n_warmup,
+             int n_repeat, const std::string& statistic, bool flush_l2,
+             std::shared_ptr<Timer> timer, std::shared_ptr<Communicator> communicator,
+             std::optional<double> collective_timeout_s,
+             std::optional<std::filesystem::path> log_dir) {
+            new (self) ContextualAutotuner(
+                std::move(function_name),
+                make_context_options(is_dist, n_warmup, n_repeat, statistic, flush_l2,
+                                     std::move(timer), std::move(communicator),
+                                     collective_timeout_s, std::move(log_dir)));
+          },
+          nb::arg("function_name"), nb::kw_only(), nb::arg("is_dist") = false,
+          nb::arg("n_warmup") = 3, nb::arg("n_repeat") = 5, nb::arg("statistic") = "mean",
+          nb::arg("flush_l2") = false, nb::arg("timer").none() = nb::none(),
+          nb::arg("communicator").none() = nb::none(),
+          nb::arg("collective_timeout_s").none() = nb::none(),
+          nb::arg("log_dir").none() = nb::none())
+      .def("run", &run_outer, nb::arg("outer"),
+           "Calls outer() until tuning is done; the last call is the final run.")
+      .def_static("active", &ContextualAutotuner::active, nb::rv_policy::reference,
+                  "The tuner whose run() is active in this process, or None.")
+      .def("launch", &launch, nb::arg("kernel"), nb::arg("key"), nb::arg("candidates"),
+           nb::arg("launch_one"),
+           "Inside run(): launches the candidate the kernel's tuning wants now, once, through "
+           "launch_one(i), and returns i.")
+      .def_prop_ro("function_name", &ContextualAutotuner::function_name)
+      .def_prop_ro("outer_runs", &ContextualAutotuner::outer_runs)
+      .def_prop_ro("log_path", &ContextualAutotuner::log_path);
+}
+
+}  // namespace disttune::python

@@ -1,0 +1,150 @@
+// Binds FunctionTuner (the engine of a tuned function), its report and the canonical JSON helpers.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "disttune/config.hpp"
+#include "disttune/function_tuner.hpp"
+#include "disttune/store.hpp"
+#include "facts_timer.hpp"
+#include "python_timer.hpp"
+
+namespace nb = nanobind;
+
+namespace disttune::python {
+namespace {
+
+/// The engine's options from the Python keyword arguments.
+TunerOptions make_options(
+    int warmup_runs, int timed_runs,
+    const std::string& statistic, std::string strategy, bool flush_l2,
+    std::shared_ptr<Timer> timer, const std::string& hardware_json, const std::string& deps_json,
+    std::shared_ptr<Communicator> communicator, std::optional<double> collective_timeout_s,
+    std::optional<std::filesystem::path> cache_root, bool disk_cache) {
+  TunerOptions options;
+  options.measurement.warmup_runs = warmup_runs;
+  options.measurement.timed_runs = timed_runs;
+  options.measurement.statistic = parse_statistic(statistic);
+  options.measurement.strategy = std::move(strategy);
+  options.measurement.flush_l2 = flush_l2;
+  if (!timer) timer = std::make_shared<CpuTimer>();
+  options.timer = std::make_shared<FactsTimer>(std::move(timer),
+                                               parse_json_object(hardware_json, "hardware facts"),
+                                               parse_json_object(deps_json, "dependency facts"));
+  options.communicator = std::move(communicator);
+  if (collective_timeout_s) {
+    if (!(*collective_timeout_s > 0)) {
+      throw std::invalid_argument("disttune: collective_timeout_s must be positive");
+    }
+    options.collective_timeout = std::chrono::milliseconds(
+        static_cast<long long>(*collective_timeout_s * 1000.0 + 0.5));
+  }
+  options.cache_root = std::move(cache_root);
+  options.disk_cache = disk_cache;
+  return options;
+}
+
+/// Resolves one key; the Python callable `run(i)` runs candidate i. The GIL is released while
+/// the engine works and taken back for each run and each Python collective.
+TuningReport resolve(FunctionTuner& tuner, std::string key, std::vector<std::string> candidates,
+                     nb::callable run, bool verbose,
+                     std::shared_ptr<Communicator> communicator) {
+  TuningRequest request;
+  request.key = std::move(key);
+  request.candidates = std::move(candidates);
+  request.run = [&run](std::size_t index) {
+    nb::gil_scoped_acquire gil;
+    run(index);
+  };
+  request.verbose = verbose;
+  request.communicator = communicator.get();
+  nb::gil_scoped_release released;
+  return tuner.resolve(request);
+}
+
+std::string canonical_json_text(const std::string& text) {
+  Value value = Value::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) throw std::invalid_argument("disttune: not JSON: " + text);
+  return canonical_json(value);
+}
+
+}  // namespace
+
+void bind_function_tuner(nb::module_& module) {
+  module.def("canonical_json", &canonical_json_text, nb::arg("text"),
+             "The engine's canonical text of a JSON text (compact, map keys sorted, floats in "
+             "shortest round-trip form). ValueError if it is not JSON or holds a non-finite float.");
+  module.def("sha256_hex", [](nb::bytes data) { return sha256_hex({data.c_str(), data.size()}); },
+             nb::arg("data"), "Lower-case hex SHA-256 of bytes.");
+  module.def("default_cache_root", []() { return default_cache_root(); },
+             "The disk store root: TRITON_DIST_AUTOTUNE_CACHE_DIR, else ~/.triton_dist/autotune.");
+
+  nb::class_<CandidateResult>(module, "CandidateResult",
+                              "One candidate's measurement on this rank and the agreed outcome.")
+      .def_ro("config", &CandidateResult::config)
+      .def_ro("failed", &CandidateResult::failed)
+      .def_ro("error", &CandidateResult::error)
+      .def_ro("samples", &CandidateResult::samples)
+      .def_ro("local_ms", &CandidateResult::local_ms)
+      .def_ro("agreed_ms", &CandidateResult::agreed_ms)
+      .def_ro("measured", &CandidateResult::measured);
+
+  nb::class_<TuningReport>(module, "TuningReport",
+                           "Where a choice came from ('tuned' or 'disk') and what was measured.")
+      .def_prop_ro("source",
+                   [](const TuningReport& report) {
+                     return report.source == TuningReport::Source::disk ? "disk" : "tuned";
+                   })
+      .def_ro("function", &TuningReport::function)
+      .def_ro("key", &TuningReport::key)
+      .def_ro("candidates", &TuningReport::candidates)
+      .def_ro("best", &TuningReport::best)
+      .def_ro("record_path", &TuningReport::record_path)
+      .def_ro("log_path", &TuningReport::log_path)
+      .def("table", [](const TuningReport& report) { return format_table(report); },
+           "One row per candidate, the choice marked, and where it came from.");
+
+  nb::class_<FunctionTuner>(
+      module, "FunctionTuner",
+      "The engine of one tuned function: disk lookup, rank agreement, measurement, selection, "
+      "record and log. One tuning at a time.")
+      .def("__init__",
+           [](FunctionTuner* self, std::string name, std::string digest, int warmup_runs,
+              int timed_runs, const std::string& statistic, std::string strategy, bool flush_l2,
+              std::shared_ptr<Timer> timer, const std::string& hardware_json,
+              const std::string& deps_json, std::shared_ptr<Communicator> communicator,
+              std::optional<double> collective_timeout_s,
+              std::optional<std::filesystem::path> cache_root, bool disk_cache) {
+             new (self) FunctionTuner(
+                 FunctionIdentity{std::move(name), std::move(digest)},
+                 make_options(warmup_runs, timed_runs, statistic, std::move(strategy), flush_l2,
+                              std::move(timer), hardware_json, deps_json, std::move(communicator),
+                              collective_timeout_s, std::move(cache_root), disk_cache));
+           },
+           nb::arg("name"), nb::arg("digest"), nb::kw_only(), nb::arg("warmup_runs") = 5,
+           nb::arg("timed_runs") = 10, nb::arg("statistic") = "median",
+           nb::arg("strategy") = "exhaustive", nb::arg("flush_l2") = false,
+           nb::arg("timer").none() = nb::none(), nb::arg("hardware_json") = "{}",
+           nb::arg("deps_json") = "{}", nb::arg("communicator").none() = nb::none(),
+           nb::arg("collective_timeout_s").none() = nb::none(),
+           nb::arg("cache_root").none() = nb::none(), nb::arg("disk_cache") = true)
+      .def_prop_ro("name", [](const FunctionTuner& tuner) { return tuner.identity().name; })
+      .def_prop_ro("digest", [](const FunctionTuner& tuner) { return tuner.identity().digest; })
+      .def("resolve", &resolve, nb::arg("key"), nb::arg("candidates"), nb::arg("run"),
+           nb::arg("verbose") = false, nb::arg("communicator").none() = nb::none(),
+           "The best candidate for `key` (canonical text) among `candidates` (canonical JSON "
+           "texts, in order), from the disk store or by tuning; run(i) runs candidate i once.");
+}
+
+}  // namespace disttune::python

@@ -1,0 +1,15 @@
+// disttune._core: the C++ engine as a Python extension module (nanobind).
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include "bindings.hpp"
+#include "disttune/fingerprint.hpp"
+
+NB_MODULE(_core, module) {
+  module.doc() = "The disttune engine: tuning, timers, communicators and stores.";
+  module.attr("__version__") = disttune::library_version();
+  disttune::python::bind_timer(module);
+  disttune::python::bind_communicator(module);
+  disttune::python::bind_function_tuner(module);
+  disttune::python::bind_context(module);
+}

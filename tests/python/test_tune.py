@@ -1,0 +1,293 @@
+"""disttune.tune.autotune: the spec's decorator semantics on CPU launchers."""
+
+import os
+import subprocess
+import sys
+import warnings
+
+import pytest
+import torch
+
+import disttune
+from disttune import _core
+from disttune.tune import autotune, to_hashable
+
+from launchers import SPACE, CountingLauncher, key_fn
+
+RUNS_PER_ENTRY = 5 + 10  # the spec's warm-up and timed runs
+
+
+def tuned(launcher, space=SPACE, prune_fn=None, **options):
+    @autotune(config_space=space, key_fn=key_fn, prune_fn=prune_fn, **options)
+    def launch(x, alpha=1.0, speed=0.0, tag=None):
+        return launcher(x, alpha, speed, tag)
+
+    return launch
+
+
+def test_first_call_tunes_every_entry_then_runs_the_best():
+    launcher = CountingLauncher()
+    launch = tuned(launcher)
+    assert launch(1, 2.0) == (1, 2.0, "fast")
+    assert launcher.runs == {"slow": RUNS_PER_ENTRY, "fast": RUNS_PER_ENTRY + 1, "middle": RUNS_PER_ENTRY}
+    assert launch.last_report.source == "tuned"
+    assert [c.config for c in launch.last_report.candidates] == launch.candidates
+
+
+def test_same_key_never_tunes_again():
+    launcher = CountingLauncher()
+    launch = tuned(launcher)
+    launch(1)
+    before = launcher.total
+    for _ in range(5):
+        assert launch(1)[2] == "fast"
+    assert launcher.total == before + 5
+    launch(2)  # a new key tunes
+    assert launcher.total == before + 5 + 3 * RUNS_PER_ENTRY + 1
+
+
+def test_autotune_false_runs_the_first_entry_without_tuning_or_cache():
+    launcher = CountingLauncher()
+    launch = tuned(launcher)
+    assert launch(1, autotune=False)[2] == "slow"
+    assert launcher.total == 1
+    assert launch.cache == {}
+
+
+def test_duplicate_keyword_is_an_error_unless_allowed():
+    launcher = CountingLauncher()
+    launch = tuned(launcher)
+    with pytest.raises(ValueError, match="autotune_allow_arg_overwrite"):
+        launch(1, tag="mine")
+    assert launcher.total == 0
+    assert launch(1, tag="mine", autotune_allow_arg_overwrite=True)[2] == "fast"
+
+
+def test_other_keywords_pass_through():
+    launcher = CountingLauncher()
+    launch = tuned(launcher)
+    assert launch(1, alpha=3.0) == (1, 3.0, "fast")
+    assert launch(1, alpha=4.0, autotune_verbose=True) == (1, 4.0, "fast")
+
+
+def test_prune_fn_filters_entries():
+    launcher = CountingLauncher()
+    launch = tuned(launcher, prune_fn=lambda entry, x, *a, **k: entry["tag"] != "fast")
+    assert launch(1)[2] == "middle"
+    assert "fast" not in launcher.runs
+    assert len(launch.last_report.candidates) == 2
+
+
+def test_prune_fn_removing_everything_is_an_error():
+    launch = tuned(CountingLauncher(), prune_fn=lambda *a, **k: False)
+    with pytest.raises(RuntimeError, match="removed every config"):
+        launch(1)
+
+
+def test_disk_record_is_reused_by_a_new_process_state(private_cache):
+    first = CountingLauncher()
+    tuned(first)(7)
+    records = list((private_cache / "launch").glob("*.json"))
+    assert len(records) == 1
+    second = CountingLauncher()
+    launch = tuned(second)
+    assert launch(7)[2] == "fast"
+    assert second.total == 1  # no tuning: the record was used
+    assert launch.last_report.source == "disk"
+
+
+def test_always_tune_ignores_stored_results(monkeypatch):
+    tuned(CountingLauncher())(7)
+    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE", "1")
+    launcher = CountingLauncher()
+    tuned(launcher)(7)
+    assert launcher.total == 3 * RUNS_PER_ENTRY + 1
+
+
+def test_cache_dir_option_and_log_file(tmp_path):
+    launch = tuned(CountingLauncher(), cache_dir=str(tmp_path / "elsewhere"))
+    launch(3)
+    report = launch.last_report
+    assert str(report.record_path).startswith(str(tmp_path / "elsewhere" / "launch"))
+    assert report.log_path is not None and os.path.exists(report.log_path)
+
+
+def test_measurement_options_reach_the_engine():
+    launcher = CountingLauncher()
+    launch = tuned(launcher, warmup_runs=1, timed_runs=2, statistic="min", disk_cache=False)
+    launch(1)
+    assert launcher.runs["slow"] == 3
+    assert all(len(c.samples) == 2 for c in launch.last_report.candidates)
+    with pytest.raises(ValueError):
+        tuned(launcher, timed_runs=0)
+    with pytest.raises(ValueError):
+        tuned(launcher, statistic="mode")
+    with pytest.raises(ValueError):
+        tuned(launcher, strategy="no-such-strategy")
+
+
+def test_a_failing_entry_fails_alone():
+    calls = []
+
+    @autotune(config_space=[{"mode": "boom"}, {"mode": "ok"}], key_fn=lambda x: x)
+    def launch(x, mode):
+        calls.append(mode)
+        if mode == "boom":
+            raise RuntimeError("out of resources")
+        return mode
+
+    assert launch(1) == "ok"
+    report = launch.last_report
+    assert report.candidates[0].failed and "out of resources" in report.candidates[0].error
+    assert calls.count("boom") == 1  # a failed entry is not run again
+
+
+def test_every_entry_failing_is_an_error_that_says_why():
+    @autotune(config_space=[{"mode": 1}, {"mode": 2}], key_fn=lambda x: x)
+    def launch(x, mode):
+        raise ValueError(f"bad mode {mode}")
+
+    with pytest.raises(RuntimeError, match="bad mode 1(.|\n)*bad mode 2"):
+        launch(1)
+
+
+def test_bad_inputs_are_clear_errors():
+    with pytest.raises(ValueError, match="empty"):
+        autotune(config_space=[], key_fn=key_fn)(lambda x: x)
+    with pytest.raises(TypeError, match="key_fn"):
+        autotune(config_space=SPACE, key_fn=None)(lambda x: x)
+    with pytest.raises(TypeError, match=r"config_space\[0\]"):
+        autotune(config_space=[{"f": object()}], key_fn=key_fn)(lambda x, f: x)
+
+    class Handle:
+        pass
+
+    launch = tuned(CountingLauncher())
+    with pytest.raises(TypeError, match="memory address"):
+        launch(Handle())
+
+
+def test_unhashable_keys_use_their_canonical_text():
+    launcher = CountingLauncher()
+
+    @autotune(config_space=SPACE, key_fn=lambda x, *a, **k: [len(x)])
+    def launch(x, alpha=1.0, speed=0.0, tag=None):
+        return launcher(x, alpha, speed, tag)
+
+    launch([1, 2])
+    before = launcher.total
+    launch([3, 4])
+    assert launcher.total == before + 1
+
+
+def test_tensor_keys():
+    launcher = CountingLauncher()
+
+    @autotune(config_space=SPACE, key_fn=lambda x, *a, **k: (to_hashable(x), str(x.dtype)))
+    def launch(x, alpha=1.0, speed=0.0, tag=None):
+        return launcher(x, alpha, speed, tag)
+
+    x = torch.zeros(8, 4)
+    launch(x)
+    before = launcher.total
+    launch(torch.ones(8, 4))
+    assert launcher.total == before + 1
+    launch(torch.ones(4, 8))
+    assert launcher.total > before + 2
+
+
+def test_verbose_prints_the_table(capfd):
+    tuned(CountingLauncher())(1, autotune_verbose=True)
+    err = capfd.readouterr().err
+    assert '"tag":"fast"' in err and '"tag":"slow"' in err
+
+
+def test_function_without_source_falls_back_with_a_warning():
+    namespace = {}
+    exec("def launch(x, tag=None, speed=0.0):\n    return tag\n", namespace)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        launch = autotune(config_space=SPACE, key_fn=key_fn)(namespace["launch"])
+    assert any("no source" in str(w.message) for w in caught)
+    assert launch(1) == "fast"
+
+
+def test_source_change_gives_a_new_digest():
+    first = autotune(config_space=SPACE, key_fn=key_fn)(CountingLauncher.__call__)
+    second = tuned(CountingLauncher())
+    assert first.digest != second.digest
+    assert len(first.digest) == 64
+
+
+def test_precompile_runs_once_per_entry_before_measuring():
+    order = []
+
+    def precompile(entry, x, *args, **kwargs):
+        order.append(("compile", entry["tag"]))
+
+    launcher = CountingLauncher()
+
+    @autotune(config_space=SPACE, key_fn=key_fn, precompile=precompile, disk_cache=False)
+    def launch(x, alpha=1.0, speed=0.0, tag=None):
+        order.append(("run", tag))
+        return launcher(x, alpha, speed, tag)
+
+    launch(1)
+    compiles = [item for item in order if item[0] == "compile"]
+    assert sorted(compiles) == sorted(("compile", e["tag"]) for e in SPACE)
+    assert all(item[0] == "compile" for item in order[:3])
+
+
+def test_precompile_failure_fails_that_entry():
+    def precompile(entry, x, *args, **kwargs):
+        if entry["tag"] == "fast":
+            raise RuntimeError("ptxas error")
+
+    launch = tuned(CountingLauncher(), precompile=precompile, disk_cache=False)
+    assert launch(1)[2] == "middle"
+    assert "ptxas error" in launch.last_report.candidates[1].error
+
+
+def test_python_timer_subclass_drives_the_measurement():
+    class FixedTimer(_core.Timer):
+        """Reports a duration per entry set by the launcher (a stand-in for device events)."""
+
+        def __init__(self):
+            super().__init__("fixed", '{"device": "test"}', "{}")
+            self.pending = []
+            self.current = 0.0
+
+        def start(self):
+            self.pending.append(None)
+
+        def stop(self):
+            self.pending[-1] = self.current
+
+        def collect(self):
+            out, self.pending = self.pending, []
+            return out
+
+    timer = FixedTimer()
+    tuner = _core.FunctionTuner("fixed", "digest", timer=timer, disk_cache=False)
+    durations = [3.0, 1.0, 2.0]
+
+    def run(i):
+        timer.current = durations[i]
+
+    report = tuner.resolve("[1]", ['{"i":0}', '{"i":1}', '{"i":2}'], run)
+    assert report.best == 1
+    assert report.candidates[0].samples == [3.0] * 10
+    assert '"device":"test"' in timer.hardware_json()
+
+
+def test_importing_disttune_imports_neither_torch_nor_triton():
+    code = (
+        "import sys, disttune, disttune.tune, disttune.autotuner\n"
+        "assert 'torch' not in sys.modules and 'triton' not in sys.modules, sorted(sys.modules)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_package_metadata():
+    assert disttune.__version__.count(".") == 2
+    assert issubclass(disttune.CollectiveTimeout, TimeoutError)
