@@ -102,8 +102,10 @@ class OuterRunAbandoned : public std::runtime_error {
 /// own Tuning, one run step (warm-up or timed) per outer run, in the real context; kernels
 /// that finished use their best config; once every kernel seen has finished, one more
 /// outer run uses all best configs, and that run is the last. One run is active per
-/// process at a time. Collectives happen only between outer runs, so every rank must make
-/// the same launches in the same order (is_dist).
+/// process at a time. With is_dist the engine's collectives (digest checks, barriers,
+/// reductions, the agreement on each run) happen between outer runs, plus a one-number
+/// failure vote after each launch that is a tuning step; so every rank must make the same
+/// launches in the same order.
 class ContextualAutotuner {
  public:
   /// Throws std::invalid_argument for an empty name, bad counts, or is_dist without a
@@ -128,7 +130,9 @@ class ContextualAutotuner {
   /// launch, `launch_one(i)`, of the candidate the kernel's tuning for `key` wants now
   /// (warm-up; timed between timer marks; the cached best once done) and returns i.
   /// `candidates` are the canonical JSON texts of the kernel's configs, in order. If
-  /// `launch_one` throws, the candidate is recorded failed and OuterRunAbandoned is thrown.
+  /// `launch_one` throws (on any rank, with is_dist), the candidate is recorded failed and
+  /// OuterRunAbandoned is thrown on every rank at this launch. Throws std::logic_error if
+  /// called outside the run, from another thread, or from inside another launcher.
   std::size_t launch(KernelTuningState& kernel, const std::string& key,
                      const std::vector<std::string>& candidates,
                      const std::function<void(std::size_t)>& launch_one);

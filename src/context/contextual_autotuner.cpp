@@ -105,6 +105,8 @@ struct ContextualAutotuner::State {
   std::vector<std::size_t> timed_launches;         ///< ordinals of this run's timer pairs
   std::optional<std::size_t> failed_launch;        ///< this rank's first failed launch
   std::string failure_reason;
+  std::optional<std::size_t> abandoned_at;         ///< launch where a failure (any rank's) stopped the run
+  std::optional<std::string> disagreement;         ///< found at a launch: the run cannot go on
 
   detail::ContextMaker context_of(const detail::KeyTuning& tuning) const {
     return detail::ContextMaker{tuning.kernel().name(), tuning.key(), timeout};
@@ -116,6 +118,8 @@ struct ContextualAutotuner::State {
     timed_launches.clear();
     failed_launch.reset();
     failure_reason.clear();
+    abandoned_at.reset();
+    disagreement.reset();
     for (auto& slot : slots) {
       slot->launched = false;
       slot->timed_pair.reset();
@@ -126,6 +130,23 @@ struct ContextualAutotuner::State {
     if (failed_launch && *failed_launch <= ordinal) return;
     failed_launch = ordinal;
     failure_reason = std::move(reason);
+  }
+
+  /// With several ranks: whether a rank failed the launch every rank just made, and the
+  /// lowest such rank. Every rank then stops the outer run at this same launch, before
+  /// the collectives the outer function itself would make after it.
+  std::optional<int> vote_on_failure(bool failed_here, std::size_t ordinal) {
+    const detail::Agreed agreed = detail::agree_at_checkpoint(
+        *comm, detail::ContextMaker{function, "", timeout},
+        detail::Position{detail::Checkpoint::launch, failed_here ? std::optional<std::size_t>(ordinal) : std::nullopt,
+                         false, launches.size(), sha256_hex(launch_text)},
+        outer_runs);
+    if (agreed.disagreement) {
+      disagreement = agreed.disagreement;
+      throw RankDisagreement(*agreed.disagreement);
+    }
+    if (!agreed.failed_launch) return std::nullopt;
+    return agreed.failed_rank;
   }
 
   /// Digest check of a tuning new in this run, then the barriers owed before its first run.
@@ -169,7 +190,8 @@ struct ContextualAutotuner::State {
   /// After the outer function returned or threw. Returns true if this run was the final one.
   bool end_outer_run(std::exception_ptr error) {
     const int run = outer_runs - 1;
-    const std::exception_ptr outer_error = failed_launch ? nullptr : error;
+    if (disagreement) throw RankDisagreement(*disagreement);  // the ranks no longer pair up
+    const std::exception_ptr outer_error = abandoned_at ? nullptr : error;
     std::vector<double> samples;
     if (!timed_launches.empty()) {
       try {
@@ -183,11 +205,15 @@ struct ContextualAutotuner::State {
       }
     }
 
-    const detail::ContextMaker run_context{function, "", timeout};
-    const detail::AgreedRun agreed = detail::agree_on_run(
-        *comm, run_context,
-        detail::RunOutcome{failed_launch, outer_error != nullptr, launches.size(), sha256_hex(launch_text)},
+    const detail::Agreed agreed = detail::agree_at_checkpoint(
+        *comm, detail::ContextMaker{function, "", timeout},
+        detail::Position{detail::Checkpoint::run_end, failed_launch, outer_error != nullptr, launches.size(),
+                         sha256_hex(launch_text)},
         run);
+    if (agreed.disagreement) {
+      if (outer_error) std::rethrow_exception(outer_error);
+      throw RankDisagreement(*agreed.disagreement);
+    }
     if (agreed.outer_failed_rank) {
       if (outer_error) std::rethrow_exception(outer_error);
       throw std::runtime_error("disttune: the outer function of '" + function + "' failed on rank " +
@@ -350,7 +376,7 @@ std::size_t ContextualAutotuner::launch(KernelTuningState& kernel, const std::st
     throw std::logic_error("disttune: kernel '" + kernel.name() + "' was launched from inside another "
                            "kernel's launcher during contextual tuning of '" + s.function + "'");
   }
-  if (s.failed_launch) {
+  if (s.abandoned_at) {
     throw OuterRunAbandoned("disttune: outer run of '" + s.function + "' is being abandoned after a failed "
                             "candidate; let this exception propagate");
   }
@@ -403,17 +429,23 @@ std::size_t ContextualAutotuner::launch(KernelTuningState& kernel, const std::st
     slot->timed_pair = s.timed_launches.size();
     s.timed_launches.push_back(ordinal);
   }
+  std::optional<std::string> failure;
   try {
     launch_one(step.candidate);
   } catch (...) {
-    if (timed) s.timer->stop();
-    const std::string reason = describe_exception(std::current_exception());
-    s.note_failure(ordinal, reason);
-    throw OuterRunAbandoned("disttune: kernel '" + kernel.name() + "' " +
-                            slot->tuning->describe_candidate(step.candidate) + " failed: " + reason +
-                            "; the outer run of '" + s.function + "' is abandoned and restarted");
+    failure = describe_exception(std::current_exception());
   }
   if (timed) s.timer->stop();
+  if (failure) s.note_failure(ordinal, *failure);
+  std::optional<int> failed_rank = failure ? std::optional<int>(s.comm->rank()) : std::nullopt;
+  if (s.comm->size() > 1) failed_rank = s.vote_on_failure(failure.has_value(), ordinal);
+  if (failed_rank) {
+    s.abandoned_at = ordinal;
+    throw OuterRunAbandoned("disttune: kernel '" + kernel.name() + "' " +
+                            slot->tuning->describe_candidate(step.candidate) + " failed" +
+                            (failure ? ": " + *failure : " on rank " + std::to_string(*failed_rank)) +
+                            "; the outer run of '" + s.function + "' is abandoned and restarted");
+  }
   return step.candidate;
 }
 

@@ -1,4 +1,4 @@
-// Run agreement: failure ordinal, outer-function failure and a launch digest in one reduce.
+// Run agreement: checkpoint, failure, outer failure and a launch digest in one reduce.
 #include "run_agreement.hpp"
 
 #include <array>
@@ -17,34 +17,41 @@ double digest_bits(const std::string& hex) {
 
 }  // namespace
 
-AgreedRun agree_on_run(Communicator& comm, const ContextMaker& context, const RunOutcome& mine,
-                       int outer_run) {
+Agreed agree_at_checkpoint(Communicator& comm, const ContextMaker& context, const Position& mine,
+                           int outer_run) {
   const double ranks = static_cast<double>(comm.size());
+  const double checkpoint = static_cast<double>(mine.checkpoint);
   const double launches = static_cast<double>(mine.launches);
   const double digest = digest_bits(mine.launch_digest);
   // Each maximum also reduces a negation, which gives the minimum.
-  std::array<double, 6> values{
+  std::array<double, 8> values{
+      checkpoint, -checkpoint,
       mine.failed_launch ? -(static_cast<double>(*mine.failed_launch) * ranks + comm.rank()) : -kNoFailure,
       mine.outer_failed ? comm.rank() + 1.0 : 0.0,
       launches, -launches, digest, -digest};
-  comm.all_reduce_max(values, context("outer run agreement", std::nullopt));
+  const bool at_launch = mine.checkpoint == Checkpoint::launch;
+  comm.all_reduce_max(values, context(at_launch ? "launch failure vote" : "outer run agreement", std::nullopt));
 
-  AgreedRun agreed;
-  if (values[0] > -kNoFailure) {
-    const auto code = static_cast<std::uint64_t>(-values[0]);
+  Agreed agreed;
+  if (values[2] > -kNoFailure) {
+    const auto code = static_cast<std::uint64_t>(-values[2]);
     agreed.failed_launch = static_cast<std::size_t>(code / static_cast<std::uint64_t>(comm.size()));
     agreed.failed_rank = static_cast<int>(code % static_cast<std::uint64_t>(comm.size()));
   }
-  if (values[1] > 0.0) agreed.outer_failed_rank = static_cast<int>(values[1]) - 1;
-  if (!agreed.failed_launch && !agreed.outer_failed_rank &&
-      (values[2] != -values[3] || values[4] != -values[5])) {
-    throw RankDisagreement(
-        "disttune: ranks made different tunable-kernel launches in outer run " +
-        std::to_string(outer_run) + " of '" + context.function + "' (launch counts from " +
-        std::to_string(static_cast<long long>(-values[3])) + " to " +
-        std::to_string(static_cast<long long>(values[2])) +
-        (values[4] != -values[5] ? ", and the kernels, keys or configs launched differ" : "") +
-        "); every rank must run the same kernels with the same keys in the same order");
+  if (values[3] > 0.0) agreed.outer_failed_rank = static_cast<int>(values[3]) - 1;
+  const std::string where = " in outer run " + std::to_string(outer_run) + " of '" + context.function + "'";
+  const std::string rule = "; every rank must run the same kernels with the same keys in the same order";
+  if (values[0] != -values[1]) {
+    agreed.disagreement = "disttune: ranks are at different points" + where +
+                          ": some launched a kernel that is being tuned while others finished the run "
+                          "(launch counts from " + std::to_string(static_cast<long long>(-values[5])) +
+                          " to " + std::to_string(static_cast<long long>(values[4])) + ")" + rule;
+  } else if (!agreed.outer_failed_rank && (values[4] != -values[5] || values[6] != -values[7])) {
+    agreed.disagreement = "disttune: ranks made different tunable-kernel launches" + where +
+                          " (launch counts from " + std::to_string(static_cast<long long>(-values[5])) +
+                          " to " + std::to_string(static_cast<long long>(values[4])) +
+                          (values[6] != -values[7] ? "; the kernels, keys or configs launched differ" : "") +
+                          ")" + rule;
   }
   return agreed;
 }

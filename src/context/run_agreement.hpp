@@ -1,4 +1,4 @@
-// Run agreement: after each outer run, the ranks agree whether it counts, in one all-reduce.
+// Run agreement: at each checkpoint of an outer run the ranks agree, in one all-reduce.
 #pragma once
 
 #include <cstddef>
@@ -10,25 +10,33 @@
 
 namespace disttune::detail {
 
-/// What one outer run was on this rank.
-struct RunOutcome {
-  std::optional<std::size_t> failed_launch;  ///< ordinal of the first launch whose candidate failed
-  bool outer_failed = false;   ///< the outer function threw something that was no candidate failure
-  std::size_t launches = 0;    ///< launches made through the tuner
-  std::string launch_digest;   ///< SHA-256 hex of what each launch was (kernel, key, config, kind)
+/// Where in an outer run the ranks meet: after a launch that is a tuning step (the
+/// failure vote), or after the outer function returned or threw.
+enum class Checkpoint { launch = 1, run_end = 2 };
+
+/// What this rank reports at a checkpoint.
+struct Position {
+  Checkpoint checkpoint = Checkpoint::run_end;
+  std::optional<std::size_t> failed_launch;  ///< ordinal of this rank's failed launch, if any
+  bool outer_failed = false;   ///< run_end: the outer function threw something of its own
+  std::size_t launches = 0;    ///< launches made through the tuner so far in this run
+  std::string launch_digest;   ///< SHA-256 hex of what they were (kernel, key, config, kind)
 };
 
-/// What every rank agrees the outer run was.
-struct AgreedRun {
+/// What every rank learns.
+struct Agreed {
   /// The lowest failed launch ordinal over the ranks, and the lowest rank that failed there.
   std::optional<std::size_t> failed_launch;
   int failed_rank = 0;
   std::optional<int> outer_failed_rank;  ///< a rank whose outer function threw, if any
+  /// Set when the ranks are at different checkpoints or made different launches (unless an
+  /// outer function threw): what differs, for a RankDisagreement on every rank.
+  std::optional<std::string> disagreement;
 };
 
-/// One MAX all-reduce of a few numbers. When no rank failed, throws RankDisagreement on every
-/// rank if the ranks made different launches (count or digest), naming the outer run.
-AgreedRun agree_on_run(Communicator& comm, const ContextMaker& context, const RunOutcome& mine,
-                       int outer_run);
+/// One MAX all-reduce of 8 numbers, the same shape at every checkpoint, so ranks that
+/// diverged still pair their collectives and learn it.
+Agreed agree_at_checkpoint(Communicator& comm, const ContextMaker& context, const Position& mine,
+                           int outer_run);
 
 }  // namespace disttune::detail
