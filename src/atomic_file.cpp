@@ -46,7 +46,9 @@ AtomicFile::AtomicFile(int dir_fd, std::string name) : dir_fd_(dir_fd), name_(st
                           "cannot find a free temporary name for " + name_);
 }
 
-AtomicFile::~AtomicFile() { discard(); }
+AtomicFile::~AtomicFile() {
+  discard();
+}
 
 AtomicFile::AtomicFile(AtomicFile&& other) noexcept
     : dir_fd_(other.dir_fd_),
@@ -72,7 +74,8 @@ void AtomicFile::discard() noexcept {
 }
 
 void AtomicFile::write(std::string_view bytes) {
-  if (!fd_) throw std::system_error(EBADF, std::generic_category(), "write after commit of " + name_);
+  if (!fd_)
+    throw std::system_error(EBADF, std::generic_category(), "write after commit of " + name_);
   while (!bytes.empty()) {
     const ssize_t written = ::write(fd_.get(), bytes.data(), bytes.size());
     if (written < 0) {

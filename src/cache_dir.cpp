@@ -14,7 +14,9 @@ namespace {
 
 constexpr int kOpenDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 
-std::string error_text(int error) { return std::strerror(error); }
+std::string error_text(int error) {
+  return std::strerror(error);
+}
 
 // Why opening `name` (relative to `at`) as a directory failed, in words.
 std::string describe_open_failure(int at, const char* name, int error) {
@@ -30,7 +32,8 @@ std::string describe_open_failure(int at, const char* name, int error) {
 
 void check_directory(int fd, const std::filesystem::path& path) {
   struct stat status {};
-  if (fstat(fd, &status) != 0) throw CacheDirError(path, "cannot be inspected: " + error_text(errno));
+  if (fstat(fd, &status) != 0)
+    throw CacheDirError(path, "cannot be inspected: " + error_text(errno));
   if (!S_ISDIR(status.st_mode)) throw CacheDirError(path, "is not a directory");
   const uid_t me = geteuid();
   if (status.st_uid != me) {

@@ -30,7 +30,7 @@ std::string read_cpu_model() {
     if (line.rfind("model name", 0) != 0) continue;
     const auto colon = line.find(':');
     if (colon == std::string::npos || !trim(line.substr(10, colon - 10)).empty()) continue;
-    const std::string model = trim(line.substr(colon + 1));
+    std::string model = trim(line.substr(colon + 1));
     if (!model.empty()) return model;
   }
   utsname machine{};
@@ -62,11 +62,14 @@ Value merged(Value base, const Value& extra, const char* source) {
 
 }  // namespace
 
-std::string library_version() { return DISTTUNE_VERSION; }
+std::string library_version() {
+  return DISTTUNE_VERSION;
+}
 
 Fingerprint make_fingerprint(const Timer& timer) {
   static const std::string cpu_model = read_cpu_model();
-  const Value host = {{"cpu", {{"model", cpu_model}, {"cores", std::thread::hardware_concurrency()}}}};
+  const Value host = {
+      {"cpu", {{"model", cpu_model}, {"cores", std::thread::hardware_concurrency()}}}};
   const Value software = {{"disttune", library_version()}, {"compiler", compiler()}};
   Fingerprint fingerprint;
   fingerprint.hardware = merged(host, timer.hardware(), "hardware");

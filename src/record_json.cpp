@@ -31,46 +31,48 @@ class Fields {
     if (!object_.is_object()) bad_field(path_.empty() ? "(record)" : path_, "must be an object");
   }
 
-  std::string path(const std::string& name) const { return field_name(path_, name); }
+  [[nodiscard]] std::string path(const std::string& name) const { return field_name(path_, name); }
 
-  const Value& any(const std::string& name) const {
+  [[nodiscard]] const Value& any(const std::string& name) const {
     const auto found = object_.find(name);
     if (found == object_.end()) bad_field(path(name), "is missing");
     return *found;
   }
 
-  std::string string(const std::string& name) const {
+  [[nodiscard]] std::string string(const std::string& name) const {
     const Value& value = any(name);
     if (!value.is_string()) bad_field(path(name), "must be a string");
     return value.get<std::string>();
   }
 
-  bool boolean(const std::string& name) const {
+  [[nodiscard]] bool boolean(const std::string& name) const {
     const Value& value = any(name);
     if (!value.is_boolean()) bad_field(path(name), "must be true or false");
     return value.get<bool>();
   }
 
-  long long integer(const std::string& name, long long low, long long high) const {
+  [[nodiscard]] long long integer(const std::string& name, long long low, long long high) const {
     const Value& value = any(name);
     if (!value.is_number_integer()) bad_field(path(name), "must be an integer");
-    const bool in_range = value.is_number_unsigned()
-                              ? value.get<unsigned long long>() <= static_cast<unsigned long long>(high)
-                              : value.get<long long>() >= low && value.get<long long>() <= high;
+    const bool in_range =
+        value.is_number_unsigned()
+            ? value.get<unsigned long long>() <= static_cast<unsigned long long>(high)
+            : value.get<long long>() >= low && value.get<long long>() <= high;
     if (!in_range) {
-      bad_field(path(name), "must be between " + std::to_string(low) + " and " + std::to_string(high));
+      bad_field(path(name),
+                "must be between " + std::to_string(low) + " and " + std::to_string(high));
     }
     return value.get<long long>();
   }
 
-  const Value& object(const std::string& name) const {
+  [[nodiscard]] const Value& object(const std::string& name) const {
     const Value& value = any(name);
     if (!value.is_object()) bad_field(path(name), "must be an object");
     return value;
   }
 
   // The canonical text of a JSON value (a config).
-  std::string canonical(const std::string& name) const {
+  [[nodiscard]] std::string canonical(const std::string& name) const {
     try {
       return canonical_json(any(name));
     } catch (const std::invalid_argument& error) {
@@ -78,17 +80,19 @@ class Fields {
     }
   }
 
-  const Value& array(const std::string& name) const {
+  [[nodiscard]] const Value& array(const std::string& name) const {
     const Value& value = any(name);
     if (!value.is_array()) bad_field(path(name), "must be an array");
     return value;
   }
 
   // A finite number, or (when `null_as` is given) null read as that value.
-  double number(const std::string& name, std::optional<double> null_as = std::nullopt) const {
+  [[nodiscard]] double number(const std::string& name,
+                              std::optional<double> null_as = std::nullopt) const {
     const Value& value = any(name);
     if (value.is_null() && null_as) return *null_as;
-    if (!value.is_number()) bad_field(path(name), null_as ? "must be a number or null" : "must be a number");
+    if (!value.is_number())
+      bad_field(path(name), null_as ? "must be a number or null" : "must be a number");
     const double number = value.get<double>();
     if (!std::isfinite(number)) bad_field(path(name), "must be finite");
     return number;
@@ -119,7 +123,9 @@ Value parse_config(const std::string& text, std::size_t index) {
 }
 
 // A time for the record: a number if finite, null otherwise (JSON has no infinity).
-Value time_value(double ms) { return std::isfinite(ms) ? Value(ms) : Value(nullptr); }
+Value time_value(double ms) {
+  return std::isfinite(ms) ? Value(ms) : Value(nullptr);
+}
 
 std::string status_of(const CandidateResult& candidate) {
   if (candidate.failed) return "failed";
@@ -168,10 +174,13 @@ CandidateResult candidate_from_json(const Value& json, const std::string& path) 
     candidate.local_ms = fields.number("local_ms", infinity);
     candidate.agreed_ms = fields.number("agreed_ms", infinity);
   } else if (status == "skipped") {
-    if (!fields.any("local_ms").is_null()) bad_field(fields.path("local_ms"), "must be null for a skipped candidate");
-    if (!fields.any("agreed_ms").is_null()) bad_field(fields.path("agreed_ms"), "must be null for a skipped candidate");
+    if (!fields.any("local_ms").is_null())
+      bad_field(fields.path("local_ms"), "must be null for a skipped candidate");
+    if (!fields.any("agreed_ms").is_null())
+      bad_field(fields.path("agreed_ms"), "must be null for a skipped candidate");
   } else {
-    bad_field(fields.path("status"), "must be \"ok\", \"failed\" or \"skipped\", got \"" + status + "\"");
+    bad_field(fields.path("status"),
+              R"(must be "ok", "failed" or "skipped", got ")" + status + "\"");
   }
   return candidate;
 }
@@ -196,12 +205,18 @@ Measurement measurement_from_json(const Value& json) {
 }  // namespace
 
 Value record_to_json(const Record& record) {
-  if (!record.hardware.is_object()) throw std::invalid_argument("disttune: record hardware must be an object");
-  if (!record.deps.is_object()) throw std::invalid_argument("disttune: record deps must be an object");
+  if (!record.hardware.is_object())
+    throw std::invalid_argument("disttune: record hardware must be an object");
+  if (!record.deps.is_object())
+    throw std::invalid_argument("disttune: record deps must be an object");
   if (record.best_index >= record.candidates.size()) {
     throw std::invalid_argument("disttune: record best_index " + std::to_string(record.best_index) +
                                 " is out of range for " + std::to_string(record.candidates.size()) +
                                 " candidates");
+  }
+  if (record.measurement.strategy.empty()) {
+    throw std::invalid_argument(
+        "disttune: record measurement.strategy must name the strategy used");
   }
   if (!is_utc_timestamp(record.created_utc)) {
     throw std::invalid_argument("disttune: record created_utc must be YYYY-MM-DDTHH:MM:SSZ, got '" +
@@ -238,7 +253,8 @@ Value record_to_json(const Record& record) {
 Record record_from_json(const Value& json) {
   const Fields fields(json, "");
   const std::string schema = fields.string("schema");
-  if (schema != kSchemaName) bad_field("schema", "is \"" + schema + "\", expected \"" + kSchemaName + "\"");
+  if (schema != kSchemaName)
+    bad_field("schema", "is \"" + schema + "\", expected \"" + kSchemaName + "\"");
   const long long version = fields.integer("schema_version", 0, std::numeric_limits<int>::max());
   if (version != kRecordSchemaVersion) {
     bad_field("schema_version", "is " + std::to_string(version) + ", this library reads version " +
@@ -259,7 +275,8 @@ Record record_from_json(const Value& json) {
   const Value& candidates = fields.array("candidates");
   if (candidates.empty()) bad_field("candidates", "must not be empty");
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    record.candidates.push_back(candidate_from_json(candidates[i], "candidates[" + std::to_string(i) + "]"));
+    record.candidates.push_back(
+        candidate_from_json(candidates[i], "candidates[" + std::to_string(i) + "]"));
   }
 
   const Fields best(fields.object("best"), "best");
@@ -271,12 +288,14 @@ Record record_from_json(const Value& json) {
                                 ", whose status is not \"ok\"");
   }
   if (best.canonical("config") != chosen.config) {
-    bad_field("best.config", "differs from candidates[" + std::to_string(record.best_index) + "].config");
+    bad_field("best.config",
+              "differs from candidates[" + std::to_string(record.best_index) + "].config");
   }
 
   record.ranks = static_cast<int>(fields.integer("ranks", 1, std::numeric_limits<int>::max()));
   record.created_utc = fields.string("created_utc");
-  if (!is_utc_timestamp(record.created_utc)) bad_field("created_utc", "must be YYYY-MM-DDTHH:MM:SSZ");
+  if (!is_utc_timestamp(record.created_utc))
+    bad_field("created_utc", "must be YYYY-MM-DDTHH:MM:SSZ");
   return record;
 }
 

@@ -35,7 +35,9 @@ constexpr const char* kRootVariable = "TRITON_DIST_AUTOTUNE_CACHE_DIR";
 // A record larger than this is not one we wrote; it is treated as bad, not read.
 constexpr off_t kMaxRecordBytes = 64LL << 20;
 
-std::string error_text(int error) { return std::strerror(error); }
+std::string error_text(int error) {
+  return std::strerror(error);
+}
 
 bool is_safe_directory_name(const std::string& name) {
   if (name.empty() || name.size() > 255 || name.front() == '.') return false;
@@ -101,7 +103,8 @@ void keep_previous(int dir_fd, const std::string& file) {
     if (errno == EEXIST) continue;
     const bool no_hard_links = errno == EPERM || errno == EOPNOTSUPP || errno == EMLINK;
     if (!no_hard_links || !S_ISREG(status.st_mode)) {
-      throw std::system_error(errno, std::generic_category(), "cannot keep " + file + " as " + backup);
+      throw std::system_error(errno, std::generic_category(),
+                              "cannot keep " + file + " as " + backup);
     }
     copy_file(dir_fd, file, backup);
     return;
@@ -177,7 +180,8 @@ fs::path default_cache_root() {
   if (const passwd* user = getpwuid(geteuid()); user != nullptr && user->pw_dir != nullptr) {
     return fs::path(user->pw_dir) / ".triton_dist" / "autotune";
   }
-  throw std::runtime_error(std::string("disttune: no cache root: set ") + kRootVariable + " or HOME");
+  throw std::runtime_error(std::string("disttune: no cache root: set ") + kRootVariable +
+                           " or HOME");
 }
 
 DiskStore::DiskStore(fs::path root) : root_(std::move(root)) {}
@@ -199,7 +203,8 @@ namespace {
 
 // The function directory under `root`, checked; nullopt if absent (and !create) or
 // refused, which is warned about once per directory.
-std::optional<CacheDir> open_function_dir(const fs::path& root, const std::string& name, bool create) {
+std::optional<CacheDir> open_function_dir(const fs::path& root, const std::string& name,
+                                          bool create) {
   try {
     auto root_dir = CacheDir::open(root, create);
     if (!root_dir) return std::nullopt;
@@ -227,11 +232,13 @@ std::optional<Record> DiskStore::load(const RecordId& id) const {
   const fs::path path = dir->path() / file;
 
   struct stat seen {};
-  UniqueFd fd(openat(dir->fd(), file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  UniqueFd fd(
+      openat(dir->fd(), file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (!fd) {
     const int error = errno;
     if (error == ENOENT) return std::nullopt;
-    if (fstatat(dir->fd(), file.c_str(), &seen, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(seen.st_mode)) {
+    if (fstatat(dir->fd(), file.c_str(), &seen, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISLNK(seen.st_mode)) {
       set_aside(*dir, file, seen, "it is a symbolic link (never followed)");
     } else {
       detail::warn_once("unreadable record " + path.string(),

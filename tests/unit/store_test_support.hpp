@@ -23,7 +23,8 @@ namespace disttune::testing {
 class TempDir {
  public:
   TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "disttune-test-XXXXXX").string();
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "disttune-test-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
     path_ = pattern;
   }
@@ -74,6 +75,7 @@ inline Record sample_record(const std::string& function_name = "scale",
   record.hardware = {{"cpu", {{"model", "Test CPU"}, {"cores", 8}}}};
   record.deps = {{"disttune", "0.1.0"}, {"compiler", "gcc 12.2.0"}};
   record.measurement.statistic = Statistic::mean;
+  record.measurement.strategy = "exhaustive";
   record.measurement.flush_l2 = true;
   CandidateResult ok;
   ok.config = R"({"block":128,"ratio":0.25})";

@@ -1,6 +1,4 @@
 // Tests of fingerprints: host facts, the timer's facts merged in, stable digests.
-#include "disttune/fingerprint.hpp"
-
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -8,6 +6,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "disttune/fingerprint.hpp"
 #include "disttune/timer.hpp"
 
 namespace disttune {
@@ -16,7 +15,8 @@ namespace {
 // A timer that only reports device facts; it never times anything here.
 class DeviceFactsTimer final : public Timer {
  public:
-  DeviceFactsTimer(Value hardware, Value deps) : hardware_(std::move(hardware)), deps_(std::move(deps)) {}
+  DeviceFactsTimer(Value hardware, Value deps)
+      : hardware_(std::move(hardware)), deps_(std::move(deps)) {}
   void start() override {}
   void stop() override {}
   std::vector<double> collect() override { return {}; }

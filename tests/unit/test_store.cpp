@@ -1,6 +1,4 @@
 // Tests of the disk store: record format, atomic writes, and every refusal rule.
-#include "disttune/store.hpp"
-
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +12,7 @@
 
 #include "atomic_file.hpp"
 #include "cache_dir.hpp"
+#include "disttune/store.hpp"
 #include "store_test_support.hpp"
 
 namespace disttune {
@@ -115,6 +114,9 @@ TEST(RecordJson, RejectsRecordsItCannotWrite) {
   Record nan_sample = sample_record();
   nan_sample.candidates[0].samples.push_back(std::nan(""));
   EXPECT_THROW(record_to_json(nan_sample), std::invalid_argument);
+  Record no_strategy = sample_record();
+  no_strategy.measurement.strategy.clear();
+  EXPECT_THROW(record_to_json(no_strategy), std::invalid_argument);
   Record not_json = sample_record();
   not_json.candidates[2].config = "{block";
   EXPECT_THROW(record_to_json(not_json), std::invalid_argument);
@@ -159,6 +161,8 @@ INSTANTIATE_TEST_SUITE_P(
                  "measurement.timed_runs"},
         BadField{"UnknownStatistic", [](Value& j) { j["measurement"]["statistic"] = "p90"; },
                  "measurement.statistic"},
+        BadField{"EmptyStrategy", [](Value& j) { j["measurement"]["strategy"] = ""; },
+                 "measurement.strategy"},
         BadField{"FlushNotBool", [](Value& j) { j["measurement"]["flush_l2"] = 1; },
                  "measurement.flush_l2"},
         BadField{"NoCandidates", [](Value& j) { j["candidates"] = Value::array(); }, "candidates"},
@@ -177,11 +181,16 @@ INSTANTIATE_TEST_SUITE_P(
                    j["best"] = {{"index", 1}, {"config", j["candidates"][1]["config"]}};
                  },
                  "best.index"},
-        BadField{"BestConfigDiffers", [](Value& j) { j["best"]["config"] = {{"block", 64}}; },
+        BadField{"BestConfigDiffers",
+                 [](Value& j) {
+                   j["best"]["config"] = {{"block", 64}};
+                 },
                  "best.config"},
         BadField{"BadTimestamp", [](Value& j) { j["created_utc"] = "2026-11-29 09:30"; },
                  "created_utc"}),
-    [](const ::testing::TestParamInfo<BadField>& param_info) { return std::string(param_info.param.name); });
+    [](const ::testing::TestParamInfo<BadField>& param_info) {
+      return std::string(param_info.param.name);
+    });
 
 TEST(RecordId, FileIdIsTheDigestOfItsParts) {
   const RecordId id{"scale", "f1", "h1", R"({"n":1})"};
@@ -291,8 +300,8 @@ TEST_F(DiskStoreTest, SaveStampsTimeAndVersionWhenLeftEmpty) {
   ASSERT_TRUE(store_.save(record).has_value());
   const auto loaded = store_.load(record.id);
   ASSERT_TRUE(loaded.has_value());
-  EXPECT_TRUE(std::regex_match(loaded->created_utc,
-                               std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
+  EXPECT_TRUE(
+      std::regex_match(loaded->created_utc, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
   EXPECT_EQ(loaded->library_version, "0.1.0");
 }
 
@@ -371,7 +380,9 @@ TEST_P(DiskStoreBadRecord, IsAMissWarnedOnceAndMovedAside) {
   EXPECT_TRUE(store_.load(record.id).has_value());
 }
 
-std::string dumped(const Value& json) { return json.dump(2); }
+std::string dumped(const Value& json) {
+  return json.dump(2);
+}
 
 INSTANTIATE_TEST_SUITE_P(
     Kinds, DiskStoreBadRecord,
@@ -382,7 +393,13 @@ INSTANTIATE_TEST_SUITE_P(
                     const std::string text = dumped(record_to_json(r));
                     return text.substr(0, text.size() / 2);
                   }},
-        BadRecord{"Garbage", [](const Record&) { return std::string("\x7f" "ELF\x02\x01\x01 garbage", 18); }},
+        BadRecord{"Garbage",
+                  [](const Record&) {
+                    return std::string(
+                        "\x7f"
+                        "ELF\x02\x01\x01 garbage",
+                        18);
+                  }},
         BadRecord{"Pickle", [](const Record&) { return std::string("\x80\x04\x95\x10\x00", 5); }},
         BadRecord{"WrongSchema",
                   [](const Record& r) {
@@ -426,7 +443,9 @@ INSTANTIATE_TEST_SUITE_P(
                     other.id.function_digest = std::string(64, '1');
                     return dumped(record_to_json(other));
                   }}),
-    [](const ::testing::TestParamInfo<BadRecord>& param_info) { return std::string(param_info.param.name); });
+    [](const ::testing::TestParamInfo<BadRecord>& param_info) {
+      return std::string(param_info.param.name);
+    });
 
 TEST_F(DiskStoreTest, SymlinkedRecordIsNeverFollowed) {
   const Record record = sample_record();
@@ -474,8 +493,9 @@ TEST_F(DiskStoreTest, OnlyTheHexNameIsRead) {
   std::string upper = id;
   for (char& c : upper) c = static_cast<char>(std::toupper(c));
   const std::string text = record_to_json(record).dump();
-  const std::vector<std::string> near_names = {upper + ".json", id + ".JSON", id + ".json.bak",
-                                               id, "." + id + ".json", id + ".json.tmp-abc"};
+  const std::vector<std::string> near_names = {upper + ".json",    id + ".JSON",
+                                               id + ".json.bak",   id,
+                                               "." + id + ".json", id + ".json.tmp-abc"};
   for (const auto& name : near_names) write_file(root() / "scale" / name, text);
   ::testing::internal::CaptureStderr();
   EXPECT_FALSE(store_.load(record.id).has_value());

@@ -63,7 +63,8 @@ TEST(StoreConcurrency, EightProcessesSaveOneKeyAtOnce) {
       const std::string err = (temp.path() / ("writer-" + std::to_string(i) + ".err")).string();
       const int out_fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
       const int err_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      if (out_fd < 0 || err_fd < 0 || dup2(start[0], 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) {
+      if (out_fd < 0 || err_fd < 0 || dup2(start[0], 0) < 0 || dup2(out_fd, 1) < 0 ||
+          dup2(err_fd, 2) < 0) {
         _exit(3);
       }
       close(start[1]);
@@ -80,7 +81,8 @@ TEST(StoreConcurrency, EightProcessesSaveOneKeyAtOnce) {
     int status = 0;
     ASSERT_EQ(waitpid(writers[i], &status, 0), writers[i]);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        << "writer " << i << ": " << read_file(temp.path() / ("writer-" + std::to_string(i) + ".err"));
+        << "writer " << i << ": "
+        << read_file(temp.path() / ("writer-" + std::to_string(i) + ".err"));
   }
 
   const Record expected = sample_record();
@@ -95,7 +97,8 @@ TEST(StoreConcurrency, EightProcessesSaveOneKeyAtOnce) {
   digests << "file_id " << expected.id.file_id() << "\nhardware_digest "
           << make_fingerprint(CpuTimer()).hardware_digest() << "\n";
   for (int i = 0; i < kWriters; ++i) {
-    EXPECT_EQ(read_file(temp.path() / ("writer-" + std::to_string(i) + ".out")), digests.str()) << i;
+    EXPECT_EQ(read_file(temp.path() / ("writer-" + std::to_string(i) + ".out")), digests.str())
+        << i;
     EXPECT_EQ(read_file(temp.path() / ("writer-" + std::to_string(i) + ".err")), "") << i;
   }
 }
