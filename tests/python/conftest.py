@@ -1,6 +1,17 @@
 """Shared fixtures of the Python tests: a private disk cache and log directory per test."""
 
+import os
+
 import pytest
+import torch
+
+if not torch.cuda.is_available():
+    # Without a GPU, Triton kernels run in Triton's interpreter (set before Triton is imported).
+    os.environ.setdefault("TRITON_INTERPRET", "1")
+    if not hasattr(torch.Tensor, "untyped_storage"):
+        # Triton's interpreter reads untyped_storage() (torch >= 2.0); Debian's torch 1.13
+        # names the same storage view storage().
+        torch.Tensor.untyped_storage = lambda self: self.storage()
 
 
 @pytest.fixture(autouse=True)

@@ -209,7 +209,8 @@ def test_function_without_source_falls_back_with_a_warning():
         warnings.simplefilter("always")
         launch = autotune(config_space=SPACE, key_fn=key_fn)(namespace["launch"])
     assert any("no source" in str(w.message) for w in caught)
-    assert launch(1) == "fast"
+    assert launch(1) in {"slow", "fast", "middle"}
+    assert launch.last_report.source == "tuned"
 
 
 def test_source_change_gives_a_new_digest():

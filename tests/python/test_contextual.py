@@ -1,0 +1,116 @@
+"""contextual_autotune driving real triton.autotune kernels (Triton's interpreter on CPU)."""
+
+import pytest
+import torch
+
+triton = pytest.importorskip("triton")
+
+from disttune import _core  # noqa: E402
+from disttune.autotuner import contextual_autotune  # noqa: E402
+
+from kernels import BLOCK, increment_kernel, scale_kernel, sum_kernel  # noqa: E402
+
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+@pytest.fixture(autouse=True)
+def fresh_kernels():
+    for kernel in (scale_kernel, sum_kernel, increment_kernel):
+        kernel.cache.clear()
+        kernel.best_config = None
+        if hasattr(kernel, "_disttune_state"):
+            kernel._disttune_state.clear()
+
+
+def test_the_spec_example():
+    calls = []
+
+    @contextual_autotune(is_dist=False, n_repeat=3, n_warmup=2)
+    def run_scale(x, alpha):
+        calls.append(1)
+        y = torch.empty_like(x)
+        grid = (triton.cdiv(x.numel(), BLOCK),)
+        scale_kernel[grid](x, y, alpha, x.numel())
+        return y
+
+    x = torch.randn(1 << 10, device=DEVICE, dtype=torch.float32)
+    y = run_scale(x, 3.0)
+    torch.testing.assert_close(y, 3.0 * x, atol=1e-5, rtol=1e-4)
+    assert scale_kernel.best_config is not None
+    assert scale_kernel.best_config in scale_kernel.configs
+    assert list(scale_kernel.cache.values()) == [scale_kernel.best_config]
+    # 2 configs x (2 warm-up + 3 timed) launches, one per outer run, then the final run.
+    assert len(calls) == run_scale.last_tuner.outer_runs == 2 * (2 + 3) + 1
+    choice = scale_kernel._disttune_state.last_choice()
+    assert len(choice.candidates) == 2 and all(len(c.samples) == 3 for c in choice.candidates)
+
+    calls.clear()
+    torch.testing.assert_close(run_scale(x, 2.0), 2.0 * x)
+    assert len(calls) == 1  # the key is cached: no tuning
+
+    # Outside a contextual call the hook is inert: Triton's own run uses the cached choice.
+    y = torch.empty_like(x)
+    scale_kernel[(triton.cdiv(x.numel(), BLOCK),)](x, y, 4.0, x.numel())
+    torch.testing.assert_close(y, 4.0 * x)
+
+
+def test_two_kernels_prune_and_reset_to_zero():
+    @contextual_autotune(n_repeat=2, n_warmup=1)
+    def scale_then_sum(x, alpha):
+        y = torch.empty_like(x)
+        scale_kernel[(triton.cdiv(x.numel(), BLOCK),)](x, y, alpha, x.numel())
+        out = torch.zeros(1, device=x.device, dtype=x.dtype)
+        sum_kernel[lambda meta: (triton.cdiv(x.numel(), meta["BLOCK"]),)](y, out, x.numel())
+        return out
+
+    x = torch.ones(1000, device=DEVICE)
+    out = scale_then_sum(x, 2.0)
+    assert out.item() == pytest.approx(2000.0)
+    assert scale_kernel.best_config is not None and sum_kernel.best_config is not None
+    assert sum_kernel.best_config.kwargs["BLOCK"] <= 128  # prune_configs_by honoured
+    assert len(sum_kernel._disttune_state.last_choice().candidates) == 3
+
+
+def test_restore_value_undoes_tuning_launches_only():
+    @contextual_autotune(n_repeat=2, n_warmup=1)
+    def increment(x):
+        increment_kernel[lambda meta: (triton.cdiv(x.numel(), meta["BLOCK"]),)](x, x.numel())
+
+    x = torch.zeros(100, device=DEVICE)
+    increment(x)
+    # Every tuning launch was restored; the final run's launch stays.
+    torch.testing.assert_close(x, torch.ones(100, device=DEVICE))
+
+
+def test_nesting_is_an_error():
+    @contextual_autotune()
+    def inner(x):
+        return x
+
+    @contextual_autotune()
+    def outer(x):
+        return inner(x)
+
+    with pytest.raises(_core.ContextualRunActive, match="one active"):
+        outer(torch.ones(1))
+    # The refused call changed nothing: both can run afterwards.
+    assert inner(3) == 3
+
+
+def test_bad_settings_are_errors():
+    with pytest.raises(ValueError):
+        contextual_autotune(n_repeat=0)(lambda x: x)
+    with pytest.raises(RuntimeError, match="is_dist"):
+        contextual_autotune(is_dist=True)(lambda x: x)(1)
+
+
+def test_log_file_per_rank(tmp_path):
+    @contextual_autotune(n_repeat=1, n_warmup=1, log_dir=str(tmp_path / "logs"))
+    def run_scale(x):
+        y = torch.empty_like(x)
+        scale_kernel[(triton.cdiv(x.numel(), BLOCK),)](x, y, 1.0, x.numel())
+        return y
+
+    run_scale(torch.ones(64, device=DEVICE))
+    assert (tmp_path / "logs" / "rank-0.log").read_text()
+    assert run_scale.last_tuner.log_path == tmp_path / "logs" / "rank-0.log"

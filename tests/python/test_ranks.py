@@ -1,0 +1,89 @@
+"""A real two-process torch.distributed (gloo) group: ranks agree on MAX times and on errors."""
+
+import os
+import socket
+import time
+
+import pytest
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+from disttune import RankDisagreement
+from disttune.tune import autotune
+
+# Per-rank run times (ms): rank 0 alone would pick "a"; the MAX over ranks picks "b".
+SPEEDS = [{"a": 0.3, "b": 1.5}, {"a": 3.0, "b": 1.5}]
+
+
+def _spin(ms):
+    end = time.perf_counter() + ms / 1000.0
+    while time.perf_counter() < end:
+        pass
+
+
+def _worker(rank, world, port, cache, results):
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), TRITON_DIST_AUTOTUNE_CACHE_DIR=cache)
+    dist.init_process_group("gloo", rank=rank, world_size=world)
+    space = [{"tag": "a"}, {"tag": "b"}]
+    outcome = {}
+    try:
+
+        @autotune(config_space=space, key_fn=lambda x: x)
+        def on_default_group(x, tag):
+            _spin(SPEEDS[rank][tag])
+            return tag
+
+        outcome["default"] = on_default_group(1)
+        outcome["agreed"] = [c.agreed_ms for c in on_default_group.last_report.candidates]
+        outcome["record"] = on_default_group.last_report.record_path is not None
+
+        group = dist.new_group([0, 1])
+
+        @autotune(config_space=space, key_fn=lambda x: x)
+        def on_given_group(x, tag):
+            _spin(SPEEDS[rank][tag])
+            return tag
+
+        outcome["given"] = on_given_group(1, autotune_pg=group)
+
+        @autotune(config_space=space, key_fn=lambda x: x)
+        def with_different_keys(x, tag):
+            return tag
+
+        try:
+            with_different_keys(10 + rank, autotune_pg=group)
+            outcome["disagreement"] = None
+        except RankDisagreement as error:
+            outcome["disagreement"] = str(error)
+    finally:
+        results.put((rank, outcome))
+        dist.destroy_process_group()
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.skipif(not dist.is_available(), reason="torch.distributed is not built in this torch")
+def test_two_gloo_ranks_agree(tmp_path):
+    context = mp.get_context("spawn")
+    results = context.Queue()
+    cache = str(tmp_path / "shared-cache")
+    port = _free_port()
+    processes = [context.Process(target=_worker, args=(rank, 2, port, cache, results)) for rank in range(2)]
+    for process in processes:
+        process.start()
+    outcomes = dict(results.get(timeout=120) for _ in processes)
+    for process in processes:
+        process.join(timeout=60)
+        assert process.exitcode == 0
+    for rank in range(2):
+        assert outcomes[rank]["default"] == "b", outcomes
+        assert outcomes[rank]["given"] == "b", outcomes
+        assert outcomes[rank]["agreed"] == outcomes[0]["agreed"]  # the same MAX on both ranks
+        assert outcomes[rank]["disagreement"] and "key" in outcomes[rank]["disagreement"].lower()
+    assert outcomes[0]["agreed"][0] >= 2.5  # "a" took rank 1's time
+    assert outcomes[0]["record"] and not outcomes[1]["record"]  # one writer per node
