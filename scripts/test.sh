@@ -6,3 +6,5 @@ preset="${DISTTUNE_PRESET:-dev}"
 bash scripts/setup.sh
 bash scripts/build.sh "$preset"
 ctest --preset "$preset" -j "$(nproc)"
+bash scripts/python_setup.sh
+.venv/bin/python -m pytest tests/python -q
