@@ -128,6 +128,10 @@ struct BadField {
   const char* field;  // must appear in the error
 };
 
+void PrintTo(const BadField& bad, std::ostream* out) {
+  *out << bad.name;
+}
+
 class RecordFromJsonBad : public ::testing::TestWithParam<BadField> {};
 
 TEST_P(RecordFromJsonBad, NamesTheField) {
@@ -349,11 +353,43 @@ TEST_F(DiskStoreTest, ReplacingARecordKeepsTheOldOne) {
   EXPECT_EQ(entries(root() / "scale").size(), 3u);  // the record and two kept ones, no temp files
 }
 
+// tests/unit/data/record_schema1.json was written outside this build (by Python's json
+// module, byte-identical to the store's output), with its name computed there too.
+TEST_F(DiskStoreTest, ReadsARecordWrittenByAnotherBuild) {
+  const std::string golden =
+      read_file(fs::path(__FILE__).parent_path() / "data" / "record_schema1.json");
+  ASSERT_FALSE(golden.empty());
+  const RecordId id{"scale", "1c78b4f6057af754c6812b6b370d6702a17edf4089bb04fecc74ac8fcbb76c1d",
+                    "1616e1b1a455c54dc62ff2de6441ca92e130439c9733799e46114bd3b0029312",
+                    R"({"n":1048576})"};
+  EXPECT_EQ(id.file_id(), "ebbd6d07b34157477a1d8eb100b1c978cb2a1d35033d912ea06ff4bcaaadeee9");
+  ASSERT_TRUE(store_.usable_function_dir("scale").has_value());
+  write_file(store_.record_path(id), golden);
+
+  const auto record = store_.load(id);
+  ASSERT_TRUE(record.has_value());
+  EXPECT_EQ(digest(record->hardware), id.hardware_digest);
+  EXPECT_EQ(record->best_index, 1u);
+  EXPECT_EQ(record->candidates[1].config, R"({"block":4096,"threads":4})");
+  EXPECT_EQ(record->candidates[1].samples.size(), 10u);
+  EXPECT_EQ(record->candidates[1].agreed_ms, 0.301);
+  EXPECT_TRUE(record->candidates[2].failed);
+  EXPECT_TRUE(std::isinf(record->candidates[2].agreed_ms));
+  EXPECT_EQ(record->measurement.statistic, Statistic::median);
+  EXPECT_EQ(record->created_utc, "2026-11-29T09:30:00Z");
+  // This build writes the same bytes back.
+  EXPECT_EQ(record_to_json(*record).dump(2) + "\n", golden);
+}
+
 // A file at the record's name that is not a usable record of it.
 struct BadRecord {
   const char* name;
   std::function<std::string(const Record&)> content;
 };
+
+void PrintTo(const BadRecord& bad, std::ostream* out) {
+  *out << bad.name;
+}
 
 class DiskStoreBadRecord : public DiskStoreTest, public ::testing::WithParamInterface<BadRecord> {};
 
