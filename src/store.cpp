@@ -164,6 +164,22 @@ void set_aside(const CacheDir& dir, const std::string& file, const struct stat& 
                                                        reason + " (" + outcome + "); it is a miss");
 }
 
+// The function directory under `root`, checked; nullopt if absent (and !create) or
+// refused, which is warned about once per directory.
+std::optional<CacheDir> open_function_dir(const fs::path& root, const std::string& name,
+                                          bool create) {
+  try {
+    auto root_dir = CacheDir::open(root, create);
+    if (!root_dir) return std::nullopt;
+    return root_dir->open_child(name, create);
+  } catch (const CacheDirError& error) {
+    detail::warn_once("refused directory " + error.path().string(),
+                      std::string("not using cache directory ") + error.what() +
+                          "; tuning results stay in memory");
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 std::string RecordId::file_id() const {
@@ -198,26 +214,6 @@ fs::path DiskStore::function_dir(const std::string& function_name) const {
 fs::path DiskStore::record_path(const RecordId& id) const {
   return function_dir(id.function_name) / (id.file_id() + ".json");
 }
-
-namespace {
-
-// The function directory under `root`, checked; nullopt if absent (and !create) or
-// refused, which is warned about once per directory.
-std::optional<CacheDir> open_function_dir(const fs::path& root, const std::string& name,
-                                          bool create) {
-  try {
-    auto root_dir = CacheDir::open(root, create);
-    if (!root_dir) return std::nullopt;
-    return root_dir->open_child(name, create);
-  } catch (const CacheDirError& error) {
-    detail::warn_once("refused directory " + error.path().string(),
-                      std::string("not using cache directory ") + error.what() +
-                          "; tuning results stay in memory");
-    return std::nullopt;
-  }
-}
-
-}  // namespace
 
 std::optional<fs::path> DiskStore::usable_function_dir(const std::string& function_name) const {
   const fs::path path = function_dir(function_name);
