@@ -1,0 +1,188 @@
+// The spec's contextual method in CUDA C++: an outer function with two tunable kernels that
+// share device buffers (y = alpha * x, then sum(y * y)), tuned inside its real calls with
+// device events on the outer function's stream. One reduce config cannot launch (too many
+// threads per block): it is recorded failed and the outer run is restarted without it.
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "disttune/context.hpp"
+#include "disttune/cuda.hpp"
+
+namespace {
+
+void check_cuda(cudaError_t error, const char* call) {
+  if (error != cudaSuccess) throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(error));
+}
+
+/// A launch shape: threads per block and elements per thread.
+struct Shape {
+  int threads = 0;
+  int items = 0;
+};
+disttune::Value describe(const Shape& s) { return {{"threads", s.threads}, {"items", s.items}}; }
+
+std::vector<Shape> shapes(std::initializer_list<int> threads, std::initializer_list<int> items) {
+  std::vector<Shape> space;
+  for (int t : threads) {
+    for (int i : items) space.push_back({t, i});
+  }
+  return space;
+}
+
+int blocks_for(const Shape& s, int n) {
+  const long long per_block = static_cast<long long>(s.threads) * s.items;
+  return static_cast<int>((n + per_block - 1) / per_block);
+}
+
+/// Each block covers threads * items consecutive elements, each thread every threads-th one.
+__global__ void scale_kernel(const float* x, float* y, float alpha, int n, int items) {
+  const long long base = static_cast<long long>(blockIdx.x) * blockDim.x * items + threadIdx.x;
+  for (int k = 0; k < items; ++k) {
+    const long long i = base + static_cast<long long>(k) * blockDim.x;
+    if (i < n) y[i] = alpha * x[i];
+  }
+}
+
+/// Adds sum(y * y) over the block's elements to *sum: one atomic per warp.
+__global__ void sum_squares_kernel(const float* y, float* sum, int n, int items) {
+  const long long base = static_cast<long long>(blockIdx.x) * blockDim.x * items + threadIdx.x;
+  float local = 0.0f;
+  for (int k = 0; k < items; ++k) {
+    const long long i = base + static_cast<long long>(k) * blockDim.x;
+    if (i < n) local += y[i] * y[i];
+  }
+  for (int offset = 16; offset > 0; offset /= 2) local += __shfl_down_sync(0xffffffffu, local, offset);
+  if ((threadIdx.x & 31) == 0) atomicAdd(sum, local);
+}
+
+using Scale = disttune::TunableKernel<Shape, int, void(const float*, float*, float, int)>;
+using SumSquares = disttune::TunableKernel<Shape, int, void(const float*, float*, int)>;
+
+Scale make_scale(cudaStream_t stream) {
+  Scale::Spec spec;
+  spec.name = "scale";
+  spec.configs = shapes({128, 256, 512}, {1, 4});
+  spec.key = [](const float* const&, float* const&, const float&, const int& n) { return n; };
+  spec.launch = [stream](const Shape& s, const float* x, float* y, float alpha, int n) {
+    scale_kernel<<<blocks_for(s, n), s.threads, 0, stream>>>(x, y, alpha, n, s.items);
+    check_cuda(cudaGetLastError(), "scale_kernel launch");
+  };
+  return Scale(std::move(spec));
+}
+
+SumSquares make_sum_squares(cudaStream_t stream) {
+  SumSquares::Spec spec;
+  spec.name = "sum_squares";
+  // 2048 threads per block exceed every device's limit: those launches fail.
+  spec.configs = shapes({256, 1024, 2048}, {2, 8});
+  spec.key = [](const float* const&, float* const&, const int& n) { return n; };
+  spec.launch = [stream](const Shape& s, const float* y, float* sum, int n) {
+    sum_squares_kernel<<<blocks_for(s, n), s.threads, 0, stream>>>(y, sum, n, s.items);
+    check_cuda(cudaGetLastError(), "sum_squares_kernel launch");
+  };
+  return SumSquares(std::move(spec));
+}
+
+struct DeviceFree {
+  void operator()(float* pointer) const { cudaFree(pointer); }
+};
+using DeviceFloats = std::unique_ptr<float, DeviceFree>;
+
+DeviceFloats device_floats(std::size_t count) {
+  float* pointer = nullptr;
+  check_cuda(cudaMalloc(&pointer, count * sizeof(float)), "cudaMalloc");
+  return DeviceFloats(pointer);
+}
+
+template <class Kernel>
+void print_choice(const Kernel& kernel) {
+  const disttune::KernelChoice tuned = *kernel.last_tuning();
+  std::printf("%s, key %s:\n", kernel.spec().name.c_str(), tuned.key.c_str());
+  for (std::size_t i = 0; i < tuned.candidates.size(); ++i) {
+    const disttune::CandidateResult& c = tuned.candidates[i];
+    const std::string outcome = c.failed ? "failed: " + c.error : std::to_string(c.agreed_ms * 1000.0) + " us";
+    std::printf("  %s [%zu] %-26s %s\n", i == tuned.best ? "*" : " ", i, c.config.c_str(), outcome.c_str());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (auto reason = disttune::cuda_unavailable_reason()) {
+    std::fprintf(stderr, "contextual_cuda needs a CUDA device: %s\n", reason->c_str());
+    return 1;
+  }
+  try {
+    const int n = argc > 1 ? std::stoi(argv[1]) : (1 << 24);
+    std::vector<float> x(static_cast<std::size_t>(n));
+    std::mt19937 random(1234);
+    std::normal_distribution<float> normal;
+    for (float& v : x) v = normal(random);
+    DeviceFloats device_x = device_floats(x.size());
+    DeviceFloats device_y = device_floats(x.size());
+    DeviceFloats device_sum = device_floats(1);
+    check_cuda(cudaMemcpy(device_x.get(), x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice),
+               "cudaMemcpy");
+    cudaStream_t stream = nullptr;
+    check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+
+    Scale scale = make_scale(stream);
+    SumSquares sum_squares = make_sum_squares(stream);
+    disttune::ContextOptions options;  // is_dist=false, n_warmup=3, n_repeat=5
+    options.timer = std::make_shared<disttune::CudaTimer>(
+        disttune::CudaTimerOptions{.stream = stream, .flush_l2 = true});
+    options.flush_l2 = true;
+    // The outer function: zero the sum, scale, reduce the shared buffer, read the result.
+    auto scaled_sum_squares = disttune::make_contextual(
+        "scaled_sum_squares",
+        [&](float alpha) {
+          check_cuda(cudaMemsetAsync(device_sum.get(), 0, sizeof(float), stream), "cudaMemsetAsync");
+          scale(device_x.get(), device_y.get(), alpha, n);
+          sum_squares(device_y.get(), device_sum.get(), n);
+          float sum = 0.0f;
+          check_cuda(cudaMemcpyAsync(&sum, device_sum.get(), sizeof(float), cudaMemcpyDeviceToHost, stream),
+                     "cudaMemcpyAsync");
+          check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+          return sum;
+        },
+        options);
+
+    const float alpha = 2.5f;
+    const float sum = scaled_sum_squares(alpha);
+    double reference = 0.0;
+    for (float v : x) reference += double(alpha * v) * double(alpha * v);
+    if (!(std::fabs(sum - reference) <= 1e-3 * reference)) {
+      throw std::runtime_error("wrong sum " + std::to_string(sum) + ", expected " + std::to_string(reference));
+    }
+    std::printf("scaled_sum_squares: %d floats, %d outer runs, result checked (%.1f)\n", n,
+                scaled_sum_squares.tuner().outer_runs(), sum);
+    print_choice(scale);
+    print_choice(sum_squares);
+    const disttune::KernelChoice reduce_tuning = *sum_squares.last_tuning();
+    if (!reduce_tuning.candidates[4].failed || !reduce_tuning.candidates[5].failed) {
+      throw std::runtime_error("the 2048-thread reduce configs should have failed to launch");
+    }
+
+    const float again = scaled_sum_squares(alpha);  // same key: cached choices, one run
+    if (scaled_sum_squares.tuner().outer_runs() != 1) {
+      throw std::runtime_error("expected one outer run with cached choices");
+    }
+    if (!(std::fabs(again - reference) <= 1e-3 * reference)) {
+      throw std::runtime_error("wrong sum on the second call: " + std::to_string(again));
+    }
+    std::printf("second call: %d outer run (cached choices)\nlog: %s\n",
+                scaled_sum_squares.tuner().outer_runs(), scaled_sum_squares.tuner().log_path().c_str());
+    check_cuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
+    return 0;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "contextual_cuda failed: %s\n", error.what());
+    return 1;
+  }
+}
