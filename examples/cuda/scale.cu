@@ -70,7 +70,7 @@ using Scale = disttune::Autotuned<ScaleConfig, std::tuple<int, std::string>,
 
 Scale make_scale(cudaStream_t stream) {
   Scale::Spec spec;
-  spec.identity = DISTTUNE_FUNCTION("scale_cuda");
+  spec.identity = DISTTUNE_FUNCTION("scale");
   spec.configs = config_space();
   // The key: the input's layout; alpha does not change which config is best.
   spec.key = [](const float* const&, float* const&, const float&, const int& n) {
