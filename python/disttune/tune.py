@@ -106,6 +106,7 @@ class AutotunedFunction:
         self._tuners: dict[Any, Any] = {}
         self._lock = threading.RLock()
         self.cache: dict[Any, dict] = {}  # business key -> chosen entry
+        self._hits: dict[Any, tuple] = {}  # business key -> (names, values), for the C hit path
         self._cache_by_text: dict[str, dict] = {}  # for keys that are not hashable
         self.last_report: Optional[Any] = None
 
@@ -170,6 +171,7 @@ class AutotunedFunction:
     def _remember(self, key: Any, entry: dict) -> None:
         try:
             self.cache[key] = entry
+            self._hits[key] = (tuple(entry), tuple(entry.values()))
         except TypeError:
             self._cache_by_text[_encoding.key_text(key)] = entry
 
@@ -261,7 +263,7 @@ def autotune(
     disk_cache: bool = True,
     precompile: Optional[Callable] = None,
     precompile_threads: int = 16,
-) -> Callable[[Callable], AutotunedFunction]:
+) -> Callable[[Callable], Any]:
     """Tunes the decorated launcher over `config_space` per business key `key_fn(*args, **kwargs)`.
 
     Entries are dicts of keyword arguments (values: triton.Config, torch.dtype, numbers,
@@ -274,10 +276,11 @@ def autotune(
     surviving entry concurrently (`precompile_threads`) before the first measurement.
     `cache_dir` overrides TRITON_DIST_AUTOTUNE_CACHE_DIR; `disk_cache=False` keeps results
     in memory only. Call flags: autotune=True, autotune_verbose=False, autotune_pg=None,
-    autotune_allow_arg_overwrite=False.
+    autotune_allow_arg_overwrite=False. The result is a callable whose other attributes
+    (cache, last_report, candidates, digest) are those of its AutotunedFunction.
     """
 
-    def decorate(fn: Callable) -> AutotunedFunction:
+    def decorate(fn: Callable) -> Any:
         tuned = AutotunedFunction(
             fn,
             config_space,
@@ -295,7 +298,10 @@ def autotune(
             precompile=precompile,
             precompile_threads=precompile_threads,
         )
-        functools.update_wrapper(tuned, fn)
-        return tuned
+        # Positional-only calls with a cached key take the C hit path; everything else (call
+        # flags, keywords, misses) reaches tuned.__call__. Attributes are read from `tuned`.
+        dispatcher = _core.make_hit_path(fn, key_fn, tuned._hits, tuned, tuned)
+        functools.update_wrapper(dispatcher, fn)
+        return dispatcher
 
     return decorate

@@ -13,5 +13,7 @@ void bind_communicator(nanobind::module_& module);
 void bind_function_tuner(nanobind::module_& module);
 /// KernelTuningState, KernelChoice, ContextualAutotuner and the contextual errors.
 void bind_context(nanobind::module_& module);
+/// HitPath and make_hit_path: the C cache-hit path of a tuned function.
+void bind_hit_path(nanobind::module_& module);
 
 }  // namespace disttune::python

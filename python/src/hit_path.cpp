@@ -1,0 +1,173 @@
+// HitPath: the cache-hit path of a tuned function in C: key_fn, one dict lookup, one call.
+#include <Python.h>
+#include <structmember.h>
+
+#include <nanobind/nanobind.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "bindings.hpp"
+
+namespace nb = nanobind;
+
+namespace disttune::python {
+namespace {
+
+/// A callable object: called with positional arguments only, it calls key_fn(*args), looks
+/// the key up in `hits` (key -> (names, values)) and on a hit calls fn(*args, **entry)
+/// through vectorcall, building no dict. Anything else (keywords, a miss, an unhashable
+/// key) goes to `miss` with the original arguments. Attributes it does not have are read
+/// from `owner` (the Python AutotunedFunction).
+struct HitPath {
+  PyObject_HEAD
+  vectorcallfunc vectorcall;
+  PyObject* fn;
+  PyObject* key_fn;
+  PyObject* hits;
+  PyObject* miss;
+  PyObject* owner;
+  PyObject* dict;
+};
+
+constexpr Py_ssize_t kSmallStack = 16;
+
+PyObject* hit_path_call(PyObject* self_object, PyObject* const* args, size_t nargsf,
+                        PyObject* kwnames) {
+  auto* self = reinterpret_cast<HitPath*>(self_object);
+  if (kwnames != nullptr && PyTuple_GET_SIZE(kwnames) != 0) {
+    return PyObject_Vectorcall(self->miss, args, nargsf, kwnames);
+  }
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  PyObject* key = PyObject_Vectorcall(self->key_fn, args, nargs, nullptr);
+  if (key == nullptr) return nullptr;
+  PyObject* entry = PyDict_GetItemWithError(self->hits, key);
+  Py_DECREF(key);
+  if (entry == nullptr || !PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) != 2) {
+    if (PyErr_Occurred()) {
+      if (!PyErr_ExceptionMatches(PyExc_TypeError)) return nullptr;
+      PyErr_Clear();  // an unhashable key: the Python path finds it by its canonical text
+    }
+    return PyObject_Vectorcall(self->miss, args, nargsf, nullptr);
+  }
+  Py_INCREF(entry);
+  PyObject* names = PyTuple_GET_ITEM(entry, 0);
+  PyObject* values = PyTuple_GET_ITEM(entry, 1);
+  const Py_ssize_t nkw = PyTuple_GET_SIZE(values);
+  PyObject* small[kSmallStack + 1];
+  std::vector<PyObject*> large;
+  PyObject** stack = small + 1;  // one free slot before the arguments (ARGUMENTS_OFFSET)
+  if (nargs + nkw > kSmallStack) {
+    large.resize(static_cast<std::size_t>(nargs + nkw + 1));
+    stack = large.data() + 1;
+  }
+  for (Py_ssize_t i = 0; i < nargs; ++i) stack[i] = args[i];
+  for (Py_ssize_t i = 0; i < nkw; ++i) stack[nargs + i] = PyTuple_GET_ITEM(values, i);
+  PyObject* result = PyObject_Vectorcall(self->fn, stack, nargs | PY_VECTORCALL_ARGUMENTS_OFFSET,
+                                         nkw != 0 ? names : nullptr);
+  Py_DECREF(entry);
+  return result;
+}
+
+PyObject* hit_path_getattro(PyObject* self_object, PyObject* name) {
+  PyObject* found = PyObject_GenericGetAttr(self_object, name);
+  if (found != nullptr || !PyErr_ExceptionMatches(PyExc_AttributeError)) return found;
+  PyErr_Clear();
+  return PyObject_GetAttr(reinterpret_cast<HitPath*>(self_object)->owner, name);
+}
+
+int hit_path_traverse(PyObject* self_object, visitproc visit, void* arg) {
+  auto* self = reinterpret_cast<HitPath*>(self_object);
+  Py_VISIT(Py_TYPE(self_object));
+  Py_VISIT(self->fn);
+  Py_VISIT(self->key_fn);
+  Py_VISIT(self->hits);
+  Py_VISIT(self->miss);
+  Py_VISIT(self->owner);
+  Py_VISIT(self->dict);
+  return 0;
+}
+
+int hit_path_clear(PyObject* self_object) {
+  auto* self = reinterpret_cast<HitPath*>(self_object);
+  Py_CLEAR(self->fn);
+  Py_CLEAR(self->key_fn);
+  Py_CLEAR(self->hits);
+  Py_CLEAR(self->miss);
+  Py_CLEAR(self->owner);
+  Py_CLEAR(self->dict);
+  return 0;
+}
+
+void hit_path_dealloc(PyObject* self_object) {
+  PyTypeObject* type = Py_TYPE(self_object);
+  PyObject_GC_UnTrack(self_object);
+  hit_path_clear(self_object);
+  type->tp_free(self_object);
+  Py_DECREF(type);
+}
+
+#if PY_VERSION_HEX >= 0x030C0000
+constexpr int kSizeMember = Py_T_PYSSIZET;
+constexpr int kReadOnly = Py_READONLY;
+#else
+constexpr int kSizeMember = T_PYSSIZET;
+constexpr int kReadOnly = READONLY;
+#endif
+
+PyMemberDef hit_path_members[] = {
+    {"__vectorcalloffset__", kSizeMember, offsetof(HitPath, vectorcall), kReadOnly, nullptr},
+    {"__dictoffset__", kSizeMember, offsetof(HitPath, dict), kReadOnly, nullptr},
+    {nullptr, 0, 0, 0, nullptr},
+};
+
+PyType_Slot hit_path_slots[] = {
+    {Py_tp_doc, const_cast<char*>("The cache-hit path of a tuned function (see make_hit_path).")},
+    {Py_tp_call, reinterpret_cast<void*>(PyVectorcall_Call)},
+    {Py_tp_getattro, reinterpret_cast<void*>(hit_path_getattro)},
+    {Py_tp_traverse, reinterpret_cast<void*>(hit_path_traverse)},
+    {Py_tp_clear, reinterpret_cast<void*>(hit_path_clear)},
+    {Py_tp_dealloc, reinterpret_cast<void*>(hit_path_dealloc)},
+    {Py_tp_members, hit_path_members},
+    {0, nullptr},
+};
+
+PyType_Spec hit_path_spec = {
+    "disttune._core.HitPath",
+    sizeof(HitPath),
+    0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    hit_path_slots,
+};
+
+PyTypeObject* hit_path_type = nullptr;
+
+nb::object make_hit_path(nb::callable fn, nb::callable key_fn, nb::dict hits, nb::callable miss,
+                         nb::object owner) {
+  auto* self = PyObject_GC_New(HitPath, hit_path_type);
+  if (self == nullptr) throw nb::python_error();
+  self->vectorcall = hit_path_call;
+  self->fn = fn.release().ptr();
+  self->key_fn = key_fn.release().ptr();
+  self->hits = hits.release().ptr();
+  self->miss = miss.release().ptr();
+  self->owner = owner.release().ptr();
+  self->dict = nullptr;
+  PyObject_GC_Track(reinterpret_cast<PyObject*>(self));
+  return nb::steal(reinterpret_cast<PyObject*>(self));
+}
+
+}  // namespace
+
+void bind_hit_path(nb::module_& module) {
+  hit_path_type = reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&hit_path_spec));
+  if (hit_path_type == nullptr) throw nb::python_error();
+  module.attr("HitPath") = nb::handle(reinterpret_cast<PyObject*>(hit_path_type));
+  module.def("make_hit_path", &make_hit_path, nb::arg("fn"), nb::arg("key_fn"), nb::arg("hits"),
+             nb::arg("miss"), nb::arg("owner"),
+             "A callable that on positional-only calls runs fn(*args, **entry) for the entry "
+             "hits[key_fn(*args)] = (names, values), and otherwise calls miss(*args, **kwargs); "
+             "attributes it lacks are read from owner.");
+}
+
+}  // namespace disttune::python
