@@ -58,6 +58,9 @@ class KernelTuningState {
  public:
   /// `name` appears in logs and errors; throws std::invalid_argument if empty.
   explicit KernelTuningState(std::string name);
+  /// Destroying a kernel whose key is being tuned by the active run makes that run fail
+  /// with std::logic_error at the end of the outer run (kernels must outlive run()).
+  ~KernelTuningState();
   KernelTuningState(const KernelTuningState&) = delete;
   KernelTuningState& operator=(const KernelTuningState&) = delete;
 
@@ -145,6 +148,10 @@ class ContextualAutotuner {
   std::filesystem::path log_path() const;
 
  private:
+  friend class KernelTuningState;
+  /// Called by a KernelTuningState's destructor while a run may hold its tuning.
+  static void kernel_destroyed(const KernelTuningState& kernel) noexcept;
+
   struct State;
   std::unique_ptr<State> state_;
 };

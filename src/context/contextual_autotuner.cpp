@@ -109,7 +109,7 @@ struct ContextualAutotuner::State {
   std::optional<std::string> disagreement;         ///< found at a launch: the run cannot go on
 
   detail::ContextMaker context_of(const detail::KeyTuning& tuning) const {
-    return detail::ContextMaker{tuning.kernel().name(), tuning.key(), timeout};
+    return detail::ContextMaker{tuning.kernel_name(), tuning.key(), timeout};
   }
 
   void begin_outer_run() {
@@ -154,7 +154,7 @@ struct ContextualAutotuner::State {
     if (slot.checked) return;
     const detail::ContextMaker context = context_of(*slot.tuning);
     detail::check_ranks_agree(*comm, context,
-                              FunctionIdentity{slot.tuning->kernel().name(), slot.tuning->kernel().name()},
+                              FunctionIdentity{slot.tuning->kernel_name(), slot.tuning->kernel_name()},
                               slot.tuning->key(), slot.tuning->candidates(), measurement);
     slot.tuning->settle_owed(*comm, context);
     slot.checked = true;
@@ -170,7 +170,7 @@ struct ContextualAutotuner::State {
       }
       std::optional<KernelChoice> choice = tuning.choice();
       if (!choice) {
-        std::string text = "disttune: every config of kernel '" + tuning.kernel().name() +
+        std::string text = "disttune: every config of kernel '" + tuning.kernel_name() +
                            "' failed for key " + tuning.key() + " in contextual tuning of '" + function + "':";
         for (std::size_t i = 0; i < tuning.tuning().results().size(); ++i) {
           text += "\n  [" + std::to_string(i) + "] " + tuning.candidates()[i] + ": " +
@@ -182,7 +182,7 @@ struct ContextualAutotuner::State {
       log->write(tuning.log_prefix() + " | best-config-id: " + std::to_string(choice->best) +
                  " | best-config: " + choice->config +
                  " | best-latency: " + detail::format_ms(choice->candidates[choice->best].agreed_ms) + " ms");
-      tuning.kernel().remember(std::move(*choice));
+      if (KernelTuningState* kernel = tuning.kernel()) kernel->remember(std::move(*choice));
       it = slots.erase(it);
     }
   }
@@ -225,6 +225,14 @@ struct ContextualAutotuner::State {
       return false;
     }
 
+    for (const auto& slot : slots) {
+      if (slot->tuning->kernel() == nullptr) {
+        throw std::logic_error("disttune: kernel '" + slot->tuning->kernel_name() + "' was destroyed during "
+                               "contextual tuning of '" + function + "' while its key " + slot->tuning->key() +
+                               " was being tuned; tunable kernels must outlive run() (define them outside "
+                               "the outer function)");
+      }
+    }
     const bool tuned_here = std::any_of(launches.begin(), launches.end(),
                                         [](const LaunchRecord& launch) { return launch.slot != nullptr; });
     for (auto& slot : slots) {
@@ -260,7 +268,7 @@ struct ContextualAutotuner::State {
                                    ? failure_reason
                                    : "failed on rank " + std::to_string(failed_rank);
     log->write("function: " + function + " | outer-run: " + std::to_string(run) + " abandoned at launch " +
-               std::to_string(ordinal) + ": kernel " + failed->tuning->kernel().name() + " | key: " +
+               std::to_string(ordinal) + ": kernel " + failed->tuning->kernel_name() + " | key: " +
                failed->tuning->key() + " | " +
                failed->tuning->describe_candidate(launches[ordinal].candidate) + " | failed on rank " +
                std::to_string(failed_rank) + ": " + reason + " | restarting the outer run");
@@ -317,6 +325,14 @@ ContextualAutotuner::ContextualAutotuner(std::string function_name, ContextOptio
 ContextualAutotuner::~ContextualAutotuner() = default;
 
 ContextualAutotuner* ContextualAutotuner::active() { return active_tuner.load(); }
+
+void ContextualAutotuner::kernel_destroyed(const KernelTuningState& kernel) noexcept {
+  ContextualAutotuner* tuner = active_tuner.load();
+  if (tuner == nullptr) return;
+  for (auto& slot : tuner->state_->slots) {
+    if (slot->tuning->kernel() == &kernel) slot->tuning->orphan();
+  }
+}
 
 const std::string& ContextualAutotuner::function_name() const { return state_->function; }
 const ContextOptions& ContextualAutotuner::options() const { return state_->options; }
@@ -384,7 +400,7 @@ std::size_t ContextualAutotuner::launch(KernelTuningState& kernel, const std::st
   const std::size_t ordinal = s.launches.size();
 
   auto found = std::find_if(s.slots.begin(), s.slots.end(), [&](const std::unique_ptr<TuningSlot>& slot) {
-    return &slot->tuning->kernel() == &kernel && slot->tuning->key() == key;
+    return slot->tuning->kernel() == &kernel && slot->tuning->key() == key;
   });
   TuningSlot* slot = found == s.slots.end() ? nullptr : found->get();
   if (slot == nullptr) {

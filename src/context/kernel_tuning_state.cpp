@@ -9,6 +9,8 @@ KernelTuningState::KernelTuningState(std::string name) : name_(std::move(name)) 
   if (name_.empty()) throw std::invalid_argument("disttune: a tunable kernel needs a name");
 }
 
+KernelTuningState::~KernelTuningState() { ContextualAutotuner::kernel_destroyed(*this); }
+
 std::optional<std::size_t> KernelTuningState::cached_index(
     const std::string& key, const std::vector<std::string>& candidates) const {
   std::lock_guard lock(mutex_);

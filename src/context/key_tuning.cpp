@@ -10,6 +10,7 @@ namespace disttune::detail {
 KeyTuning::KeyTuning(KernelTuningState& kernel, std::string key, std::vector<std::string> candidates,
                      const Measurement& measurement, std::string function)
     : kernel_(&kernel),
+      kernel_name_(kernel.name()),
       key_(std::move(key)),
       candidates_(std::move(candidates)),
       function_(std::move(function)),
@@ -29,7 +30,7 @@ KeyTuning::KeyTuning(KernelTuningState& kernel, std::string key, std::vector<std
 }
 
 std::string KeyTuning::log_prefix() const {
-  return "function: " + function_ + " | kernel: " + kernel_->name() + " | key: " + key_;
+  return "function: " + function_ + " | kernel: " + kernel_name_ + " | key: " + key_;
 }
 
 std::string KeyTuning::describe_candidate(std::size_t candidate) const {
@@ -114,7 +115,7 @@ void KeyTuning::collect(const Step& step, ContextLog& log) {
   }
   const CandidateResult& result = tuning_.results()[c];
   if (!result.failed && samples.size() != static_cast<std::size_t>(step.count)) {
-    throw std::logic_error("disttune: kernel '" + kernel_->name() + "' collected " +
+    throw std::logic_error("disttune: kernel '" + kernel_name_ + "' collected " +
                            std::to_string(samples.size()) + " samples for " +
                            std::to_string(step.count) + " timed runs");
   }

@@ -24,7 +24,11 @@ class KeyTuning {
   KeyTuning(KernelTuningState& kernel, std::string key, std::vector<std::string> candidates,
             const Measurement& measurement, std::string function);
 
-  KernelTuningState& kernel() const { return *kernel_; }
+  /// The kernel, or nullptr once it was destroyed (orphan()).
+  KernelTuningState* kernel() const { return kernel_; }
+  const std::string& kernel_name() const { return kernel_name_; }
+  /// The kernel is gone: nothing is remembered for it any more.
+  void orphan() { kernel_ = nullptr; }
   const std::string& key() const { return key_; }
   const std::vector<std::string>& candidates() const { return candidates_; }
   /// The run step of the next launch. Only while !finished().
@@ -54,6 +58,7 @@ class KeyTuning {
   void collect(const Step& step, ContextLog& log);
 
   KernelTuningState* kernel_;
+  std::string kernel_name_;
   std::string key_;
   std::vector<std::string> candidates_;
   std::string function_;

@@ -383,6 +383,28 @@ TEST_F(Context, ConcurrentUseIsRejected) {
   EXPECT_NO_THROW(other());
 }
 
+TEST_F(Context, AKernelDestroyedWhileItsKeyIsTunedIsAnError) {
+  std::vector<int> ran;
+  auto pipeline = make_contextual(
+      "pipeline",
+      [&](Buffers& b) {
+        Kernel local = make_scale({{1, 1.0}, {2, 2.0}}, ran);  // a new kernel in every run
+        local(b.x, b.y);
+      },
+      options(1, 1));
+  Buffers buffers(4);
+  try {
+    pipeline(buffers);
+    FAIL() << "expected an error";
+  } catch (const std::logic_error& error) {
+    EXPECT_NE(std::string(error.what()).find("kernel 'scale' was destroyed during contextual tuning"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_EQ(ran.size(), 1u);
+  EXPECT_EQ(ContextualAutotuner::active(), nullptr);
+}
+
 TEST_F(Context, OutsideARunAKernelTunesInIsolationAndRunsUseItsCache) {
   std::vector<int> ran;
   Kernel scale = make_scale({{1, 3.0}, {2, 1.0}, {4, 2.0}}, ran);
