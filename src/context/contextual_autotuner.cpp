@@ -303,6 +303,7 @@ ContextualAutotuner::ContextualAutotuner(std::string function_name, ContextOptio
   s.measurement.timed_runs = options.n_repeat;
   s.measurement.statistic = options.statistic;
   s.measurement.flush_l2 = options.flush_l2;
+  s.measurement.strategy = "exhaustive";  // the spec's contextual method: every candidate, in turn
   if (options.n_warmup < 0) {
     throw std::invalid_argument("disttune: n_warmup must be >= 0, got " + std::to_string(options.n_warmup));
   }

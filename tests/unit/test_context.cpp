@@ -92,6 +92,7 @@ class Context : public ::testing::Test {
       body(c, in, out);
     };
     spec.isolated.timer = timer_;
+    spec.isolated.measurement.strategy = "exhaustive";
     return Kernel(std::move(spec));
   }
 
