@@ -54,7 +54,7 @@ Tuned make(const Setup& setup, std::shared_ptr<disttune::Communicator> comm,
     return key * 10 + config.id;
   };
   spec.options.measurement.warmup_runs = 1;
-  spec.options.measurement.timed_runs = 3;
+  spec.options.measurement.timed_runs = 5;
   spec.options.communicator = std::move(comm);
   spec.options.cache_root = root;
   return Tuned(std::move(spec));
@@ -94,22 +94,22 @@ int main(int argc, char** argv) {
   } else if (mode == "divergent-prune") {
     setup.prune_here = [rank](int config) { return !(rank == 1 && config == 2); };
   } else if (mode == "fails-on-one-rank") {
-    setup.cost = [](int config, int) { return config == 0 ? 1.0 : config == 1 ? 3.0 : 8.0; };
+    setup.cost = [](int config, int) { return config == 0 ? 1.0 : config == 1 ? 4.0 : 25.0; };
     setup.before_run = [rank, last](int config) {
       if (config == 0 && rank == last) throw std::runtime_error("broken on the last rank");
     };
   } else if (mode == "record-on-one-rank") {
     if (rank == 0) {
       Setup alone;
-      alone.cost = [](int config, int) { return config == 2 ? 1.0 : 6.0; };
+      alone.cost = [](int config, int) { return config == 2 ? 1.0 : 15.0; };
       Tuned tuned = make(alone, std::make_shared<disttune::SingleProcessCommunicator>(), root, rank);
       tuned(1);
     }
-    setup.cost = [](int config, int) { return config == 1 ? 1.0 : 6.0; };
+    setup.cost = [](int config, int) { return config == 1 ? 1.0 : 15.0; };
   } else if (mode == "max-rule") {
     setup.cost = [](int config, int r) {
-      if (config == 1) return 4.0;
-      return (config == 0) == (r == 0) ? 1.0 : 12.0;
+      if (config == 1) return 5.0;
+      return (config == 0) == (r == 0) ? 1.0 : 25.0;
     };
   } else {
     if (rank == 0) std::fprintf(stderr, "unknown mode '%s'\n", mode.c_str());

@@ -18,7 +18,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 /// How long a late rank waits for the others to say where they are.
-constexpr std::chrono::milliseconds kRollCallGrace{1000};
+constexpr std::chrono::milliseconds kRollCallGrace{500};
 
 int checked_count(std::size_t count, const char* what) {
   if (count > static_cast<std::size_t>(INT_MAX)) {
