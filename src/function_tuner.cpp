@@ -105,9 +105,9 @@ void drive(Tuning& tuning, const TuningRequest& request, Timer& timer, Communica
         break;
       }
       case StepKind::round_end: {
-        std::vector<double> times = tuning.local_times();
-        if (comm.size() > 1) comm.all_reduce_max(times, context("reduce", std::nullopt));
-        tuning.end_round(times);
+        std::vector<double> values = tuning.local_round_values();
+        if (comm.size() > 1) comm.all_reduce_max(values, context("reduce", std::nullopt));
+        tuning.end_round(values);
         break;
       }
     }
@@ -134,6 +134,7 @@ FunctionTuner::FunctionTuner(FunctionIdentity identity, TunerOptions options)
                                 "' needs a source digest or version");
   }
   validate(options.measurement);
+  options.measurement.strategy = strategy_name(options.measurement);
   (void)make_strategy(options.measurement);  // an unknown strategy fails here, not mid-call
   if (!options.timer) options.timer = std::make_shared<CpuTimer>();
   if (!options.communicator) options.communicator = std::make_shared<SingleProcessCommunicator>();

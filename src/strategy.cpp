@@ -1,6 +1,7 @@
-// Strategies: the exhaustive one of the spec, and the factory that picks one by name.
+// The exhaustive strategy of the spec, and the factory that picks a strategy by name.
 #include "disttune/strategy.hpp"
 
+#include <cstdlib>
 #include <numeric>
 #include <stdexcept>
 
@@ -21,8 +22,10 @@ class ExhaustiveStrategy final : public Strategy {
     return round;
   }
 
-  std::optional<Round> next_round(const std::vector<CandidateStanding>&) override {
-    return std::nullopt;
+  Round next_round(const std::vector<CandidateStanding>& standings) override {
+    Round finalists;  // everyone: no timed runs, measurement ends
+    for (std::size_t i = 0; i < standings.size(); ++i) finalists.candidates.push_back(i);
+    return finalists;
   }
 
  private:
@@ -35,10 +38,18 @@ std::unique_ptr<Strategy> make_exhaustive_strategy(const Measurement& measuremen
   return std::make_unique<ExhaustiveStrategy>(measurement);
 }
 
+std::string strategy_name(const Measurement& measurement) {
+  if (!measurement.strategy.empty()) return measurement.strategy;
+  const char* chosen = std::getenv("TRITON_DIST_AUTOTUNE_STRATEGY");
+  return chosen != nullptr && *chosen != '\0' ? chosen : "exhaustive";
+}
+
 std::unique_ptr<Strategy> make_strategy(const Measurement& measurement) {
-  if (measurement.strategy == "exhaustive") return make_exhaustive_strategy(measurement);
-  throw std::invalid_argument("disttune: unknown strategy '" + measurement.strategy +
-                              "' (known: exhaustive)");
+  const std::string name = strategy_name(measurement);
+  if (name == "exhaustive") return make_exhaustive_strategy(measurement);
+  if (name == "adaptive") return make_adaptive_strategy(measurement);
+  throw std::invalid_argument("disttune: unknown strategy '" + name +
+                              "' (known: exhaustive, adaptive)");
 }
 
 }  // namespace disttune

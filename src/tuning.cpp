@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <span>
 #include <stdexcept>
 #include <utility>
 
@@ -12,6 +13,16 @@ namespace {
 enum class Phase { warmup_barrier, warmup, timed_barrier, timed, collect };
 
 constexpr double kFailedTime = std::numeric_limits<double>::infinity();
+
+/// Median absolute deviation over the median: a spread that one outlier does not move.
+double relative_spread(const std::vector<double>& samples) {
+  const double median = summarize(samples, Statistic::median);
+  if (median <= 0.0) return 0.0;
+  std::vector<double> deviations;
+  deviations.reserve(samples.size());
+  for (double sample : samples) deviations.push_back(std::abs(sample - median));
+  return summarize(deviations, Statistic::median) / median;
+}
 
 }  // namespace
 
@@ -133,44 +144,58 @@ void Tuning::record_failure(std::size_t candidate, std::string reason) {
   result.error = std::move(reason);
 }
 
-std::vector<double> Tuning::local_times() const {
-  std::vector<double> times(state_->results.size(), 0.0);
-  for (std::size_t i = 0; i < times.size(); ++i) {
+std::vector<double> Tuning::local_round_values() const {
+  const std::size_t count = state_->results.size();
+  std::vector<double> values(2 * count, 0.0);
+  for (std::size_t i = 0; i < count; ++i) {
     const CandidateResult& result = state_->results[i];
     if (result.failed) {
-      times[i] = kFailedTime;
+      values[i] = kFailedTime;
     } else if (!result.samples.empty()) {
-      times[i] = summarize(result.samples, state_->measurement.statistic);
+      values[i] = summarize(result.samples, state_->measurement.statistic);
+      values[count + i] = relative_spread(result.samples);
     }
   }
-  return times;
+  return values;
 }
 
-void Tuning::end_round(const std::vector<double>& agreed_times) {
+void Tuning::end_round(const std::vector<double>& agreed_values) {
   State& s = *state_;
+  const std::size_t count = s.results.size();
   if (!s.awaiting_end_round) throw std::logic_error("disttune: end_round() before the round ended");
-  if (agreed_times.size() != s.results.size()) {
-    throw std::invalid_argument("disttune: end_round() got " + std::to_string(agreed_times.size()) +
-                                " times for " + std::to_string(s.results.size()) + " candidates");
+  if (agreed_values.size() != 2 * count) {
+    throw std::invalid_argument("disttune: end_round() got " + std::to_string(agreed_values.size()) +
+                                " values for " + std::to_string(count) + " candidates (expected " +
+                                std::to_string(2 * count) + ")");
   }
-  const std::vector<double> local = local_times();
+  const std::vector<double> local = local_round_values();
+  const std::span<const double> agreed_times(agreed_values.data(), count);
   std::vector<CandidateStanding> standings(s.results.size());
   for (std::size_t i = 0; i < s.results.size(); ++i) {
     CandidateResult& result = s.results[i];
     if (!result.measured) continue;
     result.local_ms = result.failed ? 0.0 : local[i];
     result.agreed_ms = agreed_times[i];
+    result.noise = agreed_values[count + i];
     if (std::isinf(agreed_times[i]) && !result.failed) {
       result.failed = true;
       result.error = "failed on another rank";
     }
-    standings[i] = {result.failed, result.agreed_ms, static_cast<int>(result.samples.size())};
+    standings[i] = {result.failed, result.agreed_ms, result.noise,
+                    static_cast<int>(result.samples.size())};
   }
-  if (std::optional<Round> next = s.strategy->next_round(standings)) {
-    s.start_round(std::move(*next));
-  } else {
-    s.awaiting_end_round = false;
-    s.finished = true;
+  Round next = s.strategy->next_round(standings);
+  if (next.timed_runs > 0) {
+    s.start_round(std::move(next));
+    return;
+  }
+  s.awaiting_end_round = false;
+  s.finished = true;
+  std::vector<bool> finalist(count, false);
+  for (std::size_t c : next.candidates) finalist.at(c) = true;
+  for (std::size_t i = 0; i < count; ++i) {
+    CandidateResult& result = s.results[i];
+    result.dropped = result.measured && !result.failed && !finalist[i];
   }
 }
 
@@ -183,7 +208,7 @@ std::optional<std::size_t> Tuning::best() const {
   std::optional<std::size_t> best;
   for (std::size_t i = 0; i < state_->results.size(); ++i) {
     const CandidateResult& result = state_->results[i];
-    if (!result.measured || result.failed) continue;
+    if (!result.measured || result.failed || result.dropped) continue;
     if (!best || result.agreed_ms < state_->results[*best].agreed_ms) best = i;
   }
   return best;

@@ -15,7 +15,9 @@ struct Measurement {
   int warmup_runs = 5;   ///< untimed runs before a candidate's timed runs (the spec: 5)
   int timed_runs = 10;   ///< timed runs per candidate (the spec: 10)
   Statistic statistic = Statistic::median;
-  std::string strategy = "exhaustive";  ///< a name known to make_strategy()
+  /// "exhaustive" (the spec's) or "adaptive"; empty: TRITON_DIST_AUTOTUNE_STRATEGY if set,
+  /// else "exhaustive".
+  std::string strategy;
   bool flush_l2 = false;                ///< clear the device cache before each timed run
 };
 

@@ -3,7 +3,6 @@
 
 #include <cstddef>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,10 +15,13 @@ namespace disttune {
 struct CandidateStanding {
   bool failed = false;
   double time_ms = 0.0;  ///< agreed statistic; meaningless when failed
-  int samples = 0;
+  double noise = 0.0;    ///< agreed relative spread of the samples
+  int samples = 0;       ///< this candidate's samples so far (the same on every rank)
 };
 
 /// One round of measurement: these candidates, each with this many warm-up and timed runs.
+/// A round without timed runs ends measurement: its candidates are the finalists, among
+/// which the best is chosen.
 struct Round {
   std::vector<std::size_t> candidates;  ///< indices into the tuning's candidate list, ascending
   int warmup_runs = 0;
@@ -32,14 +34,24 @@ class Strategy {
   virtual ~Strategy() = default;
   /// The first round over `count` candidates.
   virtual Round first_round(std::size_t count) = 0;
-  /// The next round given every candidate's standing, or nullopt when measurement is done.
-  virtual std::optional<Round> next_round(const std::vector<CandidateStanding>& standings) = 0;
+  /// The next round given every candidate's standing; one without timed runs ends
+  /// measurement and names the finalists.
+  virtual Round next_round(const std::vector<CandidateStanding>& standings) = 0;
 };
 
 /// The spec's method: one round, every candidate, warm-up and timed runs as in `measurement`.
 std::unique_ptr<Strategy> make_exhaustive_strategy(const Measurement& measurement);
 
-/// The strategy named by measurement.strategy; throws std::invalid_argument for an unknown name.
+/// Rounds that drop candidates clearly slower than the best (beyond the measured noise):
+/// every candidate gets a few samples first; survivors get more, up to a cap; the last
+/// survivors are compared by their statistic, ties to the lowest index.
+std::unique_ptr<Strategy> make_adaptive_strategy(const Measurement& measurement);
+
+/// measurement.strategy, or when it is empty TRITON_DIST_AUTOTUNE_STRATEGY, or "exhaustive".
+std::string strategy_name(const Measurement& measurement);
+
+/// The strategy named by strategy_name(measurement) ("exhaustive" or "adaptive"); throws
+/// std::invalid_argument for an unknown name.
 std::unique_ptr<Strategy> make_strategy(const Measurement& measurement);
 
 }  // namespace disttune

@@ -18,7 +18,7 @@ enum class StepKind {
   warmup,     ///< run `candidate` once, untimed
   timed,      ///< run `candidate` once between timer marks (its sample is recorded at collect)
   collect,    ///< resolve `candidate`'s pending timed samples and record_sample() each, in order
-  round_end,  ///< all ranks: reduce local_times() with MAX, then call end_round()
+  round_end,  ///< all ranks: reduce local_round_values() with MAX, then call end_round()
 };
 
 struct Step {
@@ -37,7 +37,9 @@ struct CandidateResult {
   std::vector<double> samples;    ///< this rank's timed samples (ms), in order
   double local_ms = 0.0;          ///< this rank's statistic of its samples
   double agreed_ms = 0.0;         ///< the statistic agreed across ranks (MAX), what selection uses
+  double noise = 0.0;             ///< agreed relative spread of the samples (median abs. deviation / median)
   bool measured = false;          ///< false if the strategy never reached it
+  bool dropped = false;           ///< measured, but left out of the last round by the strategy
 };
 
 /// The state machine of one tuning. A driver loops: next(), do the step, report.
@@ -62,19 +64,21 @@ class Tuning {
   /// `candidate` failed on this rank; its remaining runs are skipped.
   void record_failure(std::size_t candidate, std::string reason);
 
-  /// This rank's time of each candidate for the round just ended: +inf if it failed here.
-  /// Reduce these with MAX across ranks and pass the result to end_round().
-  std::vector<double> local_times() const;
+  /// This rank's numbers for the round just ended, 2 per candidate: first every candidate's
+  /// time (its statistic; +inf if it failed here), then every candidate's noise (relative
+  /// spread of its samples). Reduce them element-wise with MAX across ranks (one
+  /// all-reduce) and pass the result to end_round().
+  std::vector<double> local_round_values() const;
 
-  /// Applies the agreed times (an +inf marks a candidate failed on some rank).
-  void end_round(const std::vector<double>& agreed_times);
+  /// Applies the agreed values (an +inf time marks a candidate failed on some rank).
+  void end_round(const std::vector<double>& agreed_values);
 
   bool finished() const;
   const Measurement& measurement() const;
   const std::vector<CandidateResult>& results() const;
 
-  /// The best candidate: lowest agreed time among those not failed, ties to the lowest
-  /// index. nullopt if every measured candidate failed. Only once finished.
+  /// The best candidate: lowest agreed time among the candidates of the last round that did
+  /// not fail, ties to the lowest index. nullopt if all of them failed. Only once finished.
   std::optional<std::size_t> best() const;
 
  private:

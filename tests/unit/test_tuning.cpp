@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "disttune/tuning.hpp"
+#include "tuning_replay.hpp"
 
 namespace disttune {
 namespace {
@@ -18,51 +19,7 @@ Measurement small(int warmup, int timed, Statistic statistic = Statistic::median
   return m;
 }
 
-std::string render(const Step& step) {
-  switch (step.kind) {
-    case StepKind::barrier: return (step.before_timed ? "B" : "b") + std::to_string(step.candidate);
-    case StepKind::warmup: return "w" + std::to_string(step.candidate);
-    case StepKind::timed: return "t" + std::to_string(step.candidate);
-    case StepKind::collect: return "c" + std::to_string(step.candidate);
-    case StepKind::round_end: return "end";
-  }
-  return "?";
-}
-
-/// Plays a tuning to its end, giving candidate c the times `times[c]` (one per timed run,
-/// repeating the last), failing those in `fail_at_warmup`, and returns the step trace.
-std::string replay(Tuning& tuning, const std::vector<std::vector<double>>& times,
-                   const std::vector<std::size_t>& fail_at_warmup = {}) {
-  std::string trace;
-  std::vector<std::vector<double>> pending(times.size());
-  std::vector<std::size_t> used(times.size(), 0);
-  while (auto step = tuning.next()) {
-    trace += (trace.empty() ? "" : " ") + render(*step);
-    const std::size_t c = step->candidate;
-    switch (step->kind) {
-      case StepKind::warmup:
-        for (std::size_t f : fail_at_warmup) {
-          if (f == c) tuning.record_failure(c, "boom");
-        }
-        break;
-      case StepKind::timed: {
-        const auto& list = times[c];
-        pending[c].push_back(list[std::min(used[c]++, list.size() - 1)]);
-        break;
-      }
-      case StepKind::collect:
-        for (double ms : pending[c]) tuning.record_sample(c, ms);
-        pending[c].clear();
-        break;
-      case StepKind::round_end:
-        tuning.end_round(tuning.local_times());
-        break;
-      case StepKind::barrier:
-        break;
-    }
-  }
-  return trace;
-}
+using simulation::replay;
 
 TEST(Tuning, ExhaustiveStepSequence) {
   Tuning tuning({"{\"a\":1}", "{\"a\":2}"}, small(1, 2));
@@ -82,7 +39,7 @@ TEST(Tuning, DefaultsAreTheSpecsFiveAndTen) {
     if (step->kind == StepKind::collect) {
       for (int i = 0; i < step->count; ++i) tuning.record_sample(0, 1.0);
     }
-    if (step->kind == StepKind::round_end) tuning.end_round(tuning.local_times());
+    if (step->kind == StepKind::round_end) tuning.end_round(tuning.local_round_values());
   }
   EXPECT_EQ(warmups, 5);
   EXPECT_EQ(timed, 10);
@@ -99,7 +56,7 @@ TEST(Tuning, StatisticIsConfigurable) {
       if (step->kind == StepKind::collect) {
         for (double ms : timed_list(times[step->candidate])) tuning.record_sample(step->candidate, ms);
       }
-      if (step->kind == StepKind::round_end) tuning.end_round(tuning.local_times());
+      if (step->kind == StepKind::round_end) tuning.end_round(tuning.local_round_values());
     }
     EXPECT_EQ(tuning.best(), expected_best) << to_string(statistic);
   }
@@ -130,7 +87,7 @@ TEST(Tuning, InfiniteAgreedTimeMeansFailedOnAnotherRank) {
   while (auto step = tuning.next()) {
     if (step->kind == StepKind::collect) tuning.record_sample(step->candidate, 1.0 + double(step->candidate));
     if (step->kind == StepKind::round_end) {
-      std::vector<double> agreed = tuning.local_times();
+      std::vector<double> agreed = tuning.local_round_values();
       agreed[0] = std::numeric_limits<double>::infinity();  // as if MAX-reduced with a failure
       tuning.end_round(agreed);
     }

@@ -1,0 +1,121 @@
+// Tests of the strategies (src/strategy.cpp, src/adaptive_strategy.cpp) by replaying timings.
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "disttune/strategy.hpp"
+#include "disttune/tuning.hpp"
+#include "tuning_replay.hpp"
+
+namespace disttune {
+namespace {
+
+using simulation::replay_ranks;
+using simulation::Sampler;
+
+Measurement adaptive(int warmup = 5, int timed = 10) {
+  Measurement m;
+  m.warmup_runs = warmup;
+  m.timed_runs = timed;
+  m.strategy = "adaptive";
+  return m;
+}
+
+std::vector<std::string> names(std::size_t count) {
+  std::vector<std::string> list;
+  for (std::size_t i = 0; i < count; ++i) list.push_back(std::to_string(i));
+  return list;
+}
+
+/// Deterministic noisy timings: base[c] * (1 + noise * u), u uniform in [-1, 1], seeded.
+Sampler noisy(std::vector<double> base, double noise, unsigned seed) {
+  auto engine = std::make_shared<std::mt19937>(seed);
+  return [=](std::size_t c, int) {
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    return base[c] * (1.0 + noise * u(*engine));
+  };
+}
+
+int timed_runs(const std::string& trace) {
+  int count = 0;
+  for (std::size_t at = trace.find('t'); at != std::string::npos; at = trace.find('t', at + 1)) ++count;
+  return count;
+}
+
+TEST(AdaptiveStrategy, ClearlySlowerCandidatesAreDroppedAfterTheFirstRound) {
+  Tuning tuning(names(8), adaptive());
+  const std::string trace = replay_ranks({&tuning}, {noisy({5, 1, 2, 3, 4, 6, 7, 8}, 0.0, 1)});
+  EXPECT_EQ(tuning.best(), 1u);
+  EXPECT_EQ(timed_runs(trace), 8 * 2);  // one round of 2 samples each, then one survivor
+  EXPECT_TRUE(tuning.results()[0].dropped);
+  EXPECT_FALSE(tuning.results()[1].dropped);
+}
+
+TEST(AdaptiveStrategy, CloseContendersGetSamplesUpToTheCap) {
+  Tuning tuning(names(3), adaptive(5, 10));
+  replay_ranks({&tuning}, {noisy({1.00, 1.01, 2.0}, 0.001, 2)});
+  EXPECT_EQ(tuning.best(), 0u);
+  EXPECT_EQ(tuning.results()[0].samples.size(), 20u);  // cap: twice the timed runs
+  EXPECT_EQ(tuning.results()[1].samples.size(), 20u);
+  EXPECT_EQ(tuning.results()[2].samples.size(), 2u);
+  EXPECT_TRUE(tuning.results()[2].dropped);
+}
+
+TEST(AdaptiveStrategy, NoiseKeepsCandidatesThatAreNotClearlySlower) {
+  // 5% apart but 4% noise: not clearly slower after two samples, so both stay a while.
+  Tuning tuning(names(2), adaptive());
+  replay_ranks({&tuning}, {noisy({1.00, 1.05}, 0.04, 3)});
+  EXPECT_GT(tuning.results()[1].samples.size(), 2u);
+  EXPECT_GT(tuning.results()[0].noise, 0.0);
+}
+
+TEST(AdaptiveStrategy, FewerRunsThanExhaustiveWithTheSameChoice) {
+  const std::vector<double> base = {3.0, 1.2, 1.0, 2.5, 1.9, 4.0, 1.04, 5.0, 2.2, 1.5,
+                                    3.3, 1.1, 2.8, 6.0, 1.7, 2.0};
+  Measurement exhaustive_m = adaptive();
+  exhaustive_m.strategy = "exhaustive";
+  Tuning exhaustive(names(base.size()), exhaustive_m);
+  Tuning adaptive_tuning(names(base.size()), adaptive());
+  const int full = timed_runs(replay_ranks({&exhaustive}, {noisy(base, 0.01, 4)}));
+  const int fewer = timed_runs(replay_ranks({&adaptive_tuning}, {noisy(base, 0.01, 4)}));
+  EXPECT_EQ(exhaustive.best(), 2u);
+  EXPECT_EQ(adaptive_tuning.best(), 2u);
+  EXPECT_LT(fewer, full / 2);
+}
+
+TEST(AdaptiveStrategy, RanksTakeTheSameDecisionsOnMaxReducedNumbers) {
+  // Rank 1 is slow on candidate 0: by the MAX rule candidate 1 wins, on both ranks, and
+  // both ranks run the same steps (replay_ranks throws if they ever differ).
+  Tuning rank0(names(3), adaptive());
+  Tuning rank1(names(3), adaptive());
+  replay_ranks({&rank0, &rank1}, {noisy({1.0, 1.5, 3.0}, 0.01, 5), noisy({2.0, 1.5, 3.0}, 0.01, 6)});
+  EXPECT_EQ(rank0.best(), 1u);
+  EXPECT_EQ(rank1.best(), 1u);
+}
+
+TEST(AdaptiveStrategy, FailureOnOneRankExcludesTheCandidateEverywhere) {
+  Tuning rank0(names(3), adaptive());
+  Tuning rank1(names(3), adaptive());
+  replay_ranks({&rank0, &rank1}, {noisy({1.0, 1.5, 3.0}, 0.0, 7), noisy({1.0, 1.5, 3.0}, 0.0, 8)},
+               {0}, 1);
+  EXPECT_EQ(rank0.best(), 1u);
+  EXPECT_EQ(rank1.best(), 1u);
+  EXPECT_EQ(rank0.results()[0].error, "failed on another rank");
+}
+
+TEST(Strategy, UnknownNameIsAClearError) {
+  Measurement m;
+  m.strategy = "bayesian";
+  try {
+    make_strategy(m);
+    FAIL();
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("exhaustive, adaptive"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace disttune
