@@ -148,7 +148,6 @@ int main(int argc, char** argv) {
     std::vector<double> regrets;
     std::vector<double> tuning_ms;
     std::unique_ptr<Gemm> last;
-    std::size_t last_choice = 0;
     for (int t = 0; t < kTunings; ++t) {
       std::unique_ptr<Gemm> tuned = make_gemm(stream);
       const auto begin = Clock::now();
@@ -167,13 +166,17 @@ int main(int argc, char** argv) {
                          {"regret", regret},
                          {"tuning_wall_ms", ms}});
       last = std::move(tuned);
-      last_choice = choice;
     }
     const double error = gemm::relative_error(operands, stream);
     if (!(error < 1e-4)) throw std::runtime_error("gemm_bench: tuned result differs from the reference");
 
-    // (a) with the last tuning's choice, now a cache hit.
-    const HitOverhead hit = hit_overhead(*last, space[last_choice], operands, stream);
+    // (a) on a 1024^3 key (short kernels, so each synchronized batch drains quickly): tune it
+    // once, then every call is a cache hit; the direct launch uses the same config.
+    const int hit_size = std::min(size, 1024);
+    gemm::Operands hit_operands(gemm::Shape{hit_size, hit_size, hit_size}, 5);
+    (*last)(hit_operands.a.get(), hit_operands.b.get(), hit_operands.c.get(), hit_operands.shape);
+    const std::size_t hit_choice = *last->cached_choice(std::make_tuple(hit_size, hit_size, hit_size));
+    const HitOverhead hit = hit_overhead(*last, space[hit_choice], hit_operands, stream);
 
     const int within = static_cast<int>(std::count_if(regrets.begin(), regrets.end(),
                                                       [](double r) { return r <= kRegretTarget; }));
@@ -194,7 +197,8 @@ int main(int argc, char** argv) {
         {"configs", space.size()},
         {"relative_error", error},
         {"cache_hit", {{"direct_ns_per_call", hit.direct_ns}, {"tuned_ns_per_call", hit.tuned_ns},
-                       {"overhead_ns", overhead_ns}, {"target_ns", 20}}},
+                       {"overhead_ns", overhead_ns}, {"target_ns", 20},
+                       {"shape", {hit_size, hit_size, hit_size}}}},
         {"choice_quality", {{"tunings", kTunings}, {"within_target", within},
                             {"regret_target", kRegretTarget}, {"max_regret", max_regret},
                             {"oracle_ms_per_config", kOracleMsPerConfig},
@@ -212,8 +216,8 @@ int main(int argc, char** argv) {
     char line[512];
     std::string markdown = "# GEMM benchmark (" + device_name() + ", " + std::to_string(size) + "^3 fp16 in, fp32 acc)\n\n";
     markdown += "| what | figure | target |\n|---|---|---|\n";
-    std::snprintf(line, sizeof line, "| (a) cache-hit overhead vs direct launch | %+.1f ns per call (direct %.0f ns, tuned %.0f ns) | <= +20 ns |\n",
-                  overhead_ns, hit.direct_ns, hit.tuned_ns);
+    std::snprintf(line, sizeof line, "| (a) cache-hit overhead vs direct launch (%d^3 key) | %+.1f ns per call (direct %.0f ns, tuned %.0f ns) | <= +20 ns |\n",
+                  hit_size, overhead_ns, hit.direct_ns, hit.tuned_ns);
     markdown += line;
     std::snprintf(line, sizeof line, "| (b) choice quality, %d fresh tunings vs oracle | regret <= 0.5%% in %d of %d; max regret %.2f%% | 10 of 10 |\n",
                   kTunings, within, kTunings, max_regret * 100);

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# GPU check: run in the repository root of a machine with an NVIDIA GPU (the H200 device
+# machine). Configures with CUDA, builds, runs the unit and GPU tests, the CUDA examples and
+# the GPU benchmarks, and prints a table of the results last.
+#
+# Extending it: write a function step_<name> that does one thing and calls
+#   record "<what>" PASS|FAIL|SKIP "<key figure>"
+# once per row it wants in the table, then add its name to STEPS. Give step logs to
+# "$LOG_DIR"; put only small result files in "$OUT_DIR" ($OUT on the device machine,
+# which brings back at most 8 files). `scripts/gpu_check.sh step_a step_b` runs only those
+# steps (after a build).
+#
+# Environment: CUDA_ARCHITECTURES (default 90, the H200), DISTTUNE_GPU_BUILD_DIR (default
+# build/gpu), OUT (where results go; default $DISTTUNE_GPU_BUILD_DIR/gpu-check).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+BUILD_DIR=${DISTTUNE_GPU_BUILD_DIR:-build/gpu}
+OUT_DIR=${OUT:-$BUILD_DIR/gpu-check}
+LOG_DIR=$BUILD_DIR/gpu-check-logs
+ARCH=${CUDA_ARCHITECTURES:-90}
+RESULTS=$OUT_DIR/results.tsv
+JOBS=$(nproc)
+mkdir -p "$OUT_DIR" "$LOG_DIR"
+: >"$RESULTS"
+
+# record WHAT RESULT FIGURE: one row of the final table.
+record() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$RESULTS"; }
+
+# counts LOG: "P passed, F failed, S skipped" from a ctest log.
+counts() {
+  local total failed skipped
+  total=$(grep -oE 'tests passed, [0-9]+ tests failed out of [0-9]+' "$1" | grep -oE '[0-9]+$' || echo 0)
+  failed=$(grep -oE '[0-9]+ tests failed out of' "$1" | grep -oE '^[0-9]+' || echo 0)
+  skipped=$(grep -cE '\*\*\*Skipped|Not Run' "$1" || true)
+  echo "$((total - failed - skipped)) passed, $failed failed, $skipped skipped"
+}
+
+# Configures (a failure stops the check) and builds everything it can: a target that fails
+# to build fails the build row, and the steps that need it fail on their own.
+step_build() {
+  local begin=$SECONDS
+  if ! cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+       -DCMAKE_CUDA_ARCHITECTURES="$ARCH" >"$LOG_DIR/configure.log" 2>&1; then
+    tail -n 40 "$LOG_DIR/configure.log"
+    record "configure (sm_$ARCH)" FAIL "see $LOG_DIR/configure.log"
+    return 1
+  fi
+  if cmake --build "$BUILD_DIR" -j "$JOBS" -- -k 0 >"$LOG_DIR/build.log" 2>&1; then
+    record "build (sm_$ARCH)" PASS "$((SECONDS - begin)) s"
+  else
+    grep -E '^FAILED:|error' "$LOG_DIR/build.log" | head -n 20
+    record "build (sm_$ARCH)" FAIL "$(grep -c '^FAILED:' "$LOG_DIR/build.log") targets failed; $LOG_DIR/build.log"
+  fi
+}
+
+# ctest_label LABEL: runs the tests of one label; every test must run (none skipped).
+ctest_label() {
+  local label=$1 log=$LOG_DIR/ctest_$1.log
+  (cd "$BUILD_DIR" && ctest -L "^$label\$" -V --timeout 300 -j 4) >"$log" 2>&1
+  local status=$? summary
+  summary=$(counts "$log")
+  grep -E '^\s*[0-9]+: (spin of|read of|tiny kernel|hardware|deps)' "$log" | sed 's/^ *[0-9]*: /  /'
+  grep -E 'Failed|\*\*\*Skipped' "$log" | grep -E '^ *[0-9]+/[0-9]+ Test' | head -n 20
+  if ((status == 0)) && [[ $summary == *", 0 skipped" ]]; then
+    record "ctest -L $label" PASS "$summary"
+  else
+    record "ctest -L $label" FAIL "$summary"
+  fi
+}
+
+step_unit_tests() { ctest_label unit; }
+
+step_gpu_tests() {
+  ctest_label gpu
+  local log=$LOG_DIR/ctest_gpu.log line
+  line=$(grep -oE 'expected [0-9.]+ ms, timer [0-9.]+ ms' "$log" | head -n 1)
+  [[ -n $line ]] && record "  timer accuracy (clock64 spin)" PASS "$line"
+  line=$(grep -oE 'warm L2 [0-9.]+ ms, flushed [0-9.]+ ms \(x[0-9.]+\)' "$log" | head -n 1)
+  [[ -n $line ]] && record "  L2 flush visible" PASS "$line"
+  line=$(grep -oE 'per-run event pairs [0-9.]+ us, graph replay [0-9.]+ us per launch' "$log" | head -n 1)
+  [[ -n $line ]] && record "  graph vs per-run (tiny kernel)" PASS "$line"
+  return 0
+}
+
+# example NAME ARGS...: runs an example twice in fresh processes against a fresh cache
+# directory: the first tunes, the second must read the disk record.
+example() {
+  local name=$1 binary=$BUILD_DIR/examples/cuda/$1
+  shift
+  local cache=$BUILD_DIR/gpu-check-cache/$name log=$LOG_DIR/$name.log
+  rm -rf "$cache"
+  if TRITON_DIST_AUTOTUNE_CACHE_DIR=$cache "$binary" "$@" >"$log" 2>&1 &&
+     TRITON_DIST_AUTOTUNE_CACHE_DIR=$cache "$binary" "$@" >"$log.second" 2>&1; then
+    cat "$log"
+    local chosen second
+    chosen=$(grep -m1 '^chosen config' "$log" | sed 's/^chosen config: //')
+    second=$(grep -m1 -oE 'read from the disk cache|tuned now' "$log.second")
+    record "example $name" PASS "$chosen; 2nd process: $second"
+  else
+    cat "$log" "$log.second" 2>/dev/null
+    record "example $name" FAIL "see $log"
+  fi
+}
+
+step_example_scale() { example scale_cuda; }
+step_example_gemm() { example gemm_cuda; }
+
+step_bench_gemm() {
+  local log=$LOG_DIR/gemm_bench.log
+  if "$BUILD_DIR/bench/gpu/gemm_bench" "$OUT_DIR" >"$log" 2>&1; then
+    cat "$log"
+    record "bench gemm (4096^3)" PASS "$(grep -m1 '^SUMMARY' "$log" | sed 's/^SUMMARY //')"
+  else
+    cat "$log"
+    record "bench gemm (4096^3)" FAIL "see $log"
+  fi
+}
+
+STEPS=(step_build step_unit_tests step_gpu_tests step_example_scale step_example_gemm step_bench_gemm)
+# More steps (MPI/NCCL, Python/Triton) go here: STEPS+=(step_...)
+
+# Multi-rank: the NCCL communicator on one GPU, the NCCL scale example with one rank per GPU,
+# and the MPI tests (CPU ranks).
+step_multi_rank() {
+  local log=$LOG_DIR/nccl_communicator.log gpus
+  local mpirun=(mpirun --allow-run-as-root --oversubscribe)
+  if [[ ! -x $BUILD_DIR/tests/gpu/test_nccl_communicator ]]; then
+    record "nccl communicator (1 GPU)" FAIL "not built: NCCL not found? see $LOG_DIR/configure.log"
+  elif "$BUILD_DIR/tests/gpu/test_nccl_communicator" >"$log" 2>&1 && ! grep -q 'SKIPPED' "$log"; then
+    record "nccl communicator (1 GPU)" PASS "$(grep -oE '[0-9]+ tests? from [0-9]+ test suites? ran' "$log")"
+  else
+    tail -n 40 "$log"
+    record "nccl communicator (1 GPU)" FAIL "see $log"
+  fi
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+  ((gpus > 0)) || gpus=1
+  log=$LOG_DIR/scale_nccl.log
+  if TRITON_DIST_AUTOTUNE_CACHE_DIR=$BUILD_DIR/gpu-check-cache/scale_nccl TRITON_DIST_AUTOTUNE_TIMEOUT=120 \
+     "${mpirun[@]}" -np "$gpus" -x TRITON_DIST_AUTOTUNE_CACHE_DIR -x TRITON_DIST_AUTOTUNE_TIMEOUT \
+     "$BUILD_DIR/examples/mpi/scale_nccl" >"$log" 2>&1; then
+    cat "$log"
+    record "example scale_nccl (-np $gpus)" PASS "$(grep -m1 '^rank 0 uses' "$log" | sed 's/^rank 0 uses //')"
+  else
+    cat "$log"
+    record "example scale_nccl (-np $gpus)" FAIL "see $log"
+  fi
+  ctest_label mpi
+}
+STEPS+=(step_multi_rank)
+
+print_table() {
+  echo
+  echo "== GPU check: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)"
+  printf '%-34s | %-6s | %s\n' "test / benchmark" "result" "key figure"
+  printf '%-34s-+-%-6s-+-%s\n' "----------------------------------" "------" "----------"
+  while IFS=$'\t' read -r what result figure; do
+    printf '%-34s | %-6s | %s\n' "$what" "$result" "$figure"
+  done <"$RESULTS"
+}
+
+if (($#)); then STEPS=("$@"); fi
+for step in "${STEPS[@]}"; do
+  echo "=== $step"
+  if ! "$step" && [[ $step == step_build ]]; then break; fi
+done
+print_table
+! grep -q $'\tFAIL\t' "$RESULTS"
