@@ -129,6 +129,7 @@ Value time_value(double ms) {
 
 std::string status_of(const CandidateResult& candidate) {
   if (candidate.failed) return "failed";
+  if (candidate.dropped) return "dropped";
   return candidate.measured ? "ok" : "skipped";
 }
 
@@ -146,7 +147,8 @@ Value candidate_to_json(const CandidateResult& candidate, std::size_t index) {
                {"error", candidate.error},
                {"samples_ms", candidate.samples},
                {"local_ms", skipped ? Value(nullptr) : time_value(candidate.local_ms)},
-               {"agreed_ms", skipped ? Value(nullptr) : time_value(candidate.agreed_ms)}};
+               {"agreed_ms", skipped ? Value(nullptr) : time_value(candidate.agreed_ms)},
+               {"noise", candidate.noise}};
 }
 
 CandidateResult candidate_from_json(const Value& json, const std::string& path) {
@@ -162,10 +164,13 @@ CandidateResult candidate_from_json(const Value& json, const std::string& path) 
     if (!std::isfinite(sample)) bad_field(sample_path, "must be finite");
     candidate.samples.push_back(sample);
   }
+  candidate.noise = fields.number("noise");
+  if (!(candidate.noise >= 0.0)) bad_field(fields.path("noise"), "must be >= 0");
   const std::string status = fields.string("status");
   const double infinity = std::numeric_limits<double>::infinity();
-  if (status == "ok") {
+  if (status == "ok" || status == "dropped") {
     candidate.measured = true;
+    candidate.dropped = status == "dropped";
     candidate.local_ms = fields.number("local_ms");
     candidate.agreed_ms = fields.number("agreed_ms");
   } else if (status == "failed") {
@@ -180,7 +185,7 @@ CandidateResult candidate_from_json(const Value& json, const std::string& path) 
       bad_field(fields.path("agreed_ms"), "must be null for a skipped candidate");
   } else {
     bad_field(fields.path("status"),
-              R"(must be "ok", "failed" or "skipped", got ")" + status + "\"");
+              R"(must be "ok", "dropped", "failed" or "skipped", got ")" + status + "\"");
   }
   return candidate;
 }

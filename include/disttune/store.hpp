@@ -10,9 +10,11 @@
 //   "hardware": object, "hardware_digest": str, "deps": object,
 //   "measurement": {"warmup_runs": int, "timed_runs": int, "statistic": str,
 //                   "strategy": str, "flush_l2": bool},
-//   "candidates": [{"config": <JSON value>, "status": "ok"|"failed"|"skipped",
+//   "candidates": [{"config": <JSON value>, "status": "ok"|"dropped"|"failed"|"skipped",
 //                   "error": str, "samples_ms": [num], "local_ms": num|null,
-//                   "agreed_ms": num|null}],
+//                   "agreed_ms": num|null, "noise": num}],
+//   ("dropped": measured, then left out by the adaptive strategy; "noise": the agreed
+//    relative spread of the samples, median absolute deviation over the median)
 //   "best": {"index": int, "config": <JSON value>},
 //   "ranks": int, "created_utc": "YYYY-MM-DDTHH:MM:SSZ"
 //

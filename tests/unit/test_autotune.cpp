@@ -45,7 +45,8 @@ class AutotuneTest : public ::testing::Test {
                                          ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(root_);
     for (const char* name : {"TRITON_DIST_AUTOTUNE_ALWAYS_TUNE", "TRITON_DIST_AUTOTUNE_VERSION_CHECK",
-                             "TRITON_DIST_AUTOTUNE_CACHE_DIR", "TRITON_DIST_AUTOTUNE_TIMEOUT"}) {
+                             "TRITON_DIST_AUTOTUNE_CACHE_DIR", "TRITON_DIST_AUTOTUNE_TIMEOUT",
+                             "TRITON_DIST_AUTOTUNE_STRATEGY"}) {
       ::unsetenv(name);
     }
   }
@@ -313,6 +314,31 @@ TEST_F(AutotuneTest, LogFileIsWrittenBesideTheRecord) {
   EXPECT_NE(text.find("key 7"), std::string::npos);
   EXPECT_NE(text.find("samples_ms"), std::string::npos);
   EXPECT_NE(text.find("best candidate 1"), std::string::npos);
+}
+
+const std::vector<SpinConfig> kFive = {{0, 400.0}, {1, 50.0}, {2, 200.0}, {3, 800.0}, {4, 300.0}};
+
+TEST_F(AutotuneTest, AdaptiveStrategyPicksTheFastestWithFewerRuns) {
+  Tuned::Spec spec = make(kFive).spec();
+  spec.options.measurement.strategy = "adaptive";
+  Tuned tuned(std::move(spec));
+  EXPECT_EQ(tuned(7), 701);
+  for (int id : {0, 2, 3, 4}) EXPECT_EQ(runs(id), 3) << "config " << id;  // 1 warm-up + 2 timed
+  EXPECT_EQ(runs(1), 4);                                                   // ... + the final run
+  const Value stored = Value::parse(std::ifstream(records().at(0)));
+  EXPECT_EQ(stored["measurement"]["strategy"], "adaptive");
+  EXPECT_EQ(stored["candidates"][0]["status"], "dropped");
+  EXPECT_EQ(stored["candidates"][1]["status"], "ok");
+  EXPECT_TRUE(stored["candidates"][1]["noise"].is_number());
+}
+
+TEST_F(AutotuneTest, StrategyEnvVarSelectsAdaptive) {
+  ::setenv("TRITON_DIST_AUTOTUNE_STRATEGY", "adaptive", 1);
+  auto tuned = make(kFive);
+  EXPECT_EQ(tuned(7), 701);
+  EXPECT_EQ(runs(0), 3);
+  ::setenv("TRITON_DIST_AUTOTUNE_STRATEGY", "random", 1);
+  EXPECT_THROW(make(kFive), std::invalid_argument);
 }
 
 }  // namespace
