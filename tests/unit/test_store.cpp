@@ -433,8 +433,7 @@ INSTANTIATE_TEST_SUITE_P(
                   [](const Record&) {
                     return std::string(
                         "\x7f"
-                        "ELF\x02\x01\x01 garbage",
-                        18);
+                        "ELF\x02\x01\x01 garbage");
                   }},
         BadRecord{"Pickle", [](const Record&) { return std::string("\x80\x04\x95\x10\x00", 5); }},
         BadRecord{"WrongSchema",
