@@ -285,6 +285,37 @@ TEST_F(Context, AFailingConfigAbandonsTheRunRestartsItAndIsExcluded) {
   EXPECT_NE(log.find("restarting the outer run"), std::string::npos);
 }
 
+TEST_F(Context, ASwallowedFailureStillAbandonsTheRun) {
+  std::vector<int> ran0, ran1;
+  Kernel scale = make_scale({{1, 1.0}, {2, 0.1, true}}, ran0);
+  Kernel reduce = make_reduce({{2, 3.0}, {8, 1.0}}, ran1);
+  Buffers buffers(16);
+  int swallowed = 0;
+  auto pipeline = make_contextual(
+      "pipeline",
+      [&](Buffers& b) {
+        try {
+          scale(b.x, b.y);
+        } catch (const std::exception&) {
+          ++swallowed;
+        }
+        try {
+          reduce(b.y, b.partial);  // refused: the run is being abandoned
+        } catch (const OuterRunAbandoned&) {
+          ++swallowed;
+        }
+        return std::accumulate(b.partial.begin(), b.partial.end(), 0.0);
+      },
+      options(1, 1));
+  EXPECT_EQ(pipeline(buffers), buffers.expected_sum());
+  EXPECT_EQ(swallowed, 2);
+  EXPECT_EQ(scale.best_config()->block, 1);
+  EXPECT_TRUE(scale.last_tuning()->candidates[1].failed);
+  // reduce ran config 2 twice and config 8 twice while tuning, then once at the end;
+  // the abandoned run refused its launch, so no step of it was lost or doubled.
+  EXPECT_EQ(ran1, (std::vector<int>{2, 2, 8, 8, 8}));
+}
+
 TEST_F(Context, AFailureAtANewKernelsFirstLaunchIsKept) {
   std::vector<int> ran0, ran1;
   Kernel scale = make_scale({{1, 1.0}, {4, 2.0}}, ran0);
