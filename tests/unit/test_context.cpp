@@ -29,8 +29,17 @@ class ScriptedTimer final : public Timer {
     durations_.push_back(next_ms);
     enclosed.push_back(launches - launches_at_start_);
   }
-  std::vector<double> collect() override { return std::exchange(durations_, {}); }
+  std::vector<double> collect() override {
+    std::vector<double> durations = std::exchange(durations_, {});
+    if (fail_collects > 0) {
+      --fail_collects;
+      throw std::runtime_error("device lost the events");
+    }
+    return durations;
+  }
   std::string name() const override { return "scripted"; }
+
+  int fail_collects = 0;          ///< how many collect() calls throw from now on
 
   int launches = 0;               ///< every kernel launch counts itself here
   double next_ms = 0.0;           ///< the time of the pair now open
@@ -314,6 +323,39 @@ TEST_F(Context, ASwallowedFailureStillAbandonsTheRun) {
   // reduce ran config 2 twice and config 8 twice while tuning, then once at the end;
   // the abandoned run refused its launch, so no step of it was lost or doubled.
   EXPECT_EQ(ran1, (std::vector<int>{2, 2, 8, 8, 8}));
+}
+
+TEST_F(Context, ATimerThatCannotCollectFailsTheRunsFirstTimedCandidate) {
+  std::vector<int> ran;
+  Kernel scale = make_scale({{1, 1.0}, {2, 2.0}, {4, 3.0}}, ran);
+  int runs = 0;
+  auto pipeline = make_contextual(
+      "pipeline",
+      [&](Buffers& b) {
+        if (++runs == 2) timer_->fail_collects = 1;  // run 1 is config 0's timed run
+        scale(b.x, b.y);
+      },
+      options(1, 1));
+  Buffers buffers(4);
+  pipeline(buffers);
+  const KernelChoice tuned = *scale.last_tuning();
+  EXPECT_TRUE(tuned.candidates[0].failed);
+  EXPECT_EQ(tuned.candidates[0].error, "timer: device lost the events");
+  EXPECT_EQ(tuned.best, 1u);
+  EXPECT_EQ(runs, 2 + 2 + 2 + 1);
+}
+
+TEST_F(Context, AnInvalidTimeFailsItsCandidate) {
+  std::vector<int> ran;
+  Kernel scale = make_scale({{1, -1.0}, {2, 2.0}}, ran);
+  auto pipeline = make_contextual("pipeline", [&](Buffers& b) { scale(b.x, b.y); }, options(1, 2));
+  Buffers buffers(4);
+  pipeline(buffers);
+  const KernelChoice tuned = *scale.last_tuning();
+  EXPECT_TRUE(tuned.candidates[0].failed);
+  EXPECT_NE(tuned.candidates[0].error.find("invalid time"), std::string::npos) << tuned.candidates[0].error;
+  EXPECT_EQ(tuned.best, 1u);
+  EXPECT_EQ(pipeline.tuner().outer_runs(), 3 + 3 + 1);  // no re-takes
 }
 
 TEST_F(Context, AFailureAtANewKernelsFirstLaunchIsKept) {
