@@ -2,6 +2,7 @@
 // tuning goes on; tuning on a stream under capture is refused before any run.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +46,7 @@ TEST_F(CudaAutotuneTest, ARefusedLaunchIsAFailedConfigAndTuningContinues) {
 
   const auto report = fill.last_report();
   ASSERT_TRUE(report.has_value());
+  std::printf("%s", format_table(*report).c_str());
   ASSERT_EQ(report->candidates.size(), 3u);
   EXPECT_TRUE(report->candidates[1].failed);
   EXPECT_NE(report->candidates[1].error.find("invalid configuration"), std::string::npos)
