@@ -106,9 +106,10 @@ class OuterRunAbandoned : public std::runtime_error {
 /// that finished use their best config; once every kernel seen has finished, one more
 /// outer run uses all best configs, and that run is the last. One run is active per
 /// process at a time. With is_dist the engine's collectives (digest checks, barriers,
-/// reductions, the agreement on each run) happen between outer runs, plus a one-number
-/// failure vote after each launch that is a tuning step; so every rank must make the same
-/// launches in the same order.
+/// reductions, the agreement on each run) happen between outer runs, plus a failure vote
+/// after each launch of a kernel being tuned; so every rank must make the same launches in
+/// the same order. A kernel launched several times in one outer run uses one candidate for
+/// all of them; only the first is a step (and timed).
 class ContextualAutotuner {
  public:
   /// Throws std::invalid_argument for an empty name, bad counts, or is_dist without a
@@ -131,7 +132,8 @@ class ContextualAutotuner {
 
   /// For a kernel launched inside the active run, on run()'s thread: makes exactly one
   /// launch, `launch_one(i)`, of the candidate the kernel's tuning for `key` wants now
-  /// (warm-up; timed between timer marks; the cached best once done) and returns i.
+  /// (warm-up; timed between timer marks; the cached best once done; the same candidate
+  /// again, untimed, for a later launch in the same outer run) and returns i.
   /// `candidates` are the canonical JSON texts of the kernel's configs, in order. If
   /// `launch_one` throws (on any rank, with is_dist), the candidate is recorded failed and
   /// OuterRunAbandoned is thrown on every rank at this launch. Throws std::logic_error if
