@@ -288,7 +288,7 @@ Record record_from_json(const Value& json) {
   const long long last = static_cast<long long>(record.candidates.size()) - 1;
   record.best_index = static_cast<std::size_t>(best.integer("index", 0, last));
   const CandidateResult& chosen = record.candidates[record.best_index];
-  if (chosen.failed || !chosen.measured) {
+  if (chosen.failed || chosen.dropped || !chosen.measured) {
     bad_field("best.index", "names candidate " + std::to_string(record.best_index) +
                                 ", whose status is not \"ok\"");
   }

@@ -66,8 +66,8 @@ class ScopedEnv {
   std::optional<std::string> old_;
 };
 
-/// A finished tuning of three candidates: one ok (the best), one failed on this rank,
-/// one the strategy never reached.
+/// A finished tuning of four candidates: one ok (the best), one failed on this rank, one
+/// the strategy never reached, one measured and then dropped by the strategy.
 inline Record sample_record(const std::string& function_name = "scale",
                             const std::string& key = R"({"n":1024})") {
   Record record;
@@ -82,6 +82,7 @@ inline Record sample_record(const std::string& function_name = "scale",
   ok.samples = {1.5, 1.25, 1.75};
   ok.local_ms = 1.5;
   ok.agreed_ms = 1.625;
+  ok.noise = 0.0625;
   ok.measured = true;
   CandidateResult failed;
   failed.config = R"({"block":256,"ratio":0.5})";
@@ -92,7 +93,15 @@ inline Record sample_record(const std::string& function_name = "scale",
   failed.agreed_ms = std::numeric_limits<double>::infinity();
   CandidateResult skipped;
   skipped.config = R"({"block":512,"ratio":1.0})";
-  record.candidates = {ok, failed, skipped};
+  CandidateResult dropped;
+  dropped.config = R"({"block":64,"ratio":0.125})";
+  dropped.samples = {9.5, 9.75};
+  dropped.local_ms = 9.625;
+  dropped.agreed_ms = 9.75;
+  dropped.noise = 0.015625;
+  dropped.measured = true;
+  dropped.dropped = true;
+  record.candidates = {ok, failed, skipped, dropped};
   record.best_index = 0;
   record.ranks = 2;
   record.created_utc = "2026-11-29T09:30:00Z";

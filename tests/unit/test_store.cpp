@@ -64,8 +64,8 @@ TEST(RecordJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.measurement.statistic, Statistic::mean);
   EXPECT_EQ(back.measurement.strategy, "exhaustive");
   EXPECT_TRUE(back.measurement.flush_l2);
-  ASSERT_EQ(back.candidates.size(), 3u);
-  for (std::size_t i = 0; i < 3; ++i) {
+  ASSERT_EQ(back.candidates.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) {
     const CandidateResult& a = record.candidates[i];
     const CandidateResult& b = back.candidates[i];
     EXPECT_EQ(b.config, a.config) << i;
@@ -75,6 +75,8 @@ TEST(RecordJson, RoundTripKeepsEveryField) {
     EXPECT_EQ(b.samples, a.samples) << i;
     EXPECT_EQ(b.local_ms, a.local_ms) << i;
     EXPECT_EQ(b.agreed_ms, a.agreed_ms) << i;
+    EXPECT_EQ(b.noise, a.noise) << i;
+    EXPECT_EQ(b.dropped, a.dropped) << i;
   }
   EXPECT_TRUE(std::isinf(back.candidates[1].agreed_ms));
   EXPECT_EQ(back.best_index, 0u);
@@ -99,6 +101,9 @@ TEST(RecordJson, FollowsTheDocumentedFormat) {
   EXPECT_TRUE(candidates[1]["agreed_ms"].is_null());
   EXPECT_EQ(candidates[2]["status"], "skipped");
   EXPECT_TRUE(candidates[2]["local_ms"].is_null());
+  EXPECT_EQ(candidates[3]["status"], "dropped");
+  EXPECT_EQ(candidates[3]["agreed_ms"], 9.75);
+  EXPECT_EQ(candidates[0]["noise"], 0.0625);
   EXPECT_EQ(json["best"]["index"], 0);
   EXPECT_EQ(json["best"]["config"], candidates[0]["config"]);
   EXPECT_EQ(json["ranks"], 2);
@@ -106,7 +111,7 @@ TEST(RecordJson, FollowsTheDocumentedFormat) {
 
 TEST(RecordJson, RejectsRecordsItCannotWrite) {
   Record out_of_range = sample_record();
-  out_of_range.best_index = 3;
+  out_of_range.best_index = 4;
   EXPECT_THROW(record_to_json(out_of_range), std::invalid_argument);
   Record no_time = sample_record();
   no_time.created_utc = "yesterday";
@@ -178,13 +183,24 @@ INSTANTIATE_TEST_SUITE_P(
                  "candidates[0].agreed_ms"},
         BadField{"SkippedWithTime", [](Value& j) { j["candidates"][2]["local_ms"] = 1.0; },
                  "candidates[2].local_ms"},
-        BadField{"BestOutOfRange", [](Value& j) { j["best"]["index"] = 3; }, "best.index"},
+        BadField{"BestOutOfRange", [](Value& j) { j["best"]["index"] = 4; }, "best.index"},
         BadField{"BestNegative", [](Value& j) { j["best"]["index"] = -1; }, "best.index"},
         BadField{"BestFailed",
                  [](Value& j) {
                    j["best"] = {{"index", 1}, {"config", j["candidates"][1]["config"]}};
                  },
                  "best.index"},
+        BadField{"BestDropped",
+                 [](Value& j) {
+                   j["best"] = {{"index", 3}, {"config", j["candidates"][3]["config"]}};
+                 },
+                 "best.index"},
+        BadField{"NoNoise", [](Value& j) { j["candidates"][0].erase("noise"); },
+                 "candidates[0].noise"},
+        BadField{"NegativeNoise", [](Value& j) { j["candidates"][3]["noise"] = -0.5; },
+                 "candidates[3].noise"},
+        BadField{"DroppedWithoutTime", [](Value& j) { j["candidates"][3]["local_ms"] = nullptr; },
+                 "candidates[3].local_ms"},
         BadField{"BestConfigDiffers",
                  [](Value& j) {
                    j["best"]["config"] = {{"block", 64}};
