@@ -1,6 +1,6 @@
 // The spec's `scale` example on the CPU: y = alpha * x, tuned over block size and threads.
 #include <cstdio>
-#include <cstdlib>
+#include <random>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -76,8 +76,9 @@ void check(std::span<const float> x, std::span<const float> y, float alpha) {
 int main(int argc, char** argv) {
   const std::size_t n = argc > 1 ? std::stoul(argv[1]) : (std::size_t{1} << 22);
   std::vector<float> x(n), y(n);
-  std::srand(1234);
-  for (auto& v : x) v = static_cast<float>(std::rand()) / RAND_MAX - 0.5f;
+  std::mt19937 engine(1234);
+  std::uniform_real_distribution<float> uniform(-0.5f, 0.5f);
+  for (auto& v : x) v = uniform(engine);
 
   Scale scale = make_scale();
   std::printf("scale: %zu floats, %zu configs in the space\n", n, scale.spec().configs.size());
