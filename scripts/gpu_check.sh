@@ -154,6 +154,55 @@ step_multi_rank() {
 }
 STEPS+=(step_multi_rank)
 
+# Python package: installs it into the machine's python3 (offline build), runs tests/python
+# (the GPU tests included) and bench/python/bench_gpu.py (result JSON in $OUT_DIR).
+step_python() {
+  local log=$LOG_DIR/python.log bench=$OUT_DIR/python_bench.json
+  # The module must link the system's shared libstdc++ (torch does); /opt/gcc's g++ does not.
+  local cxx=${PYTHON_CXX:-/usr/bin/g++}
+  if ! CXX=$cxx python3 -m pip install --no-build-isolation --no-deps -q . >"$log" 2>&1; then
+    tail -n 30 "$log"
+    record "python: pip install ." FAIL "see $log"
+    return 0
+  fi
+  if python3 -m pytest tests/python -q -p no:cacheprovider >>"$log" 2>&1; then
+    record "python: pytest tests/python" PASS "$(tail -n 1 "$log")"
+  else
+    tail -n 40 "$log"
+    record "python: pytest tests/python" FAIL "$(tail -n 1 "$log")"
+  fi
+  if python3 bench/python/bench_gpu.py >"$bench" 2>>"$log"; then
+    cat "$bench"
+    record "python bench (32-config matmul)" PASS "$(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print("first call x%.1f vs spec, hit +%.0f ns, regret<=0.5%%: %d/10" % (
+    r["speedup_contextual_vs_spec"], r["cache_hit"]["overhead_ns"], r["regret_within_0.5pct"]["contextual"]))' "$bench")"
+  else
+    tail -n 30 "$log"
+    record "python bench (32-config matmul)" FAIL "see $log"
+  fi
+}
+STEPS+=(step_python)
+
+# Benchmark suite of issue 7 (bench/suite): 4 cases x 4 tuners; suite.json and suite.md in
+# $OUT_DIR, then one row per target, MET or MISSED (a benchmark's result: it fails nothing).
+step_bench_suite() {
+  local log=$LOG_DIR/bench_suite.log summary=$LOG_DIR/bench_suite.tsv
+  if ! python3 -m pip install --no-build-isolation --no-deps -q . >"$log" 2>&1; then
+    tail -n 30 "$log"
+    record "bench suite" FAIL "pip install . failed; see $log"
+    return 0
+  fi
+  if PYTHONUNBUFFERED=1 python3 bench/suite/run_suite.py --out "$OUT_DIR" --summary "$summary" 2>&1 | tee -a "$log"; then
+    record "bench suite (4 cases x 4 tuners)" PASS "$(grep -oE 'suite wall time [0-9]+ s' "$OUT_DIR/suite.md")"
+    local what result figure
+    while IFS=$'\t' read -r what result figure; do record "  $what" "$result" "$figure"; done <"$summary"
+  else
+    record "bench suite (4 cases x 4 tuners)" FAIL "see $log"
+  fi
+}
+STEPS+=(step_bench_suite)
+
 print_table() {
   echo
   echo "== GPU check: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)"

@@ -1,0 +1,101 @@
+"""The four tuners the suite compares, behind one shape: a fresh tuning of a case (empty
+caches), called like the launcher, then asked which config it chose."""
+
+from typing import Callable, Optional
+
+from cases import Case
+from spec_method import SpecMethodTuner
+
+TUNERS = ("triton.autotune", "spec method", "disttune exhaustive", "disttune adaptive")
+
+
+class FreshTuning:
+    """One tuner with nothing cached for the case: the first call(*args) tunes, later calls
+    hit its cache."""
+
+    timing = ""  # how the tuner times a candidate, for the table
+    call: Callable  # the tuned launcher, set by each tuner
+
+    def __init__(self, case: Case) -> None:
+        self.case = case
+
+    def chosen(self) -> int:
+        """The index of the chosen config in case.configs."""
+        raise NotImplementedError
+
+    def timed_runs(self) -> Optional[int]:
+        """Timed samples the last tuning took (None when the tuner does not say)."""
+        return None
+
+
+class TritonAutotuneTuning(FreshTuning):
+    """triton.autotune with its own benchmarker (do_bench: 25 ms warm-up, 100 ms of runs
+    per config, L2 flushed before each run, median)."""
+
+    timing = "do_bench (L2 flush, median)"
+
+    def __init__(self, case: Case) -> None:
+        super().__init__(case)
+        case.autotuner.cache.clear()
+        self.call = case.launch_autotuned
+
+    def chosen(self) -> int:
+        return self.case.index_of(self.case.autotuner.best_config)
+
+
+class SpecMethodTuning(FreshTuning):
+    """The spec's method (spec_method.py): 5 + 10 runs per config, event pairs, mean."""
+
+    timing = "event pair per run, mean of 10"
+
+    def __init__(self, case: Case) -> None:
+        super().__init__(case)
+        self.tuner = SpecMethodTuner(case.launch, case.entries(), case.key_fn, case.prune_fn)
+        self.call = self.tuner
+
+    def chosen(self) -> int:
+        return self.case.index_of(next(iter(self.tuner.cache.values()))["cfg"])
+
+    def timed_runs(self) -> Optional[int]:
+        return self.tuner.last_timed_runs
+
+
+class DisttuneTuning(FreshTuning):
+    """disttune.tune.autotune with a strategy, no disk cache; `graph_runs` > 0 times CUDA
+    graph replays of that many runs (the launch-bound mode of the engine's CudaTimer);
+    `precompile` compiles every config concurrently before measuring (first calls)."""
+
+    def __init__(self, case: Case, strategy: str, graph_runs: int, precompile: bool) -> None:
+        super().__init__(case)
+        from disttune.tune import autotune
+
+        self.timing = (f"graph replay x{graph_runs}" if graph_runs else "event pair per run") + ", median"
+        self.tuned = autotune(
+            config_space=case.entries(),
+            key_fn=case.key_fn,
+            prune_fn=case.prune_fn,
+            strategy=strategy,
+            graph_runs=graph_runs,
+            disk_cache=False,
+            precompile=case.compile_only if precompile else None,
+        )(case.launch)
+        self.call = self.tuned
+
+    def chosen(self) -> int:
+        return self.case.index_of(next(iter(self.tuned.cache.values()))["cfg"])
+
+    def timed_runs(self) -> Optional[int]:
+        return sum(len(candidate.samples) for candidate in self.tuned.last_report.candidates)
+
+
+def fresh_tuning(tuner: str, case: Case, graph_runs: int, first_call: bool = False) -> FreshTuning:
+    """A fresh tuning of `case` by `tuner` (one of TUNERS). disttune times launch-bound cases
+    with `graph_runs`-run CUDA graphs; `first_call` turns on its parallel precompile."""
+    if tuner == "triton.autotune":
+        return TritonAutotuneTuning(case)
+    if tuner == "spec method":
+        return SpecMethodTuning(case)
+    if tuner in ("disttune exhaustive", "disttune adaptive"):
+        strategy = tuner.split()[1]
+        return DisttuneTuning(case, strategy, graph_runs if case.launch_bound else 0, first_call)
+    raise ValueError(f"unknown tuner '{tuner}'; expected one of {TUNERS}")
