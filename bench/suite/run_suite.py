@@ -33,7 +33,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--graph-runs", type=int, default=20,
                         help="runs per CUDA graph for disttune on launch-bound cases")
     parser.add_argument("--oracle-ms", type=float, default=300.0, help="device time per config for the oracle")
-    parser.add_argument("--cases", default="scale_2p18,scale_2p26,matmul_4096,softmax_8192")
+    parser.add_argument("--cases", default="matmul_4096,scale_2p18,softmax_8192,scale_2p26")
     parser.add_argument("--no-first-call", action="store_true", help="skip the first-call figures")
     return parser.parse_args()
 
@@ -66,25 +66,24 @@ def check(case, output) -> None:
     torch.testing.assert_close(output, case.reference(), **case.tolerance)
 
 
-def first_calls(slugs: list, options: argparse.Namespace, log) -> dict:
-    """Per case and tuner: the wall time of the first call with a new JIT kernel and an empty
-    TRITON_CACHE_DIR (compilation, tuning and the final run), and the config it chose."""
+def first_calls(slug: str, options: argparse.Namespace, log) -> dict:
+    """Per tuner: the wall time of the first call on a new JIT kernel of the case with an
+    empty TRITON_CACHE_DIR (compilation, tuning and the final run), and the config it chose."""
     from cases import BUILDERS
     from timing import captured_stderr, timed_call
     from tuners import TUNERS, fresh_tuning
 
     out: dict = {}
-    for slug in slugs:
-        for tuner in TUNERS:
-            os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix=f"triton-first-{slug}-")
-            case = BUILDERS[slug]()
-            tuning = fresh_tuning(tuner, case, options.graph_runs, first_call=True)
-            with captured_stderr() as errors:
-                seconds, output = timed_call(lambda: tuning.call(*case.args))
-            check(case, output)
-            out[(slug, tuner)] = {"first_call_s": seconds, "first_call_choice": tuning.chosen(),
-                                  "graph_fallback": "graph capture failed" in errors[0]}
-            log(f"first call {slug:13s} {tuner:20s} {seconds:7.2f} s  chose {tuning.chosen()}")
+    for tuner in TUNERS:
+        os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix=f"triton-first-{slug}-")
+        case = BUILDERS[slug]()
+        tuning = fresh_tuning(tuner, case, options.graph_runs, first_call=True)
+        with captured_stderr() as errors:
+            seconds, output = timed_call(lambda: tuning.call(*case.args))
+        check(case, output)
+        out[tuner] = {"first_call_s": seconds, "first_call_choice": tuning.chosen(),
+                      "graph_fallback": "graph capture failed" in errors[0]}
+        log(f"first call {slug:13s} {tuner:20s} {seconds:7.2f} s  chose {tuning.chosen()}")
     return out
 
 
@@ -193,23 +192,23 @@ def main() -> int:
     with torch.cuda.stream(torch.cuda.Stream()):
         warmup = build_scale(10)  # loads the driver and Triton's launcher before any timing
         warm(warmup)
-        first = {} if options.no_first_call else first_calls(slugs, options, log)
-        os.environ["TRITON_CACHE_DIR"] = os.path.join(work, "triton-warm")
         for slug in slugs:
             case = BUILDERS[slug]()
             warm(case)
             log(f"compiled and checked {len(case.configs)} configs of {slug}")
             results["cases"][slug] = tune_case(case, options, log)
-            for name, entry in results["cases"][slug]["tuners"].items():
-                figures = first.get((slug, name), {})
-                entry.update(figures)
-                if "first_call_choice" in figures:
-                    oracle_ms = results["cases"][slug]["oracle_ms"]
-                    entry["first_call_regret"] = oracle_ms[figures["first_call_choice"]] / min(oracle_ms) - 1
-                entry["graph_fallback"] |= figures.get("graph_fallback", False)
             del case
             results["meta"]["wall_s"] = time.perf_counter() - started
-            table = write(results, options.out)  # after every case: a cut-short run leaves what it has
+            table = write(results, options.out)  # after every step: a cut-short run leaves what it has
+        for slug in [] if options.no_first_call else slugs:
+            for name, figures in first_calls(slug, options, log).items():
+                entry = results["cases"][slug]["tuners"][name]
+                entry.update(figures)
+                oracle_ms = results["cases"][slug]["oracle_ms"]
+                entry["first_call_regret"] = oracle_ms[figures["first_call_choice"]] / min(oracle_ms) - 1
+                entry["graph_fallback"] |= figures["graph_fallback"]
+            results["meta"]["wall_s"] = time.perf_counter() - started
+            table = write(results, options.out)
     if options.summary:
         with open(options.summary, "w") as sink:
             for row in summary_rows(results):
