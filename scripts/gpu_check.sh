@@ -187,8 +187,8 @@ STEPS+=(step_python)
 # Benchmark suite of issue 7 (bench/suite): 4 cases x 4 tuners; suite.json and suite.md in
 # $OUT_DIR, then one row per target, MET or MISSED (a benchmark's result: it fails nothing).
 step_bench_suite() {
-  local log=$LOG_DIR/bench_suite.log summary=$LOG_DIR/bench_suite.tsv
-  if ! python3 -m pip install --no-build-isolation --no-deps -q . >"$log" 2>&1; then
+  local log=$LOG_DIR/bench_suite.log summary=$LOG_DIR/bench_suite.tsv cxx=${PYTHON_CXX:-/usr/bin/g++}
+  if ! CXX=$cxx python3 -m pip install --no-build-isolation --no-deps -q . >"$log" 2>&1; then
     tail -n 30 "$log"
     record "bench suite" FAIL "pip install . failed; see $log"
     return 0
