@@ -31,7 +31,7 @@ def scale(x, alpha, chunk, threads):
 
 
 if __name__ == "__main__":
-    x = torch.randn(1 << 20, dtype=torch.float32)
+    x = torch.randn(1 << 18, dtype=torch.float32)
     y = scale(x, 2.5, autotune=True, autotune_verbose=True)
     torch.testing.assert_close(y, 2.5 * x, atol=1e-5, rtol=1e-4)
     print("chosen:", scale.cache[key_fn(x, 2.5)])
