@@ -132,6 +132,7 @@ def tune_case(case, options: argparse.Namespace, log) -> dict:
             last[name] = tuning
     for name, tuning in last.items():
         entry = tuners[name]
+        entry["last_candidate_ms"] = tuning.candidate_ms()
         entry["regret"] = regrets(oracle_ms, entry["chosen"])
         best = case.configs[entry["chosen"][-1]]
         per_batch = 20 if case.slug.startswith("matmul") else 100

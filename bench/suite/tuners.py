@@ -27,6 +27,11 @@ class FreshTuning:
         """Timed samples the last tuning took (None when the tuner does not say)."""
         return None
 
+    def candidate_ms(self) -> list:
+        """The time the last tuning measured for each config of the case (None where it
+        measured none), for comparing with the oracle."""
+        return [None] * len(self.case.configs)
+
 
 class TritonAutotuneTuning(FreshTuning):
     """triton.autotune with its own benchmarker (do_bench: 25 ms warm-up, 100 ms of runs
@@ -41,6 +46,12 @@ class TritonAutotuneTuning(FreshTuning):
 
     def chosen(self) -> int:
         return self.case.index_of(self.case.autotuner.best_config)
+
+    def candidate_ms(self) -> list:
+        times = [None] * len(self.case.configs)
+        for config, quantiles in self.case.autotuner.configs_timings.items():
+            times[self.case.index_of(config)] = quantiles[0]
+        return times
 
 
 class SpecMethodTuning(FreshTuning):
@@ -58,6 +69,12 @@ class SpecMethodTuning(FreshTuning):
 
     def timed_runs(self) -> Optional[int]:
         return self.tuner.last_timed_runs
+
+    def candidate_ms(self) -> list:
+        times = [None] * len(self.case.configs)
+        for index, ms in self.tuner.last_times_ms:
+            times[index] = ms
+        return times
 
 
 class DisttuneTuning(FreshTuning):
@@ -86,6 +103,19 @@ class DisttuneTuning(FreshTuning):
 
     def timed_runs(self) -> Optional[int]:
         return sum(len(candidate.samples) for candidate in self.tuned.last_report.candidates)
+
+    def candidate_ms(self) -> list:
+        case = self.case
+        surviving = [
+            index
+            for index, entry in enumerate(case.entries())
+            if case.prune_fn is None or case.prune_fn(entry, *case.args)
+        ]
+        times = [None] * len(case.configs)
+        for index, candidate in zip(surviving, self.tuned.last_report.candidates):
+            if candidate.measured and not candidate.failed:
+                times[index] = candidate.agreed_ms
+        return times
 
 
 def fresh_tuning(tuner: str, case: Case, graph_runs: int, first_call: bool = False) -> FreshTuning:
