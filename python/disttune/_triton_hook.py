@@ -135,8 +135,17 @@ class Session:
                 self._compile_all(kernel, seen.configs, args, kwargs)
         tuning = seen.chosen() is None
         result = []
+        interrupted: list[BaseException] = []
 
         def launch_one(index: int) -> None:
+            # A Ctrl-C must end the call, not fail the candidate (which restarts the run):
+            # keep it from the engine and raise it once the launch is over.
+            try:
+                launch_config(index)
+            except (KeyboardInterrupt, SystemExit) as stop:
+                interrupted.append(stop)
+
+        def launch_config(index: int) -> None:
             config = seen.configs[index]
             current = dict(kwargs, **config.all_kwargs())
             full_nargs = {**kernel.nargs, **current}
@@ -159,6 +168,8 @@ class Session:
             self.tuner.launch(seen.state, seen.key_text, seen.texts, launch_one)
         finally:
             kernel.nargs = None
+        if interrupted:
+            raise interrupted[0]
         if not tuning:
             self._publish(seen)
         return result[0] if result else None

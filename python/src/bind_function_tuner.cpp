@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "bindings.hpp"
@@ -18,6 +19,7 @@
 #include "disttune/function_tuner.hpp"
 #include "disttune/store.hpp"
 #include "facts_timer.hpp"
+#include "interrupt_guard.hpp"
 #include "python_timer.hpp"
 
 namespace nb = nanobind;
@@ -56,21 +58,36 @@ TunerOptions make_options(
 }
 
 /// Resolves one key; the Python callable `run(i)` runs candidate i. The GIL is released while
-/// the engine works and taken back for each run and each Python collective.
+/// the engine works and taken back for each run and each Python collective. A
+/// KeyboardInterrupt in a run ends the call (see InterruptGuard).
 TuningReport resolve(FunctionTuner& tuner, std::string key, std::vector<std::string> candidates,
                      nb::callable run, bool verbose,
                      std::shared_ptr<Communicator> communicator) {
   TuningRequest request;
   request.key = std::move(key);
   request.candidates = std::move(candidates);
-  request.run = [&run](std::size_t index) {
+  InterruptGuard guard;
+  request.run = [&run, &guard](std::size_t index) {
     nb::gil_scoped_acquire gil;
-    run(index);
+    guard.run([&] { run(index); });
   };
   request.verbose = verbose;
   request.communicator = communicator.get();
   nb::gil_scoped_release released;
-  return tuner.resolve(request);
+  TuningReport report;
+  try {
+    report = tuner.resolve(request);
+  } catch (...) {
+    guard.rethrow();
+    throw;
+  }
+  if (guard.interrupted()) {
+    // An interrupted tuning is no result: remove the record it just wrote.
+    std::error_code ignored;
+    if (report.record_path) std::filesystem::remove(*report.record_path, ignored);
+    guard.rethrow();
+  }
+  return report;
 }
 
 std::string canonical_json_text(const std::string& text) {

@@ -49,3 +49,14 @@ def increment_kernel(x_ptr, n, BLOCK: tl.constexpr):
     mask = offsets < n
     x = tl.load(x_ptr + offsets, mask=mask)
     tl.store(x_ptr + offsets, x + 1.0, mask=mask)
+
+
+def _interrupt(named_args):
+    raise KeyboardInterrupt
+
+
+# The scale kernel again, with a config whose pre_hook is a Ctrl-C.
+interrupted_scale_kernel = triton.autotune(
+    configs=[triton.Config({"BLOCK": BLOCK}), triton.Config({"BLOCK": BLOCK}, num_warps=8, pre_hook=_interrupt)],
+    key=["n"],
+)(scale_kernel.fn)

@@ -8,7 +8,7 @@ triton = pytest.importorskip("triton")
 from disttune import _core  # noqa: E402
 from disttune.autotuner import contextual_autotune  # noqa: E402
 
-from kernels import BLOCK, increment_kernel, scale_kernel, sum_kernel  # noqa: E402
+from kernels import BLOCK, increment_kernel, interrupted_scale_kernel, scale_kernel, sum_kernel  # noqa: E402
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 
@@ -114,3 +114,16 @@ def test_log_file_per_rank(tmp_path):
     run_scale(torch.ones(64, device=DEVICE))
     assert (tmp_path / "logs" / "rank-0.log").read_text()
     assert run_scale.last_tuner.log_path == tmp_path / "logs" / "rank-0.log"
+
+
+def test_keyboard_interrupt_ends_the_call():
+    @contextual_autotune(n_repeat=2, n_warmup=1)
+    def run_scale(x):
+        y = torch.empty_like(x)
+        interrupted_scale_kernel[(triton.cdiv(x.numel(), BLOCK),)](x, y, 2.0, x.numel())
+        return y
+
+    with pytest.raises(KeyboardInterrupt):
+        run_scale(torch.ones(64, device=DEVICE))
+    assert _core.ContextualAutotuner.active() is None
+    assert getattr(interrupted_scale_kernel, "best_config", None) is None

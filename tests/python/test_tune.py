@@ -292,3 +292,20 @@ def test_importing_disttune_imports_neither_torch_nor_triton():
 def test_package_metadata():
     assert disttune.__version__.count(".") == 2
     assert issubclass(disttune.CollectiveTimeout, TimeoutError)
+
+
+def test_keyboard_interrupt_ends_the_tuning(private_cache):
+    calls = []
+
+    @autotune(config_space=SPACE, key_fn=key_fn)
+    def launch(x, alpha=1.0, speed=0.0, tag=None):
+        calls.append(tag)
+        if tag == "fast":
+            raise KeyboardInterrupt
+        return tag
+
+    with pytest.raises(KeyboardInterrupt):
+        launch(1)
+    assert "middle" not in calls  # nothing ran after the interrupt
+    assert launch.cache == {}
+    assert not list(private_cache.rglob("*.json"))  # an interrupted tuning leaves no record
