@@ -2,7 +2,8 @@
 #include "stored_choice.hpp"
 
 #include <algorithm>
-#include <iostream>
+
+#include "warning.hpp"
 
 namespace disttune::detail {
 
@@ -16,20 +17,19 @@ std::optional<Record> load_usable_record(const DiskStore& store, const RecordId&
   const std::string& best = record->candidates.at(record->best_index).config;
   const auto found = std::find(candidates.begin(), candidates.end(), best);
   if (found == candidates.end()) {
-    std::cerr << "disttune: stored best config " << best << " of '" << id.function_name
-              << "' is not a candidate of the current config space; tuning again\n";
+    warn("stored best config " + best + " of '" + id.function_name +
+         "' is not a candidate of the current config space; tuning again");
     return std::nullopt;
   }
   if (record->deps != fingerprint.deps) {
+    const std::string mismatch = "record " + store.record_path(id).string() +
+                                 " was made with deps " + record->deps.dump() + ", now " +
+                                 fingerprint.deps.dump();
     if (version_check) {
-      std::cerr << "disttune: record " << store.record_path(id) << " was made with deps "
-                << record->deps.dump() << ", now " << fingerprint.deps.dump()
-                << "; tuning again (TRITON_DIST_AUTOTUNE_VERSION_CHECK=1)\n";
+      warn(mismatch + "; tuning again (TRITON_DIST_AUTOTUNE_VERSION_CHECK=1)");
       return std::nullopt;
     }
-    std::cerr << "disttune: record " << store.record_path(id) << " was made with deps "
-              << record->deps.dump() << ", now " << fingerprint.deps.dump()
-              << "; using it (set TRITON_DIST_AUTOTUNE_VERSION_CHECK=1 to re-tune)\n";
+    warn(mismatch + "; using it (set TRITON_DIST_AUTOTUNE_VERSION_CHECK=1 to re-tune)");
   }
   choice = static_cast<std::size_t>(found - candidates.begin());
   return record;

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "utc_time.hpp"
+#include "warning.hpp"
 
 namespace disttune::detail {
 
@@ -20,7 +21,7 @@ TuningLog::TuningLog(const std::optional<std::filesystem::path>& dir, const std:
   // Create it 0600 without following a symlink, then hand it to the stream.
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) {
-    std::cerr << "disttune: cannot create log " << path << "; logging to it is off\n";
+    warn("cannot create log " + path.string() + "; logging to it is off");
     return;
   }
   ::close(fd);

@@ -16,14 +16,17 @@ namespace disttune::simulation {
 using Sampler = std::function<double(std::size_t candidate, int run)>;
 
 inline std::string render(const Step& step) {
+  char letter = '?';
   switch (step.kind) {
-    case StepKind::barrier: return (step.before_timed ? "B" : "b") + std::to_string(step.candidate);
-    case StepKind::warmup: return "w" + std::to_string(step.candidate);
-    case StepKind::timed: return "t" + std::to_string(step.candidate);
-    case StepKind::collect: return "c" + std::to_string(step.candidate);
+    case StepKind::barrier: letter = step.before_timed ? 'B' : 'b'; break;
+    case StepKind::warmup: letter = 'w'; break;
+    case StepKind::timed: letter = 't'; break;
+    case StepKind::collect: letter = 'c'; break;
     case StepKind::round_end: return "end";
   }
-  return "?";
+  std::string text(1, letter);
+  text += std::to_string(step.candidate);
+  return text;
 }
 
 /// Plays the tunings of several simulated ranks in lockstep, rank r's samples from
@@ -42,7 +45,8 @@ inline std::string replay_ranks(std::vector<Tuning*> tunings, const std::vector<
   auto advance = [&](std::size_t r) -> std::optional<Step> {
     Tuning& tuning = *tunings[r];
     while (std::optional<Step> step = tuning.next()) {
-      traces[r] += (traces[r].empty() ? "" : " ") + render(*step);
+      if (!traces[r].empty()) traces[r] += ' ';
+      traces[r] += render(*step);
       const std::size_t c = step->candidate;
       runs[r].resize(tuning.results().size(), 0);
       switch (step->kind) {
