@@ -111,6 +111,18 @@ example() {
 step_example_scale() { example scale_cuda; }
 step_example_gemm() { example gemm_cuda; }
 
+# Contextual: two tunable kernels inside one outer call (no disk cache: one process).
+step_example_contextual() {
+  local log=$LOG_DIR/contextual_cuda.log
+  if "$BUILD_DIR/examples/cuda/contextual_cuda" >"$log" 2>&1 && grep -q 'result checked' "$log"; then
+    cat "$log"
+    record "example contextual_cuda" PASS "$(grep -m1 -oE 'second call: [0-9]+ outer runs?' "$log")"
+  else
+    tail -n 40 "$log"
+    record "example contextual_cuda" FAIL "see $log"
+  fi
+}
+
 step_bench_gemm() {
   local log=$LOG_DIR/gemm_bench.log
   if "$BUILD_DIR/bench/gpu/gemm_bench" "$OUT_DIR" >"$log" 2>&1; then
@@ -122,7 +134,8 @@ step_bench_gemm() {
   fi
 }
 
-STEPS=(step_build step_unit_tests step_gpu_tests step_example_scale step_example_gemm step_bench_gemm)
+STEPS=(step_build step_unit_tests step_gpu_tests step_example_scale step_example_gemm
+       step_example_contextual step_bench_gemm)
 # More steps (MPI/NCCL, Python/Triton) go here: STEPS+=(step_...)
 
 # Multi-rank: the NCCL communicator on one GPU, the NCCL scale example with one rank per GPU,

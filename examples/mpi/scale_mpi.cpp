@@ -3,56 +3,22 @@
 // Run: mpirun -np 4 scale_mpi [floats per rank]
 #include <mpi.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <vector>
 
 #include "disttune/autotune.hpp"
 #include "disttune/mpi.hpp"
+#include "scale_launcher.hpp"
 
 namespace {
 
-/// One config: elements per block and worker threads that share the blocks.
-struct ScaleConfig {
-  int block = 0;
-  int threads = 1;
-};
-disttune::Value describe(const ScaleConfig& c) { return {{"BLOCK", c.block}, {"threads", c.threads}}; }
-
-/// Like the spec's 4 block sizes x 2 warp counts, here block sizes x threads.
-std::vector<ScaleConfig> config_space() {
-  std::vector<ScaleConfig> space;
-  for (int block : {256, 1024, 4096, 16384}) {
-    for (int threads : {1, 2}) space.push_back({block, threads});
-  }
-  return space;
-}
-
-void scale_blocks(std::span<const float> x, std::span<float> y, float alpha, int block, int first,
-                  int stride) {
-  const auto step = static_cast<std::size_t>(block);
-  for (std::size_t start = static_cast<std::size_t>(first) * step; start < x.size();
-       start += static_cast<std::size_t>(stride) * step) {
-    const std::size_t end = std::min(x.size(), start + step);
-    for (std::size_t i = start; i < end; ++i) y[i] = alpha * x[i];
-  }
-}
-
-/// The launcher: y = alpha * x on this rank's shard, with the config's blocking and threads.
-void scale_launch(const ScaleConfig& c, std::span<const float> x, std::span<float> y, float alpha) {
-  std::vector<std::jthread> workers;
-  for (int t = 1; t < c.threads; ++t) {
-    workers.emplace_back([=] { scale_blocks(x, y, alpha, c.block, t, c.threads); });
-  }
-  scale_blocks(x, y, alpha, c.block, 0, c.threads);
-}
+using scale_example::ScaleConfig;
 
 using Scale = disttune::Autotuned<ScaleConfig, std::tuple<std::size_t, std::string>,
                                   void(std::span<const float>, std::span<float>, float)>;
@@ -60,15 +26,15 @@ using Scale = disttune::Autotuned<ScaleConfig, std::tuple<std::size_t, std::stri
 Scale make_scale(std::shared_ptr<disttune::Communicator> ranks) {
   Scale::Spec spec;
   spec.identity = DISTTUNE_FUNCTION("scale_mpi");
-  spec.configs = config_space();
+  spec.configs = scale_example::config_space();
   // The key: the shard's layout (the same on every rank); alpha does not change the choice.
   spec.key = [](const std::span<const float>& x, const std::span<float>&, const float&) {
     return std::make_tuple(x.size(), std::string("float32"));
   };
   // The spec's prune_fn: a block must fit in 32 KiB. It must not depend on the rank.
   spec.prune = [](const ScaleConfig& c, const std::span<const float>&, const std::span<float>&,
-                  const float&) { return c.block * sizeof(float) < 32 * 1024; };
-  spec.launch = scale_launch;
+                  const float&) { return scale_example::block_fits(c); };
+  spec.launch = scale_example::scale_launch;
   spec.options.communicator = std::move(ranks);
   return Scale(std::move(spec));
 }

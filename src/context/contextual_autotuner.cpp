@@ -454,13 +454,14 @@ std::size_t ContextualAutotuner::launch(KernelTuningState& kernel, const std::st
   }
   if (timed) s.timer->stop();
   if (failure) s.note_failure(ordinal, *failure);
-  std::optional<int> failed_rank = failure ? std::optional<int>(s.comm->rank()) : std::nullopt;
-  if (s.comm->size() > 1) failed_rank = s.vote_on_failure(failure.has_value(), ordinal);
-  if (failed_rank) {
+  // The rank that failed at this launch, or -1 (an int: GCC 12 misreads an optional here).
+  int failed_rank = failure ? s.comm->rank() : -1;
+  if (s.comm->size() > 1) failed_rank = s.vote_on_failure(failure.has_value(), ordinal).value_or(-1);
+  if (failed_rank >= 0) {
     s.abandoned_at = ordinal;
     throw OuterRunAbandoned("disttune: kernel '" + kernel.name() + "' " +
                             slot->tuning->describe_candidate(step.candidate) + " failed" +
-                            (failure ? ": " + *failure : " on rank " + std::to_string(*failed_rank)) +
+                            (failure ? ": " + *failure : " on rank " + std::to_string(failed_rank)) +
                             "; the outer run of '" + s.function + "' is abandoned and restarted");
   }
   return step.candidate;
