@@ -11,7 +11,8 @@
 # steps (after a build).
 #
 # Environment: CUDA_ARCHITECTURES (default 90, the H200), DISTTUNE_GPU_BUILD_DIR (default
-# build/gpu), OUT (where results go; default $DISTTUNE_GPU_BUILD_DIR/gpu-check).
+# build/gpu), OUT (where results go; default $DISTTUNE_GPU_BUILD_DIR/gpu-check),
+# DISTTUNE_GPU_CHECK_PYTHON_BENCH=0 (the Python step runs the tests but not its benchmark).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -184,7 +185,9 @@ step_python() {
     tail -n 40 "$log"
     record "python: pytest tests/python" FAIL "$(tail -n 1 "$log")"
   fi
-  if python3 bench/python/bench_gpu.py >"$bench" 2>>"$log"; then
+  if [[ ${DISTTUNE_GPU_CHECK_PYTHON_BENCH:-1} == 0 ]]; then
+    record "python bench (32-config matmul)" SKIP "DISTTUNE_GPU_CHECK_PYTHON_BENCH=0"
+  elif python3 bench/python/bench_gpu.py >"$bench" 2>>"$log"; then
     cat "$bench"
     record "python bench (32-config matmul)" PASS "$(python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
