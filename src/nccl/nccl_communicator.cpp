@@ -70,7 +70,10 @@ NcclCommunicator::Call NcclCommunicator::begin(const CollectiveContext& context)
 template <class Error>
 void NcclCommunicator::abort_with(const Error& error) {
   aborted_ = true;
-  ncclCommAbort(comm_);
+  // ncclCommAbort frees device memory, which waits for work still running on the device
+  // (forever, if a kernel is stuck): it runs on a thread of its own so the error is raised
+  // at the deadline, not when the device is done.
+  std::thread([comm = comm_] { ncclCommAbort(comm); }).detach();
   throw error;
 }
 
