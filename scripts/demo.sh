@@ -15,7 +15,8 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 &&
   demo=(build/dev/examples/cuda/scale_cuda)
 else
   device=cpu
-  bash scripts/build.sh dev >/dev/null
+  cmake --preset dev >/dev/null
+  cmake --build --preset dev -j "$(nproc)" --target scale_cpu
   demo=(build/dev/examples/cpu/scale_cpu)
 fi
 
