@@ -17,57 +17,17 @@
 #include "disttune/autotune.hpp"
 #include "disttune/cuda.hpp"
 #include "disttune/nccl.hpp"
+#include "scale_kernel.cuh"
 
 namespace {
-
-void check_cuda(cudaError_t error, const char* call) {
-  if (error != cudaSuccess) throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(error));
-}
 
 void check_nccl(ncclResult_t result, const char* call) {
   if (result != ncclSuccess) throw std::runtime_error(std::string(call) + ": " + ncclGetErrorString(result));
 }
 
-/// One config, like the spec's triton.Config({"BLOCK": block}, num_warps=warps).
-struct ScaleConfig {
-  int block = 0;
-  int warps = 0;
-};
-disttune::Value describe(const ScaleConfig& c) { return {{"BLOCK", c.block}, {"num_warps", c.warps}}; }
-
-std::vector<ScaleConfig> config_space() {
-  std::vector<ScaleConfig> space;
-  for (int block : {256, 512, 1024, 2048}) {
-    for (int warps : {4, 8}) space.push_back({block, warps});
-  }
-  return space;
-}
-
-template <int kBlock>
-__global__ void scale_kernel(const float* x, float* y, float alpha, int n) {
-  const long long base = static_cast<long long>(blockIdx.x) * kBlock;
-  for (int i = threadIdx.x; i < kBlock; i += blockDim.x) {
-    const long long offset = base + i;
-    if (offset < n) y[offset] = alpha * x[offset];
-  }
-}
-
-template <int kBlock>
-void launch_block(int warps, const float* x, float* y, float alpha, int n, cudaStream_t stream) {
-  scale_kernel<kBlock><<<(n + kBlock - 1) / kBlock, warps * 32, 0, stream>>>(x, y, alpha, n);
-}
-
-void scale_launch(const ScaleConfig& c, const float* x, float* y, float alpha, int n,
-                  cudaStream_t stream) {
-  switch (c.block) {
-    case 256: launch_block<256>(c.warps, x, y, alpha, n, stream); break;
-    case 512: launch_block<512>(c.warps, x, y, alpha, n, stream); break;
-    case 1024: launch_block<1024>(c.warps, x, y, alpha, n, stream); break;
-    case 2048: launch_block<2048>(c.warps, x, y, alpha, n, stream); break;
-    default: throw std::invalid_argument("scale: no kernel for BLOCK=" + std::to_string(c.block));
-  }
-  check_cuda(cudaGetLastError(), "scale_kernel launch");
-}
+using scale_example::check_cuda;
+using scale_example::config_space;
+using scale_example::ScaleConfig;
 
 using Scale = disttune::Autotuned<ScaleConfig, std::tuple<int, std::string>,
                                   void(const float*, float*, float, int)>;
