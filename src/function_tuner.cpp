@@ -169,7 +169,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
 
   if (comm.size() > 1) {
     detail::check_ranks_agree(comm, context, s.identity, request.key, request.candidates,
-                              s.options.measurement);
+                              s.options.measurement, *s.options.timer);
   }
 
   std::optional<std::size_t> stored;
@@ -228,6 +228,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
     fresh.hardware = s.fingerprint.hardware;
     fresh.deps = s.fingerprint.deps;
     fresh.measurement = m;
+    fresh.flush_l2 = s.options.timer->flushes_l2();
     fresh.candidates = report.candidates;
     fresh.best_index = *best;
     fresh.ranks = comm.size();

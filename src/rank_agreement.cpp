@@ -17,7 +17,8 @@ CollectiveContext ContextMaker::operator()(std::string phase,
 namespace {
 
 Value tuning_summary(const FunctionIdentity& identity, const std::string& key,
-                     const std::vector<std::string>& candidates, const Measurement& measurement) {
+                     const std::vector<std::string>& candidates, const Measurement& measurement,
+                     bool flushes_l2) {
   return Value{{"function digest", identity.digest},
                {"key", key},
                {"candidate count", candidates.size()},
@@ -26,15 +27,17 @@ Value tuning_summary(const FunctionIdentity& identity, const std::string& key,
                                      {"timed_runs", measurement.timed_runs},
                                      {"statistic", to_string(measurement.statistic)},
                                      {"strategy", measurement.strategy},
-                                     {"flush_l2", measurement.flush_l2}}}};
+                                     {"flush_l2", flushes_l2}}}};
 }
 
 }  // namespace
 
 void check_ranks_agree(Communicator& comm, const ContextMaker& context,
                        const FunctionIdentity& identity, const std::string& key,
-                       const std::vector<std::string>& candidates, const Measurement& measurement) {
-  const std::string mine = canonical_json(tuning_summary(identity, key, candidates, measurement));
+                       const std::vector<std::string>& candidates, const Measurement& measurement,
+                       const Timer& timer) {
+  const std::string mine =
+      canonical_json(tuning_summary(identity, key, candidates, measurement, timer.flushes_l2()));
   const std::vector<std::string> all = comm.all_gather(mine, context("digest check", std::nullopt));
   const Value reference = Value::parse(all.front());
   std::ostringstream differences;

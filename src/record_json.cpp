@@ -190,10 +190,11 @@ CandidateResult candidate_from_json(const Value& json, const std::string& path) 
   return candidate;
 }
 
-Measurement measurement_from_json(const Value& json) {
+/// Fills record.measurement and record.flush_l2 from the record's "measurement" object.
+void read_measurement(const Value& json, Record& record) {
   const Fields fields(json, "measurement");
   constexpr long long kIntMax = std::numeric_limits<int>::max();
-  Measurement measurement;
+  Measurement& measurement = record.measurement;
   measurement.warmup_runs = static_cast<int>(fields.integer("warmup_runs", 0, kIntMax));
   measurement.timed_runs = static_cast<int>(fields.integer("timed_runs", 1, kIntMax));
   try {
@@ -203,8 +204,7 @@ Measurement measurement_from_json(const Value& json) {
   }
   measurement.strategy = fields.string("strategy");
   if (measurement.strategy.empty()) bad_field(fields.path("strategy"), "must not be empty");
-  measurement.flush_l2 = fields.boolean("flush_l2");
-  return measurement;
+  record.flush_l2 = fields.boolean("flush_l2");
 }
 
 }  // namespace
@@ -246,7 +246,7 @@ Value record_to_json(const Record& record) {
         {"timed_runs", m.timed_runs},
         {"statistic", to_string(m.statistic)},
         {"strategy", m.strategy},
-        {"flush_l2", m.flush_l2}}},
+        {"flush_l2", record.flush_l2}}},
       {"candidates", std::move(candidates)},
       {"best",
        {{"index", record.best_index},
@@ -275,7 +275,7 @@ Record record_from_json(const Value& json) {
   record.hardware = fields.object("hardware");
   record.id.hardware_digest = fields.string("hardware_digest");
   record.deps = fields.object("deps");
-  record.measurement = measurement_from_json(fields.object("measurement"));
+  read_measurement(fields.object("measurement"), record);
 
   const Value& candidates = fields.array("candidates");
   if (candidates.empty()) bad_field("candidates", "must not be empty");

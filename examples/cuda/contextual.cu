@@ -138,7 +138,6 @@ int main(int argc, char** argv) {
     disttune::ContextOptions options;  // is_dist=false, n_warmup=3, n_repeat=5
     options.timer = std::make_shared<disttune::CudaTimer>(
         disttune::CudaTimerOptions{.stream = stream, .flush_l2 = true});
-    options.flush_l2 = true;
     // The outer function: zero the sum, scale, reduce the shared buffer, read the result.
     auto scaled_sum_squares = disttune::make_contextual(
         "scaled_sum_squares",

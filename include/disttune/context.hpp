@@ -30,10 +30,9 @@ struct ContextOptions {
   int n_warmup = 3;      ///< untimed runs of each candidate (the upstream default)
   int n_repeat = 5;      ///< timed runs of each candidate (the upstream default)
   Statistic statistic = Statistic::mean;  ///< of a candidate's samples (upstream: mean)
-  /// Recorded in the settings the ranks compare; the flush itself is the timer's
-  /// (CudaTimerOptions::flush_l2, done in prepare_timed_run() before each timed launch).
-  bool flush_l2 = false;
-  std::shared_ptr<Timer> timer;                ///< default: CpuTimer
+  /// Default: CpuTimer. An L2 flush before each timed launch is the timer's
+  /// (CudaTimerOptions::flush_l2); the ranks compare timer->flushes_l2().
+  std::shared_ptr<Timer> timer;
   std::shared_ptr<Communicator> communicator;  ///< required when is_dist; else only names the log
   /// Deadline of each engine collective; default: default_collective_timeout().
   std::optional<std::chrono::milliseconds> collective_timeout;

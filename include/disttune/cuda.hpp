@@ -50,6 +50,8 @@ class CudaTimer final : public Timer {
   void begin_tuning() override;
   /// Clears the L2 cache on the stream if options.flush_l2.
   void prepare_timed_run() override;
+  /// options.flush_l2.
+  bool flushes_l2() const override;
   void start() override;
   void stop() override;
   std::vector<double> collect() override;

@@ -18,7 +18,6 @@ struct Measurement {
   /// "exhaustive" (the spec's) or "adaptive"; empty: TRITON_DIST_AUTOTUNE_STRATEGY if set,
   /// else "exhaustive".
   std::string strategy;
-  bool flush_l2 = false;                ///< clear the device cache before each timed run
 };
 
 /// Throws std::invalid_argument naming the field when a setting is out of range.

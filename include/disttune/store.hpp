@@ -57,6 +57,9 @@ struct Record {
   Value hardware = Value::object();
   Value deps = Value::object();
   Measurement measurement;
+  /// Whether the timer cleared the device cache before each timed run (Timer::flushes_l2());
+  /// stored as measurement.flush_l2.
+  bool flush_l2 = false;
   std::vector<CandidateResult> candidates;  ///< in candidate-list order
   std::size_t best_index = 0;
   int ranks = 1;

@@ -21,6 +21,9 @@ class Timer {
   virtual void begin_tuning() {}
   /// Work needed before each timed run but outside its timed region (an L2 flush).
   virtual void prepare_timed_run() {}
+  /// True if prepare_timed_run() clears the device cache before each timed run. The ranks
+  /// compare it before tuning and the record keeps it (measurement.flush_l2).
+  virtual bool flushes_l2() const { return false; }
   virtual void start() = 0;
   virtual void stop() = 0;
   /// Waits for every start/stop pair since the last collect and returns their durations in

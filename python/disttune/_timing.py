@@ -79,6 +79,9 @@ class TorchEventTimer(_core.Timer):
         if self._flush is not None:
             self._flush.zero_()
 
+    def flushes_l2(self) -> bool:
+        return self._flush is not None
+
     def start(self) -> None:
         event = self._backend.Event(enable_timing=True)
         event.record()

@@ -73,7 +73,7 @@ class ContextualFunction:
                     )
                 communicator = _ranks.communicator_for(group)
             tuner = _core.ContextualAutotuner(
-                self.name, timer=timer, communicator=communicator, flush_l2=self._flush_l2, **self._options
+                self.name, timer=timer, communicator=communicator, **self._options
             )
             self._tuners[identity] = tuner
         return tuner

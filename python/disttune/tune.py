@@ -95,7 +95,6 @@ class AutotunedFunction:
             timed_runs=timed_runs,
             statistic=statistic,
             strategy=strategy,
-            flush_l2=flush_l2,
             collective_timeout_s=collective_timeout_s,
             cache_root=cache_dir,
             disk_cache=disk_cache,

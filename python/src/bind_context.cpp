@@ -26,7 +26,7 @@ namespace {
 nb::handle outer_run_abandoned_type;
 
 ContextOptions make_context_options(bool is_dist, int n_warmup, int n_repeat,
-                                    const std::string& statistic, bool flush_l2,
+                                    const std::string& statistic,
                                     std::shared_ptr<Timer> timer,
                                     std::shared_ptr<Communicator> communicator,
                                     std::optional<double> collective_timeout_s,
@@ -36,7 +36,6 @@ ContextOptions make_context_options(bool is_dist, int n_warmup, int n_repeat,
   options.n_warmup = n_warmup;
   options.n_repeat = n_repeat;
   options.statistic = parse_statistic(statistic);
-  options.flush_l2 = flush_l2;
   options.timer = std::move(timer);
   options.communicator = std::move(communicator);
   if (collective_timeout_s) {
@@ -103,19 +102,19 @@ void bind_context(nb::module_& module) {
       .def(
           "__init__",
           [](ContextualAutotuner* self, std::string function_name, bool is_dist, int n_warmup,
-             int n_repeat, const std::string& statistic, bool flush_l2,
+             int n_repeat, const std::string& statistic,
              std::shared_ptr<Timer> timer, std::shared_ptr<Communicator> communicator,
              std::optional<double> collective_timeout_s,
              std::optional<std::filesystem::path> log_dir) {
             new (self) ContextualAutotuner(
                 std::move(function_name),
-                make_context_options(is_dist, n_warmup, n_repeat, statistic, flush_l2,
+                make_context_options(is_dist, n_warmup, n_repeat, statistic,
                                      std::move(timer), std::move(communicator),
                                      collective_timeout_s, std::move(log_dir)));
           },
           nb::arg("function_name"), nb::kw_only(), nb::arg("is_dist") = false,
           nb::arg("n_warmup") = 3, nb::arg("n_repeat") = 5, nb::arg("statistic") = "mean",
-          nb::arg("flush_l2") = false, nb::arg("timer").none() = nb::none(),
+          nb::arg("timer").none() = nb::none(),
           nb::arg("communicator").none() = nb::none(),
           nb::arg("collective_timeout_s").none() = nb::none(),
           nb::arg("log_dir").none() = nb::none())

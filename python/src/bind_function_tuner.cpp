@@ -30,7 +30,7 @@ namespace {
 /// The engine's options from the Python keyword arguments.
 TunerOptions make_options(
     int warmup_runs, int timed_runs,
-    const std::string& statistic, std::string strategy, bool flush_l2,
+    const std::string& statistic, std::string strategy,
     std::shared_ptr<Timer> timer, const std::string& hardware_json, const std::string& deps_json,
     std::shared_ptr<Communicator> communicator, std::optional<double> collective_timeout_s,
     std::optional<std::filesystem::path> cache_root, bool disk_cache) {
@@ -39,7 +39,6 @@ TunerOptions make_options(
   options.measurement.timed_runs = timed_runs;
   options.measurement.statistic = parse_statistic(statistic);
   options.measurement.strategy = std::move(strategy);
-  options.measurement.flush_l2 = flush_l2;
   if (!timer) timer = std::make_shared<CpuTimer>();
   options.timer = std::make_shared<FactsTimer>(std::move(timer),
                                                parse_json_object(hardware_json, "hardware facts"),
@@ -138,20 +137,20 @@ void bind_function_tuner(nb::module_& module) {
       "record and log. One tuning at a time.")
       .def("__init__",
            [](FunctionTuner* self, std::string name, std::string digest, int warmup_runs,
-              int timed_runs, const std::string& statistic, std::string strategy, bool flush_l2,
+              int timed_runs, const std::string& statistic, std::string strategy,
               std::shared_ptr<Timer> timer, const std::string& hardware_json,
               const std::string& deps_json, std::shared_ptr<Communicator> communicator,
               std::optional<double> collective_timeout_s,
               std::optional<std::filesystem::path> cache_root, bool disk_cache) {
              new (self) FunctionTuner(
                  FunctionIdentity{std::move(name), std::move(digest)},
-                 make_options(warmup_runs, timed_runs, statistic, std::move(strategy), flush_l2,
+                 make_options(warmup_runs, timed_runs, statistic, std::move(strategy),
                               std::move(timer), hardware_json, deps_json, std::move(communicator),
                               collective_timeout_s, std::move(cache_root), disk_cache));
            },
            nb::arg("name"), nb::arg("digest"), nb::kw_only(), nb::arg("warmup_runs") = 5,
            nb::arg("timed_runs") = 10, nb::arg("statistic") = "median",
-           nb::arg("strategy") = "exhaustive", nb::arg("flush_l2") = false,
+           nb::arg("strategy") = "exhaustive",
            nb::arg("timer").none() = nb::none(), nb::arg("hardware_json") = "{}",
            nb::arg("deps_json") = "{}", nb::arg("communicator").none() = nb::none(),
            nb::arg("collective_timeout_s").none() = nb::none(),

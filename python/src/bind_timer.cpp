@@ -25,6 +25,7 @@ struct PythonTimerTrampoline : PythonTimer {
   NB_TRAMPOLINE(PythonTimer);
   void begin_tuning() override { NB_OVERRIDE(begin_tuning); }
   void prepare_timed_run() override { NB_OVERRIDE(prepare_timed_run); }
+  bool flushes_l2() const override { NB_OVERRIDE(flushes_l2); }
   void start() override { NB_OVERRIDE_PURE(start); }
   void stop() override { NB_OVERRIDE_PURE(stop); }
   std::vector<double> collect() override { NB_OVERRIDE_PURE(collect); }
@@ -36,6 +37,8 @@ void bind_timer(nb::module_& module) {
   nb::class_<Timer>(module, "TimerBase",
                     "A timer the engine can drive (CpuTimer, CudaTimer or a Timer subclass).")
       .def_prop_ro("name", &Timer::name)
+      .def("flushes_l2", &Timer::flushes_l2,
+           "True if prepare_timed_run() clears the device cache before each timed run.")
       .def("hardware_json", [](const Timer& timer) { return canonical_json(timer.hardware()); },
            "The device facts this timer adds to the hardware fingerprint, as canonical JSON.")
       .def("deps_json", [](const Timer& timer) { return canonical_json(timer.deps()); },
@@ -45,7 +48,8 @@ void bind_timer(nb::module_& module) {
       module, "Timer",
       "Base of timers written in Python: override start(), stop() and collect() (which returns "
       "the durations in ms of every start/stop pair since the last collect), optionally "
-      "begin_tuning() and prepare_timed_run().")
+      "begin_tuning(), prepare_timed_run() and flushes_l2() (True if prepare_timed_run() "
+      "clears the device cache).")
       .def(nb::init<std::string, const std::string&, const std::string&>(), nb::arg("name"),
            nb::arg("hardware_json") = "{}", nb::arg("deps_json") = "{}")
       .def("begin_tuning", &PythonTimer::begin_tuning)

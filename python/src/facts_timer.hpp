@@ -17,6 +17,7 @@ class FactsTimer final : public Timer {
       : inner_(std::move(inner)), hardware_(std::move(hardware)), deps_(std::move(deps)) {}
   void begin_tuning() override { inner_->begin_tuning(); }
   void prepare_timed_run() override { inner_->prepare_timed_run(); }
+  bool flushes_l2() const override { return inner_->flushes_l2(); }
   void start() override { inner_->start(); }
   void stop() override { inner_->stop(); }
   std::vector<double> collect() override { return inner_->collect(); }

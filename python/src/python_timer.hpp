@@ -8,8 +8,9 @@
 
 namespace disttune::python {
 
-/// A Timer implemented by a Python subclass (start, stop, collect; optionally begin_tuning
-/// and prepare_timed_run). Its name and device facts (JSON objects) are fixed when it is made.
+/// A Timer implemented by a Python subclass (start, stop, collect; optionally begin_tuning,
+/// prepare_timed_run and flushes_l2). Its name and device facts (JSON objects) are fixed
+/// when it is made.
 class PythonTimer : public Timer {
  public:
   /// Throws std::invalid_argument if a facts text is not a JSON object.

@@ -155,7 +155,7 @@ struct ContextualAutotuner::State {
     const detail::ContextMaker context = context_of(*slot.tuning);
     detail::check_ranks_agree(*comm, context,
                               FunctionIdentity{slot.tuning->kernel_name(), slot.tuning->kernel_name()},
-                              slot.tuning->key(), slot.tuning->candidates(), measurement);
+                              slot.tuning->key(), slot.tuning->candidates(), measurement, *timer);
     slot.tuning->settle_owed(*comm, context);
     slot.checked = true;
   }
@@ -302,7 +302,6 @@ ContextualAutotuner::ContextualAutotuner(std::string function_name, ContextOptio
   s.measurement.warmup_runs = options.n_warmup;
   s.measurement.timed_runs = options.n_repeat;
   s.measurement.statistic = options.statistic;
-  s.measurement.flush_l2 = options.flush_l2;
   s.measurement.strategy = "exhaustive";  // the spec's contextual method: every candidate, in turn
   if (options.n_warmup < 0) {
     throw std::invalid_argument("disttune: n_warmup must be >= 0, got " + std::to_string(options.n_warmup));

@@ -178,6 +178,8 @@ void CudaTimer::prepare_timed_run() {
   state_->flush_l2();
 }
 
+bool CudaTimer::flushes_l2() const { return state_->options.flush_l2; }
+
 void CudaTimer::start() {
   if (state_->open_start) throw std::logic_error("disttune: CudaTimer::start() twice without stop()");
   ContextGuard current(state_->context);

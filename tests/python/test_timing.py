@@ -1,5 +1,6 @@
 """Timer selection: CPU for CPU tensors, torch's event API for another accelerator."""
 
+import json
 import os
 import time
 import types
@@ -53,6 +54,25 @@ def test_another_accelerator_uses_torch_events(monkeypatch):
     report = tuner.resolve("[1]", ['{"i":0}', '{"i":1}'], run)
     assert report.best == 1
     assert report.candidates[0].samples[0] >= 2.5
+
+
+def test_torch_event_timer_reports_its_flush_and_the_record_keeps_it(monkeypatch, tmp_path):
+    backend = types.SimpleNamespace(Event=FakeEvent)
+    monkeypatch.setattr(torch, "fakeacc", backend, raising=False)
+    zeroed = []
+    # The flush buffer of a device without memory here: zero_() counts the flushes.
+    monkeypatch.setattr(torch, "empty", lambda *args, **kwargs: types.SimpleNamespace(zero_=lambda: zeroed.append(1)))
+    device = types.SimpleNamespace(type="fakeacc", index=0)
+    _, plain = _timing.timer_for(device, _timing.TimingOptions())
+    _, flushing = _timing.timer_for(device, _timing.TimingOptions(flush_l2=True))
+    assert plain.flushes_l2() is False
+    assert flushing.flushes_l2() is True
+
+    tuner = _core.FunctionTuner("fake", "digest", timer=flushing, cache_root=str(tmp_path), warmup_runs=0, timed_runs=2)
+    report = tuner.resolve("[1]", ['{"i":0}', '{"i":1}'], lambda i: None)
+    assert len(zeroed) == 4  # before each timed run of each candidate
+    record = json.loads(report.record_path.read_text())
+    assert record["measurement"]["flush_l2"] is True
 
 
 def test_installed_package_is_typed():

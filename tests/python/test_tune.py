@@ -1,5 +1,6 @@
 """disttune.tune.autotune: the spec's decorator semantics on CPU launchers."""
 
+import json
 import os
 import subprocess
 import sys
@@ -110,6 +111,15 @@ def test_cache_dir_option_and_log_file(tmp_path):
     report = launch.last_report
     assert str(report.record_path).startswith(str(tmp_path / "elsewhere" / "launch"))
     assert report.log_path is not None and os.path.exists(report.log_path)
+
+
+def test_record_says_whether_the_timer_flushed(tmp_path):
+    # On CPU tensors the CPU timer times the runs: flush_l2=True cannot clear a device cache,
+    # and the record says that no flush happened.
+    launch = tuned(CountingLauncher(), flush_l2=True, cache_dir=str(tmp_path))
+    launch(3)
+    record = json.loads(launch.last_report.record_path.read_text())
+    assert record["measurement"]["flush_l2"] is False
 
 
 def test_measurement_options_reach_the_engine():
@@ -279,6 +289,7 @@ def test_python_timer_subclass_drives_the_measurement():
     assert report.best == 1
     assert report.candidates[0].samples == [3.0] * 10
     assert '"device":"test"' in timer.hardware_json()
+    assert timer.flushes_l2() is False  # the base's answer when a subclass does not override it
 
 
 def test_importing_disttune_imports_neither_torch_nor_triton():

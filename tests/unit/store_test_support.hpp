@@ -76,7 +76,7 @@ inline Record sample_record(const std::string& function_name = "scale",
   record.deps = {{"disttune", "0.1.0"}, {"compiler", "gcc 12.2.0"}};
   record.measurement.statistic = Statistic::mean;
   record.measurement.strategy = "exhaustive";
-  record.measurement.flush_l2 = true;
+  record.flush_l2 = true;
   CandidateResult ok;
   ok.config = R"({"block":128,"ratio":0.25})";
   ok.samples = {1.5, 1.25, 1.75};

@@ -7,7 +7,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -101,6 +104,37 @@ class AutotuneTest : public ::testing::Test {
 };
 
 const std::vector<SpinConfig> kThree = {{0, 400.0}, {1, 50.0}, {2, 200.0}};
+
+/// Times with the host clock and reports that it clears the device cache before each timed
+/// run, as a CudaTimer with flush_l2 does.
+class FlushingTimer final : public Timer {
+ public:
+  void start() override { clock_.start(); }
+  void stop() override { clock_.stop(); }
+  std::vector<double> collect() override { return clock_.collect(); }
+  std::string name() const override { return "flushing"; }
+  bool flushes_l2() const override { return true; }
+
+ private:
+  CpuTimer clock_;
+};
+
+/// Rank 0 of two whose peer mirrors it, except that the peer's part of every all_gather is
+/// `peer` when that is set. Every part this rank gathers is appended to `gathered`.
+std::unique_ptr<Communicator> two_ranks(std::vector<std::string>& gathered,
+                                        std::optional<std::string> peer = std::nullopt) {
+  CommunicatorCallbacks callbacks;
+  callbacks.rank = 0;
+  callbacks.size = 2;
+  callbacks.barrier = [](const CollectiveContext&) {};
+  callbacks.all_reduce = [](std::span<double>, bool, const CollectiveContext&) {};
+  callbacks.all_gather = [&gathered, peer](const std::string& bytes, const CollectiveContext&) {
+    gathered.push_back(bytes);
+    return std::vector<std::string>{bytes, peer.value_or(bytes)};
+  };
+  callbacks.broadcast = [](std::string&, int, const CollectiveContext&) {};
+  return make_callback_communicator(std::move(callbacks));
+}
 
 TEST_F(AutotuneTest, PicksTheFastestAndReturnsItsResult) {
   auto tuned = make(kThree);
@@ -314,6 +348,47 @@ TEST_F(AutotuneTest, LogFileIsWrittenBesideTheRecord) {
   EXPECT_NE(text.find("key 7"), std::string::npos);
   EXPECT_NE(text.find("samples_ms"), std::string::npos);
   EXPECT_NE(text.find("best candidate 1"), std::string::npos);
+}
+
+TEST_F(AutotuneTest, RecordTakesFlushL2FromTheTimer) {
+  { make(kThree)(7); }  // CpuTimer: no flush
+  Tuned::Spec spec = make(kThree).spec();
+  spec.options.timer = std::make_shared<FlushingTimer>();
+  Tuned flushing(std::move(spec));
+  flushing(8);
+  ASSERT_EQ(records().size(), 2u);
+  for (const fs::path& path : records()) {
+    const Record record = record_from_json(Value::parse(std::ifstream(path)));
+    const bool flushed = record.id.key == "8";
+    EXPECT_EQ(record.flush_l2, flushed) << record.id.key;
+    EXPECT_EQ(Value::parse(std::ifstream(path))["measurement"]["flush_l2"], flushed) << record.id.key;
+  }
+}
+
+TEST_F(AutotuneTest, RanksCompareWhetherTheirTimersFlushL2) {
+  // What a rank whose timer does not flush sends in the digest check (the first gather).
+  std::vector<std::string> plain_parts;
+  auto plain_ranks = two_ranks(plain_parts);
+  make(kThree).call({.communicator = plain_ranks.get()}, 7);
+  ASSERT_FALSE(plain_parts.empty());
+  EXPECT_NE(plain_parts.front().find(R"("flush_l2":false)"), std::string::npos);
+
+  // Same function, key and configs, but this rank's timer flushes: the ranks disagree.
+  Tuned::Spec spec = make(kThree).spec();
+  spec.options.timer = std::make_shared<FlushingTimer>();
+  Tuned flushing(std::move(spec));
+  const int runs_before = total_runs();
+  std::vector<std::string> flushing_parts;
+  auto mixed_ranks = two_ranks(flushing_parts, plain_parts.front());
+  try {
+    flushing.call({.communicator = mixed_ranks.get()}, 7);
+    FAIL() << "ranks whose timers differ in flushing L2 must not tune together";
+  } catch (const RankDisagreement& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("rank 1 differs from rank 0 in measurement"), std::string::npos) << what;
+    EXPECT_NE(what.find(R"("flush_l2":true)"), std::string::npos) << what;
+  }
+  EXPECT_EQ(total_runs(), runs_before);  // refused before any run
 }
 
 const std::vector<SpinConfig> kFive = {{0, 400.0}, {1, 50.0}, {2, 200.0}, {3, 800.0}, {4, 300.0}};

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <optional>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -38,7 +40,9 @@ class ScriptedTimer final : public Timer {
     return durations;
   }
   std::string name() const override { return "scripted"; }
+  bool flushes_l2() const override { return flushes; }
 
+  bool flushes = false;           ///< what flushes_l2() answers
   int fail_collects = 0;          ///< how many collect() calls throw from now on
 
   int launches = 0;               ///< every kernel launch counts itself here
@@ -541,6 +545,50 @@ TEST_F(Context, LaunchOutsideItsRunAndBadOptionsAreErrors) {
   dist.is_dist = true;
   EXPECT_THROW(ContextualAutotuner("f", dist), std::invalid_argument);
   EXPECT_THROW(KernelTuningState(""), std::invalid_argument);
+}
+
+TEST_F(Context, RanksCompareWhetherTheirTimersFlushL2) {
+  // Rank 0 of two whose peer mirrors it, except that in the digest check the peer sends
+  // `peer` when that is set; this rank's digest-check parts are kept in `mine`.
+  std::vector<std::string> mine;
+  std::optional<std::string> peer;
+  CommunicatorCallbacks callbacks;
+  callbacks.rank = 0;
+  callbacks.size = 2;
+  callbacks.barrier = [](const CollectiveContext&) {};
+  callbacks.all_reduce = [](std::span<double>, bool, const CollectiveContext&) {};
+  callbacks.all_gather = [&](const std::string& bytes, const CollectiveContext& context) {
+    if (context.phase != "digest check") return std::vector<std::string>{bytes, bytes};
+    mine.push_back(bytes);
+    return std::vector<std::string>{bytes, peer.value_or(bytes)};
+  };
+  callbacks.broadcast = [](std::string&, int, const CollectiveContext&) {};
+  ContextOptions o = options(1, 1);
+  o.is_dist = true;
+  o.communicator = make_callback_communicator(std::move(callbacks));
+  const std::vector<std::string> candidates{R"({"w":4})", R"({"w":8})"};
+  auto tune = [&] {
+    KernelTuningState kernel("k");
+    ContextualAutotuner tuner("outer", o);
+    tuner.run([&] {
+      (void)ContextualAutotuner::active()->launch(kernel, "[1]", candidates, [](std::size_t) {});
+    });
+  };
+
+  tune();  // the timer does not flush, and neither does the peer's
+  ASSERT_EQ(mine.size(), 1u);
+  EXPECT_NE(mine.front().find(R"("flush_l2":false)"), std::string::npos) << mine.front();
+
+  peer = mine.front();
+  timer_->flushes = true;  // now this rank's timer flushes and the peer's does not
+  try {
+    tune();
+    FAIL() << "ranks whose timers differ in flushing L2 must not tune together";
+  } catch (const RankDisagreement& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("rank 1 differs from rank 0 in measurement"), std::string::npos) << what;
+    EXPECT_NE(what.find(R"("flush_l2":true)"), std::string::npos) << what;
+  }
 }
 
 TEST_F(Context, TheEngineApiDrivesAKernelWithoutTheTemplates) {

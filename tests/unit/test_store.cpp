@@ -63,7 +63,7 @@ TEST(RecordJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.measurement.timed_runs, 10);
   EXPECT_EQ(back.measurement.statistic, Statistic::mean);
   EXPECT_EQ(back.measurement.strategy, "exhaustive");
-  EXPECT_TRUE(back.measurement.flush_l2);
+  EXPECT_TRUE(back.flush_l2);
   ASSERT_EQ(back.candidates.size(), 4u);
   for (std::size_t i = 0; i < 4; ++i) {
     const CandidateResult& a = record.candidates[i];
@@ -92,6 +92,7 @@ TEST(RecordJson, FollowsTheDocumentedFormat) {
   EXPECT_EQ(json["function"]["name"], "scale");
   EXPECT_EQ(json["key"], R"({"n":1024})");
   EXPECT_EQ(json["measurement"]["statistic"], "mean");
+  EXPECT_EQ(json["measurement"]["flush_l2"], true);
   const Value& candidates = json["candidates"];
   EXPECT_EQ(candidates[0]["status"], "ok");
   EXPECT_EQ(candidates[0]["config"], Value::parse(R"({"block":128,"ratio":0.25})"));
