@@ -285,6 +285,47 @@ std::optional<Record> DiskStore::load(const RecordId& id) const {
   return record;
 }
 
+RecordRead read_record(const fs::path& path) {
+  RecordRead result;
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  if (!fd) {
+    result.error = errno == ELOOP ? "it is a symbolic link (never followed)"
+                                  : "cannot open it: " + error_text(errno);
+    return result;
+  }
+  struct stat seen {};
+  if (fstat(fd.get(), &seen) != 0) {
+    result.error = "cannot inspect it: " + error_text(errno);
+    return result;
+  }
+  if (!S_ISREG(seen.st_mode)) {
+    result.error = "it is not a regular file";
+    return result;
+  }
+  if (seen.st_size > kMaxRecordBytes) {
+    result.error = "it is larger than " + std::to_string(kMaxRecordBytes) + " bytes";
+    return result;
+  }
+  try {
+    Record record = record_from_json(Value::parse(read_all(fd.get(), seen.st_size)));
+    const std::string expected = record.id.file_id() + ".json";
+    if (path.filename() != expected) {
+      result.error = "its name does not match its identity (expected " + expected + ")";
+    } else if (path.parent_path().filename() != record.id.function_name) {
+      result.error = "it is not in the directory of its function '" + record.id.function_name + "'";
+    } else {
+      result.record = std::move(record);
+    }
+  } catch (const Value::parse_error& error) {
+    result.error = std::string("it is not valid JSON: ") + error.what();
+  } catch (const Value::exception& error) {
+    result.error = error.what();
+  } catch (const std::runtime_error& error) {
+    result.error = error.what();
+  }
+  return result;
+}
+
 std::optional<fs::path> DiskStore::save(const Record& record) const {
   const fs::path path = record_path(record.id);
   const std::string file = path.filename().string();

@@ -71,6 +71,18 @@ struct Record {
 Value record_to_json(const Record& record);
 Record record_from_json(const Value& json);
 
+/// One record file read without changing anything on disk: the record, or why it is bad.
+struct RecordRead {
+  std::optional<Record> record;  ///< set when the file is a valid schema-1 record
+  std::string error;             ///< why it is not (empty when record is set)
+};
+
+/// Reads the record file at `path` read-only, for inspection tools: the final component is
+/// never followed if it is a symbolic link, and a bad file is reported, not moved aside.
+/// Besides record_from_json, checks that the file is named "<record's file id>.json" in a
+/// directory named after the record's function. Never throws for what is on disk.
+RecordRead read_record(const std::filesystem::path& path);
+
 /// The root: TRITON_DIST_AUTOTUNE_CACHE_DIR if set, else $HOME/.triton_dist/autotune.
 std::filesystem::path default_cache_root();
 

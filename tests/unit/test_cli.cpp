@@ -1,0 +1,216 @@
+// Tests of the disttune command: list, show, verify and clear on a temporary cache root.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "disttune/store.hpp"
+#include "store_test_support.hpp"
+
+namespace disttune {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::entries;
+using testing::sample_record;
+using testing::ScopedEnv;
+using testing::TempDir;
+using testing::write_file;
+
+struct CliResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs the disttune binary with `arguments` (already shell-quoted where needed).
+CliResult run_cli(const std::string& arguments) {
+  const std::string command = std::string("'") + DISTTUNE_CLI + "' " + arguments + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) throw std::runtime_error("popen failed for " + command);
+  CliResult result;
+  char buffer[4096];
+  while (const std::size_t got = std::fread(buffer, 1, sizeof buffer, pipe)) {
+    result.output.append(buffer, got);
+  }
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  // Saves a sample record of `function` for `key`; returns its path.
+  fs::path save(const std::string& function, const std::string& key) {
+    const auto path = store_.save(sample_record(function, key));
+    if (!path) throw std::runtime_error("save failed");
+    return *path;
+  }
+  std::string root_arg() const { return "--root '" + dir_.path().string() + "'"; }
+  CliResult cli(const std::string& arguments) const { return run_cli(arguments + " " + root_arg()); }
+
+  TempDir dir_;
+  DiskStore store_{dir_.path()};
+};
+
+TEST_F(CliTest, ListPrintsOneLinePerRecord) {
+  const fs::path first = save("scale", R"({"n":1024})");
+  save("scale", R"({"n":2048})");
+  save("gemm", R"({"m":64})");
+
+  const CliResult all = cli("list");
+  EXPECT_EQ(all.exit_code, 0) << all.output;
+  const std::string id12 = first.stem().string().substr(0, 12);
+  EXPECT_NE(all.output.find("scale  " + id12 + R"(  key {"n":1024}  best {"block":128,"ratio":0.25})"
+                            "  ranks 2  2026-11-29T09:30:00Z\n"),
+            std::string::npos)
+      << all.output;
+  EXPECT_NE(all.output.find(R"(gemm  )"), std::string::npos) << all.output;
+  EXPECT_NE(all.output.find(R"(key {"n":2048})"), std::string::npos) << all.output;
+
+  const CliResult one = cli("list scale");
+  EXPECT_EQ(one.exit_code, 0) << one.output;
+  EXPECT_EQ(one.output.find("gemm"), std::string::npos) << one.output;
+  EXPECT_NE(one.output.find(R"(key {"n":2048})"), std::string::npos) << one.output;
+}
+
+TEST_F(CliTest, ListReportsBadRecordsAndLeavesThemInPlace) {
+  save("scale", R"({"n":1024})");
+  const fs::path garbage = dir_.path() / "scale" / (std::string(64, 'b') + ".json");
+  write_file(garbage, "{not json");
+
+  const CliResult result = cli("list");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("BAD scale/" + garbage.filename().string() +
+                               ": it is not valid JSON"),
+            std::string::npos)
+      << result.output;
+  EXPECT_NE(result.output.find(R"(key {"n":1024})"), std::string::npos) << result.output;
+  EXPECT_TRUE(fs::exists(garbage));
+  EXPECT_EQ(entries(dir_.path() / "scale").size(), 2u);
+}
+
+TEST_F(CliTest, VerifyCountsRecordsAndFailsNamingEachBadOne) {
+  const fs::path scale = save("scale", R"({"n":1024})");
+  const fs::path gemm = save("gemm", R"({"m":64})");
+  const CliResult good = cli("verify");
+  EXPECT_EQ(good.exit_code, 0) << good.output;
+  EXPECT_NE(good.output.find("2 record files checked, 2 good, 0 bad"), std::string::npos)
+      << good.output;
+
+  const fs::path garbage = dir_.path() / "scale" / (std::string(64, 'c') + ".json");
+  write_file(garbage, R"({"schema": "disttune.record", "schema_version": 2})");
+  const fs::path misnamed = dir_.path() / "gemm" / (std::string(64, 'd') + ".json");
+  fs::copy_file(gemm, misnamed);
+  const fs::path link = dir_.path() / "gemm" / (std::string(64, 'e') + ".json");
+  fs::create_symlink(misnamed, link);
+  fs::create_directory(dir_.path() / "moved");
+  const fs::path moved = dir_.path() / "moved" / scale.filename();
+  fs::copy_file(scale, moved);
+  const CliResult bad = cli("verify");
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("BAD " + link.string() + ": it is a symbolic link (never followed)"),
+            std::string::npos)
+      << bad.output;
+  EXPECT_NE(bad.output.find("BAD " + moved.string() + ": it is not in the directory of its "
+                                                      "function 'scale'"),
+            std::string::npos)
+      << bad.output;
+  EXPECT_NE(bad.output.find("BAD " + garbage.string() + ": "), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("BAD " + misnamed.string() + ": its name does not match"),
+            std::string::npos)
+      << bad.output;
+  EXPECT_NE(bad.output.find("6 record files checked, 2 good, 4 bad"), std::string::npos)
+      << bad.output;
+  EXPECT_TRUE(fs::exists(garbage));
+}
+
+TEST_F(CliTest, ShowPrintsTheRecordByIdPrefixOrPath) {
+  const fs::path path = save("scale", R"({"n":1024})");
+  const CliResult by_id = cli("show " + path.stem().string().substr(0, 8));
+  EXPECT_EQ(by_id.exit_code, 0) << by_id.output;
+  for (const std::string& expected : std::vector<std::string>{
+           R"(disttune: scale key {"n":1024} (from disk))", R"( *   0  ok          1.6250  )",
+        "(out of resources)", R"(best: [0] {"block":128,"ratio":0.25})",
+        "record: " + path.string(), R"(hardware: {"cpu":{"cores":8,"model":"Test CPU"}})",
+        R"(deps: {"compiler":"gcc 12.2.0","disttune":"0.1.0"})",
+        "statistic mean, strategy exhaustive, flush_l2 true", "ranks 2, created 2026-11-29"}) {
+    EXPECT_NE(by_id.output.find(expected), std::string::npos) << expected << "\n" << by_id.output;
+  }
+  const CliResult by_path = run_cli("show '" + path.string() + "'");
+  EXPECT_EQ(by_path.exit_code, 0) << by_path.output;
+  EXPECT_EQ(by_path.output, by_id.output);
+}
+
+TEST_F(CliTest, ShowRejectsUnknownAndAmbiguousPrefixes) {
+  // Seventeen records: two of them share their first hex digit.
+  std::map<char, int> first_digits;
+  char shared = 0;
+  for (int n = 0; n < 17; ++n) {
+    const char digit = save("scale", "{\"n\":" + std::to_string(n) + "}").filename().string()[0];
+    if (++first_digits[digit] == 2) shared = digit;
+  }
+  const CliResult ambiguous = cli(std::string("show ") + shared);
+  EXPECT_EQ(ambiguous.exit_code, 1) << ambiguous.output;
+  EXPECT_NE(ambiguous.output.find("is ambiguous"), std::string::npos) << ambiguous.output;
+
+  const CliResult missing = cli("show " + std::string(64, '0'));
+  EXPECT_EQ(missing.exit_code, 1) << missing.output;
+  EXPECT_NE(missing.output.find("no record id starts with"), std::string::npos) << missing.output;
+  const CliResult neither = cli("show no-such-file.json");
+  EXPECT_EQ(neither.exit_code, 1) << neither.output;
+  EXPECT_NE(neither.output.find("neither a file nor a record id prefix"), std::string::npos)
+      << neither.output;
+}
+
+TEST_F(CliTest, ClearRemovesOneFunctionOrAllAndNeedsYes) {
+  const fs::path scale = save("scale", R"({"n":1024})");
+  save("scale", R"({"n":1024})");  // keeps the first as <id>.json.<UTC>
+  const std::string id = scale.stem().string();
+  write_file(scale.parent_path() / (id + ".bad-20261129T093000.000000Z"), "x");
+  write_file(scale.parent_path() / (id + ".log-20261129T093000.000000Z"), "x");
+  save("gemm", R"({"m":64})");
+  ASSERT_EQ(entries(scale.parent_path()).size(), 4u);
+
+  const CliResult refused = cli("clear scale");
+  EXPECT_NE(refused.exit_code, 0) << refused.output;
+  EXPECT_NE(refused.output.find("--yes"), std::string::npos) << refused.output;
+  EXPECT_EQ(entries(scale.parent_path()).size(), 4u);
+
+  const CliResult one = cli("clear scale --yes");
+  EXPECT_EQ(one.exit_code, 0) << one.output;
+  EXPECT_NE(one.output.find("removed 4 files of scale"), std::string::npos) << one.output;
+  EXPECT_FALSE(fs::exists(scale.parent_path()));
+  EXPECT_EQ(entries(dir_.path() / "gemm").size(), 1u);
+
+  const CliResult all = cli("clear --yes");
+  EXPECT_EQ(all.exit_code, 0) << all.output;
+  EXPECT_NE(all.output.find("removed 1 files in all"), std::string::npos) << all.output;
+  EXPECT_TRUE(entries(dir_.path()).empty());
+}
+
+TEST(Cli, NamesAMissingRootAnUnknownFunctionAndUsesTheEnvironmentRoot) {
+  TempDir dir;
+  const CliResult missing = run_cli("list --root '" + (dir.path() / "absent").string() + "'");
+  EXPECT_EQ(missing.exit_code, 1) << missing.output;
+  EXPECT_NE(missing.output.find("cache root " + (dir.path() / "absent").string() +
+                                " does not exist"),
+            std::string::npos)
+      << missing.output;
+
+  DiskStore(dir.path()).save(sample_record("scale"));
+  const ScopedEnv root("TRITON_DIST_AUTOTUNE_CACHE_DIR", dir.path().string());
+  const CliResult unknown = run_cli("list nosuch");
+  EXPECT_EQ(unknown.exit_code, 1) << unknown.output;
+  EXPECT_NE(unknown.output.find("unknown function 'nosuch'"), std::string::npos)
+      << unknown.output;
+  const CliResult listed = run_cli("list scale");
+  EXPECT_EQ(listed.exit_code, 0) << listed.output;
+  EXPECT_NE(listed.output.find(R"(key {"n":1024})"), std::string::npos) << listed.output;
+}
+
+}  // namespace
+}  // namespace disttune
