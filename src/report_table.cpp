@@ -14,7 +14,7 @@ std::string format_table(const TuningReport& report) {
   for (std::size_t i = 0; i < report.candidates.size(); ++i) {
     const CandidateResult& c = report.candidates[i];
     char line[96];
-    const char* status = c.failed ? "failed" : c.measured ? "ok" : "skipped";
+    const char* status = c.failed ? "failed" : c.dropped ? "dropped" : c.measured ? "ok" : "skipped";
     if (c.failed || !c.measured) {
       std::snprintf(line, sizeof line, " %s %3zu  %-7s  %9s  %11zu  ", i == report.best ? "*" : " ",
                     i, status, "-", c.samples.size());

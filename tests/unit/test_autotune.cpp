@@ -405,6 +405,7 @@ TEST_F(AutotuneTest, AdaptiveStrategyPicksTheFastestWithFewerRuns) {
   EXPECT_EQ(stored["candidates"][0]["status"], "dropped");
   EXPECT_EQ(stored["candidates"][1]["status"], "ok");
   EXPECT_TRUE(stored["candidates"][1]["noise"].is_number());
+  EXPECT_NE(format_table(*tuned.last_report()).find("dropped"), std::string::npos);
 }
 
 TEST_F(AutotuneTest, StrategyEnvVarSelectsAdaptive) {
