@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "collective_timeout.hpp"
 #include "disttune/context.hpp"
 
 namespace nb = nanobind;
@@ -38,13 +39,7 @@ ContextOptions make_context_options(bool is_dist, int n_warmup, int n_repeat,
   options.statistic = parse_statistic(statistic);
   options.timer = std::move(timer);
   options.communicator = std::move(communicator);
-  if (collective_timeout_s) {
-    if (!(*collective_timeout_s > 0)) {
-      throw std::invalid_argument("disttune: collective_timeout_s must be positive");
-    }
-    options.collective_timeout = std::chrono::milliseconds(
-        static_cast<long long>(*collective_timeout_s * 1000.0 + 0.5));
-  }
+  options.collective_timeout = collective_timeout_from_seconds(collective_timeout_s);
   if (log_dir) options.log_dir = std::move(*log_dir);
   return options;
 }

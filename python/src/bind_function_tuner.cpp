@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "collective_timeout.hpp"
 #include "disttune/config.hpp"
 #include "disttune/function_tuner.hpp"
 #include "disttune/store.hpp"
@@ -44,13 +45,7 @@ TunerOptions make_options(
                                                parse_json_object(hardware_json, "hardware facts"),
                                                parse_json_object(deps_json, "dependency facts"));
   options.communicator = std::move(communicator);
-  if (collective_timeout_s) {
-    if (!(*collective_timeout_s > 0)) {
-      throw std::invalid_argument("disttune: collective_timeout_s must be positive");
-    }
-    options.collective_timeout = std::chrono::milliseconds(
-        static_cast<long long>(*collective_timeout_s * 1000.0 + 0.5));
-  }
+  options.collective_timeout = collective_timeout_from_seconds(collective_timeout_s);
   options.cache_root = std::move(cache_root);
   options.disk_cache = disk_cache;
   return options;
