@@ -320,3 +320,11 @@ def test_keyboard_interrupt_ends_the_tuning(private_cache):
     assert "middle" not in calls  # nothing ran after the interrupt
     assert launch.cache == {}
     assert not list(private_cache.rglob("*.json"))  # an interrupted tuning leaves no record
+
+
+@pytest.mark.parametrize("seconds", [0.0, -1.0, float("nan")])
+def test_a_deadline_that_is_not_positive_is_a_clear_error(seconds):
+    with pytest.raises(ValueError, match="collective_timeout_s must be positive"):
+        _core.FunctionTuner("f", "v1", collective_timeout_s=seconds, disk_cache=False)
+    with pytest.raises(ValueError, match="collective_timeout_s must be positive"):
+        _core.ContextualAutotuner("f", collective_timeout_s=seconds)
