@@ -8,7 +8,7 @@
 #include <sstream>
 #include <system_error>
 
-#include "warning.hpp"
+#include "report/warning.hpp"
 
 namespace disttune::detail {
 

@@ -10,9 +10,9 @@
 #include "context_log.hpp"
 #include "disttune/context.hpp"
 #include "key_tuning.hpp"
-#include "rank_agreement.hpp"
+#include "collective/rank_agreement.hpp"
 #include "run_agreement.hpp"
-#include "utc_time.hpp"
+#include "util/utc_time.hpp"
 
 namespace disttune {
 namespace {

@@ -10,7 +10,7 @@
 #include "disttune/communicator.hpp"
 #include "disttune/context.hpp"
 #include "disttune/tuning.hpp"
-#include "rank_agreement.hpp"
+#include "collective/rank_agreement.hpp"
 
 namespace disttune::detail {
 

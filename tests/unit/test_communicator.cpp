@@ -1,4 +1,4 @@
-// Tests of communicator.cpp: contexts, the single-process and callback communicators, and
+// Tests of collective/communicator.cpp: contexts, the single-process and callback communicators, and
 // the default collective deadline (TRITON_DIST_AUTOTUNE_TIMEOUT).
 #include <cstdlib>
 #include <stdexcept>

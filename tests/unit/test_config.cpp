@@ -1,4 +1,4 @@
-// Tests of canonical JSON and digests (src/config.cpp).
+// Tests of canonical JSON and digests (src/util/config.cpp).
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>

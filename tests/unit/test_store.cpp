@@ -10,8 +10,8 @@
 #include <regex>
 #include <stdexcept>
 
-#include "atomic_file.hpp"
-#include "cache_dir.hpp"
+#include "util/atomic_file.hpp"
+#include "store/cache_dir.hpp"
 #include "disttune/store.hpp"
 #include "store_test_support.hpp"
 
@@ -374,7 +374,7 @@ TEST_F(DiskStoreTest, ReplacingARecordKeepsTheOldOne) {
 // module, byte-identical to the store's output), with its name computed there too.
 TEST_F(DiskStoreTest, ReadsARecordWrittenByAnotherBuild) {
   const std::string golden =
-      read_file(fs::path(__FILE__).parent_path() / "data" / "record_schema1.json");
+      read_file(fs::path(DISTTUNE_TEST_DATA_DIR) / "record_schema1.json");
   ASSERT_FALSE(golden.empty());
   const RecordId id{"scale", "1c78b4f6057af754c6812b6b370d6702a17edf4089bb04fecc74ac8fcbb76c1d",
                     "1616e1b1a455c54dc62ff2de6441ca92e130439c9733799e46114bd3b0029312",

@@ -1,4 +1,4 @@
-// Tests of the strategies (src/strategy.cpp, src/adaptive_strategy.cpp) by replaying timings.
+// Tests of the strategies (src/engine/strategy.cpp, src/engine/adaptive_strategy.cpp) by replaying timings.
 #include <cmath>
 #include <random>
 #include <string>

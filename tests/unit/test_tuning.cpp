@@ -1,4 +1,4 @@
-// Tests of the Tuning state machine (src/tuning.cpp), by replaying given timings.
+// Tests of the Tuning state machine (src/engine/tuning.cpp), by replaying given timings.
 #include <limits>
 #include <string>
 #include <vector>

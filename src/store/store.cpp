@@ -15,12 +15,12 @@
 #include <string_view>
 #include <system_error>
 
-#include "atomic_file.hpp"
-#include "cache_dir.hpp"
+#include "util/atomic_file.hpp"
+#include "store/cache_dir.hpp"
 #include "disttune/fingerprint.hpp"
-#include "unique_fd.hpp"
-#include "utc_time.hpp"
-#include "warning.hpp"
+#include "util/unique_fd.hpp"
+#include "util/utc_time.hpp"
+#include "report/warning.hpp"
 
 namespace disttune {
 namespace {

@@ -1,5 +1,5 @@
 // Warnings on stderr, one line each, optionally once per topic.
-#include "warning.hpp"
+#include "report/warning.hpp"
 
 #include <cstdio>
 #include <mutex>

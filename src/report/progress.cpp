@@ -1,5 +1,5 @@
 // Progress display of long tunings on a terminal.
-#include "progress.hpp"
+#include "report/progress.hpp"
 
 #include <unistd.h>
 

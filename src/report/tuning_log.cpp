@@ -1,13 +1,13 @@
 // TuningLog: one log file per tuning, in the function's cache directory.
-#include "tuning_log.hpp"
+#include "report/tuning_log.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <iostream>
 
-#include "utc_time.hpp"
-#include "warning.hpp"
+#include "util/utc_time.hpp"
+#include "report/warning.hpp"
 
 namespace disttune::detail {
 

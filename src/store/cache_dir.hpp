@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "unique_fd.hpp"
+#include "util/unique_fd.hpp"
 
 namespace disttune::detail {
 

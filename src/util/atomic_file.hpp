@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "unique_fd.hpp"
+#include "util/unique_fd.hpp"
 
 namespace disttune::detail {
 

@@ -1,5 +1,5 @@
 // AtomicFile: temp file in the same directory, fsync, rename, fsync of the directory.
-#include "atomic_file.hpp"
+#include "util/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

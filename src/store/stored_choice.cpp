@@ -1,9 +1,9 @@
 // Stored choice: a disk record is used only for the same candidates and, if asked, deps.
-#include "stored_choice.hpp"
+#include "store/stored_choice.hpp"
 
 #include <algorithm>
 
-#include "warning.hpp"
+#include "report/warning.hpp"
 
 namespace disttune::detail {
 

@@ -1,5 +1,5 @@
 // UTC time stamps for records and file names.
-#include "utc_time.hpp"
+#include "util/utc_time.hpp"
 
 #include <chrono>
 #include <ctime>

@@ -1,5 +1,5 @@
 // Boolean environment switches.
-#include "env_flag.hpp"
+#include "util/env_flag.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,5 +1,5 @@
 // CacheDir: opening cache directories without following symlinks, and checking them.
-#include "cache_dir.hpp"
+#include "store/cache_dir.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -12,12 +12,12 @@
 
 #include "disttune/fingerprint.hpp"
 #include "disttune/store.hpp"
-#include "env_flag.hpp"
-#include "progress.hpp"
-#include "rank_agreement.hpp"
-#include "stored_choice.hpp"
-#include "tuning_log.hpp"
-#include "utc_time.hpp"
+#include "util/env_flag.hpp"
+#include "report/progress.hpp"
+#include "collective/rank_agreement.hpp"
+#include "store/stored_choice.hpp"
+#include "report/tuning_log.hpp"
+#include "util/utc_time.hpp"
 
 namespace disttune {
 
