@@ -12,6 +12,7 @@
 
 #include "disttune/communicator.hpp"
 #include "disttune/measurement.hpp"
+#include "disttune/redis_store.hpp"
 #include "disttune/timer.hpp"
 #include "disttune/tuning.hpp"
 
@@ -33,7 +34,11 @@ struct TunerOptions {
   std::optional<std::chrono::milliseconds> collective_timeout;
   /// Disk store root; default: default_cache_root(). Ignored when disk_cache is false.
   std::optional<std::filesystem::path> cache_root;
+  /// false: results stay in memory (no directory store and no Redis store).
   bool disk_cache = true;
+  /// The shared Redis store read after the directory store; default:
+  /// redis_options_from_environment(). An empty url: no Redis.
+  std::optional<RedisOptions> redis;
 };
 
 /// Per-call switches (the spec's call flags).
@@ -46,13 +51,13 @@ struct CallOptions {
 
 /// Where a choice came from, and what the tuning measured.
 struct TuningReport {
-  enum class Source { tuned, disk };
+  enum class Source { tuned, disk, redis };  ///< redis: read from Redis (then copied to disk)
   Source source = Source::tuned;
   std::string function;
   std::string key;
   std::vector<CandidateResult> candidates;  ///< pruned candidates, in order
   std::size_t best = 0;                     ///< index into candidates
-  std::optional<std::filesystem::path> record_path;
+  std::optional<std::filesystem::path> record_path;  ///< the local record, if there is one
   std::optional<std::filesystem::path> log_path;
 };
 
@@ -67,6 +72,8 @@ struct TuningRequest {
   std::function<void(std::size_t)> run; ///< runs candidate i once (may throw: it then fails)
   bool verbose = false;
   Communicator* communicator = nullptr; ///< default: the tuner's
+  /// Asked after the runs: true (e.g. after Ctrl-C) leaves no record in any store.
+  std::function<bool()> cancelled;
 };
 
 /// The non-template engine of a tuned function: disk lookup, rank agreement, measurement,

@@ -86,8 +86,23 @@ RecordRead read_record(const std::filesystem::path& path);
 /// The root: TRITON_DIST_AUTOTUNE_CACHE_DIR if set, else $HOME/.triton_dist/autotune.
 std::filesystem::path default_cache_root();
 
+/// A place where records are kept (the seam between the engine and its stores: DiskStore,
+/// the Redis store in redis_store.hpp). Implementations are thread-safe and never throw for
+/// what they hold or for a fault of what holds it: a bad record or a store out of reach is
+/// a miss (load) or a write not done (write), with a warning.
+class Store {
+ public:
+  virtual ~Store() = default;
+  /// The valid record for `id` (schema, types and identity checked), or nullopt on a miss.
+  virtual std::optional<Record> load(const RecordId& id) const = 0;
+  /// Writes `record`; false (warned) if it was not written.
+  virtual bool write(const Record& record) const = 0;
+  /// Where the record for `id` is kept (a path, a URL and key), for messages.
+  virtual std::string where(const RecordId& id) const = 0;
+};
+
 /// Reads and writes records under one root, following the rules above. Thread-safe.
-class DiskStore {
+class DiskStore final : public Store {
  public:
   explicit DiskStore(std::filesystem::path root = default_cache_root());
 
@@ -99,11 +114,15 @@ class DiskStore {
 
   /// The stored record for `id`, or nullopt on a miss (absent, refused directory, or a bad
   /// record, which is moved aside). Never throws for what is on disk.
-  std::optional<Record> load(const RecordId& id) const;
+  std::optional<Record> load(const RecordId& id) const override;
 
   /// Writes atomically; returns the path, or nullopt (with a warning on stderr) if the
   /// directory is refused or the write fails.
   std::optional<std::filesystem::path> save(const Record& record) const;
+  /// save(), for the Store seam.
+  bool write(const Record& record) const override { return save(record).has_value(); }
+  /// record_path(id).
+  std::string where(const RecordId& id) const override { return record_path(id).string(); }
 
   /// The function directory, created 0700 if absent, if it passes the ownership and
   /// permission checks; nullopt (warned once) otherwise. Logs go here too.

@@ -66,6 +66,7 @@ class AutotunedFunction:
         collective_timeout_s: Optional[float],
         cache_dir: Optional[str],
         disk_cache: bool,
+        redis_url: Optional[str],
         precompile: Optional[Callable],
         precompile_threads: int,
     ) -> None:
@@ -98,6 +99,7 @@ class AutotunedFunction:
             collective_timeout_s=collective_timeout_s,
             cache_root=cache_dir,
             disk_cache=disk_cache,
+            redis_url=redis_url,
         )
         self._timing = _timing.TimingOptions(flush_l2=flush_l2, graph_runs=graph_runs)
         # Check the options now (the engine validates them) rather than on the first miss.
@@ -111,7 +113,7 @@ class AutotunedFunction:
 
     def _without_disk(self) -> dict:
         options = dict(self._tuner_options)
-        del options["disk_cache"], options["cache_root"]
+        del options["disk_cache"], options["cache_root"], options["redis_url"]
         return options
 
     def _tuner(self, device: Any) -> Any:
@@ -260,6 +262,7 @@ def autotune(
     collective_timeout_s: Optional[float] = None,
     cache_dir: Optional[str] = None,
     disk_cache: bool = True,
+    redis_url: Optional[str] = None,
     precompile: Optional[Callable] = None,
     precompile_threads: int = 16,
 ) -> Callable[[Callable], Any]:
@@ -273,8 +276,10 @@ def autotune(
     before each timed run; `graph_runs` > 0 times CUDA-graph replays of that many runs.
     `precompile(entry, *args, **kwargs)`, if given, is a compile-only call run for every
     surviving entry concurrently (`precompile_threads`) before the first measurement.
-    `cache_dir` overrides TRITON_DIST_AUTOTUNE_CACHE_DIR; `disk_cache=False` keeps results
-    in memory only. Call flags: autotune=True, autotune_verbose=False, autotune_pg=None,
+    `cache_dir` overrides TRITON_DIST_AUTOTUNE_CACHE_DIR; `redis_url` (redis://host:port/db,
+    "" for none) overrides TRITON_DIST_AUTOTUNE_REDIS_URL, a Redis store read after the
+    directory; `disk_cache=False` keeps results in memory only (no directory, no Redis).
+    Call flags: autotune=True, autotune_verbose=False, autotune_pg=None,
     autotune_allow_arg_overwrite=False. The result is a callable whose other attributes
     (cache, last_report, candidates, digest) are those of its AutotunedFunction.
     """
@@ -294,6 +299,7 @@ def autotune(
             collective_timeout_s=collective_timeout_s,
             cache_dir=cache_dir,
             disk_cache=disk_cache,
+            redis_url=redis_url,
             precompile=precompile,
             precompile_threads=precompile_threads,
         )

@@ -7,11 +7,11 @@
 #include <nanobind/stl/vector.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "bindings.hpp"
@@ -34,7 +34,9 @@ TunerOptions make_options(
     const std::string& statistic, std::string strategy,
     std::shared_ptr<Timer> timer, const std::string& hardware_json, const std::string& deps_json,
     std::shared_ptr<Communicator> communicator, std::optional<double> collective_timeout_s,
-    std::optional<std::filesystem::path> cache_root, bool disk_cache) {
+    std::optional<std::filesystem::path> cache_root, bool disk_cache,
+    std::optional<std::string> redis_url, std::optional<std::string> redis_prefix,
+    std::optional<double> redis_timeout_s) {
   TunerOptions options;
   options.measurement.warmup_runs = warmup_runs;
   options.measurement.timed_runs = timed_runs;
@@ -48,6 +50,18 @@ TunerOptions make_options(
   options.collective_timeout = collective_timeout_from_seconds(collective_timeout_s);
   options.cache_root = std::move(cache_root);
   options.disk_cache = disk_cache;
+  if (redis_url || redis_prefix || redis_timeout_s) {
+    // What is given replaces the environment's setting; the rest comes from it.
+    options.redis = redis_options_from_environment();
+    if (redis_url) options.redis->url = std::move(*redis_url);
+    if (redis_prefix) options.redis->prefix = std::move(*redis_prefix);
+    if (redis_timeout_s) {
+      if (!std::isfinite(*redis_timeout_s) || *redis_timeout_s < 0.001 || *redis_timeout_s > 86400.0) {
+        throw std::invalid_argument("disttune: redis_timeout_s must be from 0.001 to 86400 seconds");
+      }
+      options.redis->timeout = std::chrono::milliseconds(std::llround(*redis_timeout_s * 1000.0));
+    }
+  }
   return options;
 }
 
@@ -67,6 +81,8 @@ TuningReport resolve(FunctionTuner& tuner, std::string key, std::vector<std::str
   };
   request.verbose = verbose;
   request.communicator = communicator.get();
+  // An interrupted tuning is no result: it is not stored.
+  request.cancelled = [&guard] { return guard.interrupted(); };
   nb::gil_scoped_release released;
   TuningReport report;
   try {
@@ -75,12 +91,7 @@ TuningReport resolve(FunctionTuner& tuner, std::string key, std::vector<std::str
     guard.rethrow();
     throw;
   }
-  if (guard.interrupted()) {
-    // An interrupted tuning is no result: remove the record it just wrote.
-    std::error_code ignored;
-    if (report.record_path) std::filesystem::remove(*report.record_path, ignored);
-    guard.rethrow();
-  }
+  guard.rethrow();
   return report;
 }
 
@@ -112,10 +123,15 @@ void bind_function_tuner(nb::module_& module) {
       .def_ro("measured", &CandidateResult::measured);
 
   nb::class_<TuningReport>(module, "TuningReport",
-                           "Where a choice came from ('tuned' or 'disk') and what was measured.")
+                           "Where a choice came from ('tuned', 'disk' or 'redis') and what was measured.")
       .def_prop_ro("source",
                    [](const TuningReport& report) {
-                     return report.source == TuningReport::Source::disk ? "disk" : "tuned";
+                     switch (report.source) {
+                       case TuningReport::Source::disk: return "disk";
+                       case TuningReport::Source::redis: return "redis";
+                       case TuningReport::Source::tuned: break;
+                     }
+                     return "tuned";
                    })
       .def_ro("function", &TuningReport::function)
       .def_ro("key", &TuningReport::key)
@@ -136,12 +152,15 @@ void bind_function_tuner(nb::module_& module) {
               std::shared_ptr<Timer> timer, const std::string& hardware_json,
               const std::string& deps_json, std::shared_ptr<Communicator> communicator,
               std::optional<double> collective_timeout_s,
-              std::optional<std::filesystem::path> cache_root, bool disk_cache) {
+              std::optional<std::filesystem::path> cache_root, bool disk_cache,
+              std::optional<std::string> redis_url, std::optional<std::string> redis_prefix,
+              std::optional<double> redis_timeout_s) {
              new (self) FunctionTuner(
                  FunctionIdentity{std::move(name), std::move(digest)},
                  make_options(warmup_runs, timed_runs, statistic, std::move(strategy),
                               std::move(timer), hardware_json, deps_json, std::move(communicator),
-                              collective_timeout_s, std::move(cache_root), disk_cache));
+                              collective_timeout_s, std::move(cache_root), disk_cache,
+                              std::move(redis_url), std::move(redis_prefix), redis_timeout_s));
            },
            nb::arg("name"), nb::arg("digest"), nb::kw_only(), nb::arg("warmup_runs") = 5,
            nb::arg("timed_runs") = 10, nb::arg("statistic") = "median",
@@ -149,7 +168,9 @@ void bind_function_tuner(nb::module_& module) {
            nb::arg("timer").none() = nb::none(), nb::arg("hardware_json") = "{}",
            nb::arg("deps_json") = "{}", nb::arg("communicator").none() = nb::none(),
            nb::arg("collective_timeout_s").none() = nb::none(),
-           nb::arg("cache_root").none() = nb::none(), nb::arg("disk_cache") = true)
+           nb::arg("cache_root").none() = nb::none(), nb::arg("disk_cache") = true,
+           nb::arg("redis_url").none() = nb::none(), nb::arg("redis_prefix").none() = nb::none(),
+           nb::arg("redis_timeout_s").none() = nb::none())
       .def_prop_ro("name", [](const FunctionTuner& tuner) { return tuner.identity().name; })
       .def_prop_ro("digest", [](const FunctionTuner& tuner) { return tuner.identity().digest; })
       .def("resolve", &resolve, nb::arg("key"), nb::arg("candidates"), nb::arg("run"),

@@ -15,7 +15,7 @@
 #include "util/env_flag.hpp"
 #include "report/progress.hpp"
 #include "collective/rank_agreement.hpp"
-#include "store/stored_choice.hpp"
+#include "store/two_level_store.hpp"
 #include "report/tuning_log.hpp"
 #include "util/utc_time.hpp"
 
@@ -25,7 +25,7 @@ struct FunctionTuner::State {
   FunctionIdentity identity;
   TunerOptions options;
   std::chrono::milliseconds timeout{};
-  std::optional<DiskStore> store;
+  detail::TwoLevelStore stores;
   Fingerprint fingerprint;
   std::mutex mutex;
 };
@@ -140,8 +140,12 @@ FunctionTuner::FunctionTuner(FunctionIdentity identity, TunerOptions options)
   if (!options.communicator) options.communicator = std::make_shared<SingleProcessCommunicator>();
   state_->timeout = options.collective_timeout.value_or(default_collective_timeout());
   if (options.disk_cache) {
-    state_->store.emplace(options.cache_root.value_or(default_cache_root()));
-    (void)state_->store->function_dir(identity.name);  // validates the name as a directory
+    DiskStore local(options.cache_root.value_or(default_cache_root()));
+    (void)local.function_dir(identity.name);  // validates the name as a directory
+    if (!options.redis) options.redis = redis_options_from_environment();
+    std::shared_ptr<Store> shared =
+        options.redis->url.empty() ? nullptr : make_redis_store(*options.redis);
+    state_->stores = detail::TwoLevelStore(std::move(local), std::move(shared));
   }
   state_->fingerprint = make_fingerprint(*options.timer);
   state_->identity = std::move(identity);
@@ -172,25 +176,30 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
                               s.options.measurement, *s.options.timer);
   }
 
+  // Each rank looks in its stores (no collective there), then every rank votes: a record
+  // found by some ranks only (e.g. where Redis answered) makes all of them tune.
   std::optional<std::size_t> stored;
-  std::optional<Record> record;
-  if (s.store && !detail::env_flag("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE")) {
-    record = detail::load_usable_record(*s.store, id, request.candidates, s.fingerprint,
-                                        detail::env_flag("TRITON_DIST_AUTOTUNE_VERSION_CHECK"),
-                                        stored);
+  std::optional<detail::TwoLevelStore::Found> found;
+  if (s.stores.any() && !detail::env_flag("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE")) {
+    found = s.stores.find(id, request.candidates, s.fingerprint,
+                          detail::env_flag("TRITON_DIST_AUTOTUNE_VERSION_CHECK"),
+                          comm.local_rank() == 0);
+    if (found) stored = found->choice;
   }
   if (comm.size() > 1) stored = detail::vote_on_stored_choice(comm, context, stored);
   if (stored) {
-    report.source = TuningReport::Source::disk;
-    report.candidates = record->candidates;
+    report.source = found->level == detail::TwoLevelStore::Level::local
+                        ? TuningReport::Source::disk
+                        : TuningReport::Source::redis;
+    report.candidates = found->record.candidates;
     report.best = *stored;
-    report.record_path = s.store->record_path(id);
+    report.record_path = found->local_path;
     if (request.verbose) std::cerr << format_table(report);
     return report;
   }
 
   const std::optional<std::filesystem::path> dir =
-      s.store ? s.store->usable_function_dir(s.identity.name) : std::nullopt;
+      s.stores.local() ? s.stores.local()->usable_function_dir(s.identity.name) : std::nullopt;
   detail::TuningLog log(dir, id.file_id(), comm.rank(), comm.size(), request.verbose);
   log.write("function " + s.identity.name + " digest " + s.identity.digest);
   log.write("key " + request.key);
@@ -222,7 +231,8 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
   log.write("best candidate " + std::to_string(*best) + " " + report.candidates[*best].config +
             " agreed_ms " + std::to_string(report.candidates[*best].agreed_ms));
 
-  if (s.store && comm.local_rank() == 0) {
+  const bool cancelled = request.cancelled && request.cancelled();
+  if (s.stores.any() && !cancelled && (comm.local_rank() == 0 || comm.rank() == 0)) {
     Record fresh;
     fresh.id = id;
     fresh.hardware = s.fingerprint.hardware;
@@ -234,7 +244,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
     fresh.ranks = comm.size();
     fresh.created_utc = detail::utc_iso_now();
     fresh.library_version = library_version();
-    report.record_path = s.store->save(fresh);
+    report.record_path = s.stores.save(fresh, comm.local_rank() == 0, comm.rank() == 0);
     if (report.record_path) log.write("record " + report.record_path->string());
   }
   if (request.verbose) std::cerr << format_table(report);

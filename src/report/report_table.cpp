@@ -5,11 +5,23 @@
 #include "disttune/function_tuner.hpp"
 
 namespace disttune {
+namespace {
+
+const char* source_text(TuningReport::Source source) {
+  switch (source) {
+    case TuningReport::Source::disk: return "from disk";
+    case TuningReport::Source::redis: return "from Redis";
+    case TuningReport::Source::tuned: break;
+  }
+  return "tuned";
+}
+
+}  // namespace
 
 std::string format_table(const TuningReport& report) {
   std::ostringstream out;
   out << "disttune: " << report.function << " key " << report.key << " ("
-      << (report.source == TuningReport::Source::disk ? "from disk" : "tuned") << ")\n";
+      << source_text(report.source) << ")\n";
   out << "    #  status   time_ms      samples  config\n";
   for (std::size_t i = 0; i < report.candidates.size(); ++i) {
     const CandidateResult& c = report.candidates[i];

@@ -1,4 +1,4 @@
-// Stored choice: a disk record is used only for the same candidates and, if asked, deps.
+// Stored choice: a stored record is used only for the same candidates and, if asked, deps.
 #include "store/stored_choice.hpp"
 
 #include <algorithm>
@@ -7,7 +7,7 @@
 
 namespace disttune::detail {
 
-std::optional<Record> load_usable_record(const DiskStore& store, const RecordId& id,
+std::optional<Record> load_usable_record(const Store& store, const RecordId& id,
                                          const std::vector<std::string>& candidates,
                                          const Fingerprint& fingerprint, bool version_check,
                                          std::optional<std::size_t>& choice) {
@@ -22,7 +22,7 @@ std::optional<Record> load_usable_record(const DiskStore& store, const RecordId&
     return std::nullopt;
   }
   if (record->deps != fingerprint.deps) {
-    const std::string mismatch = "record " + store.record_path(id).string() +
+    const std::string mismatch = "record " + store.where(id) +
                                  " was made with deps " + record->deps.dump() + ", now " +
                                  fingerprint.deps.dump();
     if (version_check) {

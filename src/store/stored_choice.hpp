@@ -1,4 +1,4 @@
-// Stored choice: whether a disk record may answer the current call.
+// Stored choice: whether a stored record may answer the current call.
 #pragma once
 
 #include <cstddef>
@@ -15,7 +15,7 @@ namespace disttune::detail {
 /// best config among `candidates` (the current, pruned list). A best config that is not
 /// among them is a miss. A record whose deps differ from `fingerprint.deps` warns and is
 /// used, or is a miss when `version_check` is set.
-std::optional<Record> load_usable_record(const DiskStore& store, const RecordId& id,
+std::optional<Record> load_usable_record(const Store& store, const RecordId& id,
                                          const std::vector<std::string>& candidates,
                                          const Fingerprint& fingerprint, bool version_check,
                                          std::optional<std::size_t>& choice);

@@ -1,0 +1,46 @@
+// Redis store: tuning records shared across machines, read after the local directory store.
+//
+// Keys: <prefix><function name>/<record file id> (the same id as the disk record's name);
+// the value is the record's JSON text, exactly as in the disk store (schema 1). A value read
+// from Redis is untrusted and validated like a disk record (size limit, schema, identity);
+// a bad value is a miss with one warning. A write is a compare-and-set on created_utc (a Lua
+// script): a record never replaces a newer one. Every Redis call has a timeout; a Redis that
+// is unreachable, slow or goes away gives one warning naming it, then the store answers
+// misses and skips writes for the rest of the process: never a hang, never an exception.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "disttune/store.hpp"
+
+namespace disttune {
+
+/// Where and how to reach Redis.
+struct RedisOptions {
+  /// redis://[[user]:password@]host[:port][/db] (port 6379, db 0 by default); empty: no
+  /// Redis. rediss:// (TLS) needs hiredis >= 1.0 with hiredis_ssl and is refused by builds
+  /// on Debian 12's hiredis 0.14 with a clear error.
+  std::string url;
+  /// Prepended to every key; lets several caches share one database.
+  std::string prefix = "disttune:";
+  /// Deadline of connecting and of each command.
+  std::chrono::milliseconds timeout{1000};
+};
+
+/// TRITON_DIST_AUTOTUNE_REDIS_URL (empty or unset: no Redis), TRITON_DIST_AUTOTUNE_REDIS_PREFIX
+/// and TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT (seconds, > 0). Throws std::invalid_argument naming
+/// the variable for a bad timeout.
+RedisOptions redis_options_from_environment();
+
+/// Whether this build has the Redis store (it is built when hiredis is found).
+bool redis_store_available();
+
+/// The store on the Redis server named by options.url, shared by every caller with the same
+/// options while one holds it. Connects on first use. Throws std::invalid_argument for a URL
+/// that is not one (the message never shows the password) or a timeout that is not
+/// positive, std::runtime_error when this build has no Redis store.
+std::shared_ptr<Store> make_redis_store(const RedisOptions& options);
+
+}  // namespace disttune

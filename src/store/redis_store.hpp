@@ -1,0 +1,46 @@
+// RedisStore: records as values of Redis keys, behind one connection made on first use.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "disttune/redis_store.hpp"
+#include "disttune/store.hpp"
+#include "store/redis_connection.hpp"
+#include "store/redis_url.hpp"
+
+namespace disttune::detail {
+
+/// The Store on one Redis server (see redis_store.hpp for the contract). After the first
+/// fault of the server (unreachable, timeout, broken connection, login refused) it warns
+/// once and answers every later call as a miss or a skipped write, without contacting it.
+class RedisStore final : public Store {
+ public:
+  explicit RedisStore(const RedisOptions& options);
+
+  std::optional<Record> load(const RecordId& id) const override;
+  /// Compare-and-set: writes unless Redis holds a record with a later created_utc.
+  bool write(const Record& record) const override;
+  std::string where(const RecordId& id) const override;
+
+  /// The key of `id`: <prefix><function name>/<file id>.
+  std::string key(const RecordId& id) const;
+  /// Whether a fault has made this store give up on the server.
+  bool gave_up() const;
+
+ private:
+  // The connection, made if needed; nullptr once the store has given up. Call locked.
+  RedisConnection* connection() const;
+  // Warns once, closes the connection and answers misses from now on. Call locked.
+  void give_up(const std::string& why) const;
+
+  RedisOptions options_;
+  RedisEndpoint endpoint_;
+  mutable std::mutex mutex_;
+  mutable std::unique_ptr<RedisConnection> connection_;
+  mutable bool gave_up_ = false;
+};
+
+}  // namespace disttune::detail

@@ -1,0 +1,17 @@
+// The Redis store in a build without hiredis: asking for it is a clear error.
+#include <stdexcept>
+
+#include "disttune/redis_store.hpp"
+
+namespace disttune {
+
+bool redis_store_available() { return false; }
+
+std::shared_ptr<Store> make_redis_store(const RedisOptions& /*options*/) {
+  throw std::runtime_error(
+      "disttune: a Redis URL is set (TRITON_DIST_AUTOTUNE_REDIS_URL or the redis option), but "
+      "this build has no Redis store: hiredis was not found when it was built (Debian: "
+      "libhiredis-dev)");
+}
+
+}  // namespace disttune

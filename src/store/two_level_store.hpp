@@ -1,0 +1,56 @@
+// Two-level store: the local directory first, then a shared store (Redis); writes go to both.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "disttune/fingerprint.hpp"
+#include "disttune/store.hpp"
+
+namespace disttune::detail {
+
+/// The stores of one tuned function: an optional local DiskStore and an optional shared store.
+/// Lookups and writes make no collective calls, so ranks that find different things stay
+/// in step (the engine's cache vote then decides for all of them).
+class TwoLevelStore {
+ public:
+  TwoLevelStore() = default;
+  TwoLevelStore(std::optional<DiskStore> local, std::shared_ptr<Store> shared);
+
+  /// Which level answered a lookup.
+  enum class Level { local, shared };
+  /// A record that may answer the current call, and the index of its best config.
+  struct Found {
+    Record record;
+    std::size_t choice = 0;
+    Level level = Level::local;
+    /// The local record: where it was read, or where a shared record was copied.
+    std::optional<std::filesystem::path> local_path;
+  };
+
+  /// The first usable record (load_usable_record's rules) of the local directory, then of
+  /// the shared store. A record found only in the shared store is copied into the local
+  /// directory when `local_writer` (one process per node writes its directory).
+  std::optional<Found> find(const RecordId& id, const std::vector<std::string>& candidates,
+                            const Fingerprint& fingerprint, bool version_check,
+                            bool local_writer) const;
+
+  /// Writes a fresh record into the local directory when `local_writer` and into the shared
+  /// store when `job_writer` (one process per job). Returns the local path if written.
+  std::optional<std::filesystem::path> save(const Record& record, bool local_writer,
+                                            bool job_writer) const;
+
+  /// Whether any store is configured.
+  bool any() const { return local_.has_value() || shared_ != nullptr; }
+  const std::optional<DiskStore>& local() const { return local_; }
+
+ private:
+  std::optional<DiskStore> local_;
+  std::shared_ptr<Store> shared_;
+};
+
+}  // namespace disttune::detail

@@ -1,0 +1,275 @@
+// RedisStore against a real redis-server: round trip, untrusted values, compare-and-set,
+// racing writers, and a server that is unreachable, killed or too slow.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "disttune/redis_store.hpp"
+#include "redis_server.hpp"
+#include "store/redis_store.hpp"
+#include "store/redis_url.hpp"
+#include "store_test_support.hpp"
+
+namespace disttune {
+namespace {
+
+using detail::RedisStore;
+using testing::RedisServer;
+using testing::sample_record;
+using testing::ScopedEnv;
+
+RedisOptions options_for(const std::string& url) {
+  RedisOptions options;
+  options.url = url;
+  options.prefix = "test:";
+  return options;
+}
+
+std::string value_of(const RedisServer& server, const std::string& key) {
+  const detail::RedisReply reply = server.command({"GET", key});
+  return reply->type == REDIS_REPLY_STRING ? std::string(reply->str, reply->len) : "";
+}
+
+std::size_t count(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+TEST(RedisUrl, ParsesEveryPart) {
+  const auto full = detail::parse_redis_url("redis://alice:s%40cret@cache.example:6380/3");
+  EXPECT_EQ(full.host, "cache.example");
+  EXPECT_EQ(full.port, 6380);
+  EXPECT_EQ(full.database, 3);
+  EXPECT_EQ(full.user, "alice");
+  EXPECT_EQ(full.password, "s@cret");
+  EXPECT_EQ(full.display(), "redis://cache.example:6380/3");
+
+  const auto plain = detail::parse_redis_url("redis://10.0.0.7");
+  EXPECT_EQ(plain.port, 6379);
+  EXPECT_EQ(plain.database, 0);
+  EXPECT_TRUE(plain.password.empty());
+  EXPECT_EQ(detail::parse_redis_url("redis://:pw@h/").password, "pw");
+  EXPECT_EQ(detail::parse_redis_url("redis://[::1]:7000").host, "::1");
+  EXPECT_TRUE(detail::parse_redis_url("rediss://h:1").tls);
+}
+
+TEST(RedisUrl, RefusesWhatIsNotOneWithoutShowingThePassword) {
+  for (const char* url : {"http://h", "redis://", "redis://h:0", "redis://h:99999", "redis://h:x",
+                          "redis://h/db", "redis://h:", "redis://[::1", "redis://u:p%zz@h"}) {
+    try {
+      detail::parse_redis_url(url);
+      ADD_FAILURE() << url << " was accepted";
+    } catch (const std::invalid_argument& error) {
+      EXPECT_NE(std::string(error.what()).find("Redis URL"), std::string::npos) << error.what();
+    }
+  }
+  try {
+    detail::parse_redis_url("redis://user:topsecret@h:notaport");
+    ADD_FAILURE();
+  } catch (const std::invalid_argument& error) {
+    EXPECT_EQ(std::string(error.what()).find("topsecret"), std::string::npos) << error.what();
+  }
+}
+
+TEST(RedisUrl, TlsIsAClearErrorWithThisHiredis) {
+  try {
+    make_redis_store(options_for("rediss://127.0.0.1:6379"));
+    ADD_FAILURE();
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("hiredis_ssl"), std::string::npos) << error.what();
+  }
+}
+
+TEST(RedisOptions, ComeFromTheEnvironment) {
+  ScopedEnv url("TRITON_DIST_AUTOTUNE_REDIS_URL", "redis://h:1/2");
+  ScopedEnv prefix("TRITON_DIST_AUTOTUNE_REDIS_PREFIX", "team-a:");
+  ScopedEnv timeout("TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT", "0.25");
+  const RedisOptions options = redis_options_from_environment();
+  EXPECT_EQ(options.url, "redis://h:1/2");
+  EXPECT_EQ(options.prefix, "team-a:");
+  EXPECT_EQ(options.timeout, std::chrono::milliseconds(250));
+  for (const char* bad : {"0", "-1", "soon", "inf", "1e9"}) {
+    ScopedEnv bad_timeout("TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT", bad);
+    EXPECT_THROW(redis_options_from_environment(), std::invalid_argument) << bad;
+  }
+}
+
+TEST(RedisStore, WritesAndReadsARecordUnderItsKey) {
+  RedisServer server;
+  const RedisStore store(options_for(server.url()));
+  const Record record = sample_record();
+  EXPECT_EQ(store.key(record.id), "test:scale/" + record.id.file_id());
+  EXPECT_FALSE(store.load(record.id));  // absent: a plain miss
+  ASSERT_TRUE(store.write(record));
+  const auto loaded = store.load(record.id);
+  ASSERT_TRUE(loaded);
+  EXPECT_EQ(record_to_json(*loaded), record_to_json(record));
+  EXPECT_EQ(Value::parse(value_of(server, store.key(record.id))), record_to_json(record));
+}
+
+TEST(RedisStore, LogsInAndSelectsItsDatabase) {
+  RedisServer server({"--requirepass", "hunter2"});
+  const Record record = sample_record();
+  const RedisStore store(options_for(server.url(":hunter2@", 5)));
+  ASSERT_TRUE(store.write(record));
+  EXPECT_TRUE(store.load(record.id));
+  const RedisStore other_database(options_for(server.url(":hunter2@", 6)));
+  EXPECT_FALSE(other_database.load(record.id));
+
+  ::testing::internal::CaptureStderr();
+  const RedisStore wrong_password(options_for(server.url(":wrong@", 5)));
+  EXPECT_FALSE(wrong_password.load(record.id));
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(warnings.find("Redis store"), std::string::npos) << warnings;
+  EXPECT_EQ(warnings.find("wrong"), std::string::npos) << "the password leaked: " << warnings;
+}
+
+TEST(RedisStore, ACorruptValueIsAMissWithAWarning) {
+  RedisServer server;
+  const RedisStore store(options_for(server.url()));
+  const Record record = sample_record();
+  const std::string key = store.key(record.id);
+  Value wrong_schema = record_to_json(record);
+  wrong_schema["schema_version"] = 99;
+  const Record other = sample_record("scale", R"({"n":2048})");
+  const std::string nested = std::string(100000, '[') + std::string(100000, ']');
+  for (const std::string& value :
+       {std::string("not json {"), std::string("\xff\xfe binary"), wrong_schema.dump(),
+        record_to_json(other).dump(), nested, std::string("{\"schema\": 1e400}")}) {
+    server.command({"SET", key, value});
+    ::testing::internal::CaptureStderr();
+    EXPECT_FALSE(store.load(record.id)) << value.substr(0, 60);
+    const std::string warnings = ::testing::internal::GetCapturedStderr();
+    EXPECT_NE(warnings.find("ignoring Redis value"), std::string::npos) << warnings;
+  }
+  // A key of another type is a miss too, and the next write replaces it.
+  server.command({"DEL", key});
+  server.command({"HSET", key, "field", "value"});
+  EXPECT_FALSE(store.load(record.id));
+  ASSERT_TRUE(store.write(record));
+  EXPECT_TRUE(store.load(record.id));
+  EXPECT_FALSE(store.gave_up());
+}
+
+TEST(RedisStore, AValueOverTheSizeLimitIsNotFetched) {
+  RedisServer server;
+  const RedisStore store(options_for(server.url()));
+  const Record record = sample_record();
+  const std::string huge = record_to_json(record).dump() + std::string((64u << 20) + 1, ' ');
+  server.command({"SET", store.key(record.id), huge});
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(store.load(record.id));
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(warnings.find("larger than 67108864 bytes"), std::string::npos) << warnings;
+}
+
+TEST(RedisStore, AnOlderRecordNeverReplacesANewerOne) {
+  RedisServer server;
+  const RedisStore store(options_for(server.url()));
+  Record newer = sample_record();
+  newer.created_utc = "2026-11-30T10:00:00Z";
+  newer.best_index = 0;
+  Record older = newer;
+  older.created_utc = "2026-11-29T10:00:00Z";
+  older.ranks = 7;
+  ASSERT_TRUE(store.write(newer));
+  ASSERT_TRUE(store.write(older));  // not an error: a newer one is there
+  EXPECT_EQ(store.load(newer.id)->created_utc, newer.created_utc);
+  Record newest = newer;
+  newest.created_utc = "2026-12-01T00:00:00Z";
+  ASSERT_TRUE(store.write(newest));
+  EXPECT_EQ(store.load(newer.id)->created_utc, newest.created_utc);
+}
+
+TEST(RedisStore, RacingWritersLeaveTheNewestRecord) {
+  RedisServer server;
+  const Record base = sample_record();
+  constexpr int kWriters = 8;
+  constexpr int kWritesEach = 40;
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      const RedisStore store(options_for(server.url()));  // a connection of its own
+      std::vector<int> minutes(kWritesEach);
+      for (int i = 0; i < kWritesEach; ++i) minutes[i] = i;
+      std::shuffle(minutes.begin(), minutes.end(), std::mt19937(static_cast<unsigned>(w)));
+      for (const int minute : minutes) {
+        Record record = base;
+        char stamp[32];
+        std::snprintf(stamp, sizeof stamp, "2026-11-30T%02d:%02d:00Z", w, minute);
+        record.created_utc = stamp;
+        EXPECT_TRUE(store.write(record));
+      }
+    });
+  }
+  for (std::thread& writer : writers) writer.join();
+  const RedisStore reader(options_for(server.url()));
+  const auto loaded = reader.load(base.id);
+  ASSERT_TRUE(loaded);
+  char newest[32];
+  std::snprintf(newest, sizeof newest, "2026-11-30T%02d:%02d:00Z", kWriters - 1, kWritesEach - 1);
+  EXPECT_EQ(loaded->created_utc, newest);
+}
+
+TEST(RedisStore, AnUnreachableServerWarnsOnceAndIsThenLeftAlone) {
+  const int port = testing::free_port();  // nothing listens there
+  const RedisStore store(options_for("redis://127.0.0.1:" + std::to_string(port)));
+  const Record record = sample_record();
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(store.load(record.id));
+  EXPECT_FALSE(store.write(record));
+  EXPECT_FALSE(store.load(record.id));
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count(warnings, "disttune: "), 1u) << warnings;
+  EXPECT_NE(warnings.find("Redis store redis://127.0.0.1:" + std::to_string(port)),
+            std::string::npos) << warnings;
+  EXPECT_TRUE(store.gave_up());
+}
+
+TEST(RedisStore, AServerKilledMidRunIsAMissNotAnError) {
+  auto server = std::make_unique<RedisServer>();
+  const RedisStore store(options_for(server->url()));
+  const Record record = sample_record();
+  ASSERT_TRUE(store.write(record));
+  ASSERT_TRUE(store.load(record.id));
+  server->stop();
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(store.load(record.id));
+  EXPECT_FALSE(store.write(record));
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count(warnings, "disttune: "), 1u) << warnings;
+  EXPECT_NE(warnings.find("Redis store"), std::string::npos) << warnings;
+}
+
+TEST(RedisStore, ASlowServerTimesOut) {
+  RedisServer server;
+  RedisOptions options = options_for(server.url());
+  options.timeout = std::chrono::milliseconds(200);
+  const RedisStore store(options);
+  const Record record = sample_record();
+  ASSERT_TRUE(store.write(record));
+  server.pause();
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(store.load(record.id));  // returns after the timeout instead of hanging
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  server.resume();
+  EXPECT_NE(warnings.find("Redis store"), std::string::npos) << warnings;
+  EXPECT_TRUE(store.gave_up());
+}
+
+TEST(RedisStore, StoresWithTheSameOptionsAreShared) {
+  const RedisOptions options = options_for("redis://127.0.0.1:1");
+  const auto a = make_redis_store(options);
+  const auto b = make_redis_store(options);
+  EXPECT_EQ(a.get(), b.get());
+  RedisOptions other = options;
+  other.prefix = "other:";
+  EXPECT_NE(make_redis_store(other).get(), a.get());
+}
+
+}  // namespace
+}  // namespace disttune

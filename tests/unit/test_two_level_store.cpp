@@ -1,0 +1,160 @@
+// Two levels through FunctionTuner: the local directory, then Redis, then tuning; a tuned
+// result goes to both; a Redis hit is copied into the directory; a Redis fault only warns.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "disttune/function_tuner.hpp"
+#include "disttune/redis_store.hpp"
+#include "redis_server.hpp"
+#include "store/redis_store.hpp"
+#include "store_test_support.hpp"
+
+namespace disttune {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::RedisServer;
+using testing::TempDir;
+
+const std::vector<std::string> kCandidates = {R"({"block":1})", R"({"block":2})",
+                                              R"({"block":3})"};
+
+// One "node": a tuner on its own cache root, sharing `redis_url`, counting candidate runs.
+struct Node {
+  Node(const fs::path& root, const std::string& redis_url)
+      : tuner({"scale", "v1"}, options(root, redis_url)) {}
+
+  static TunerOptions options(const fs::path& root, const std::string& redis_url) {
+    TunerOptions options;
+    options.measurement.warmup_runs = 0;
+    options.measurement.timed_runs = 1;
+    options.cache_root = root;
+    options.redis = RedisOptions{redis_url, "two-level:", std::chrono::milliseconds(1000)};
+    return options;
+  }
+
+  TuningReport resolve(const std::string& key = R"({"n":1})",
+                       std::vector<std::string> candidates = kCandidates) {
+    TuningRequest request;
+    request.key = key;
+    request.candidates = std::move(candidates);
+    request.run = [this](std::size_t) { ++runs; };
+    return tuner.resolve(request);
+  }
+
+  FunctionTuner tuner;
+  int runs = 0;
+};
+
+std::size_t redis_keys(const RedisServer& server) {
+  return server.command({"KEYS", "two-level:scale/*"})->elements;
+}
+
+TEST(TwoLevelStore, ASecondNodeTakesTheTuningFromRedisAndKeepsACopy) {
+  RedisServer server;
+  TempDir a, b;
+  Node first(a.path(), server.url());
+  const TuningReport tuned = first.resolve();
+  EXPECT_EQ(tuned.source, TuningReport::Source::tuned);
+  EXPECT_EQ(first.runs, 3);
+  ASSERT_TRUE(tuned.record_path);
+  EXPECT_TRUE(fs::exists(*tuned.record_path));
+  EXPECT_EQ(redis_keys(server), 1u);  // written to both levels
+
+  Node second(b.path(), server.url());
+  const TuningReport shared = second.resolve();
+  EXPECT_EQ(shared.source, TuningReport::Source::redis);
+  EXPECT_EQ(second.runs, 0);
+  EXPECT_EQ(shared.best, tuned.best);
+  ASSERT_TRUE(shared.record_path);  // the copy in the second node's directory
+  EXPECT_TRUE(fs::exists(*shared.record_path));
+  EXPECT_EQ(shared.record_path->filename(), tuned.record_path->filename());
+
+  server.stop();  // the local copy answers without Redis, and without a warning
+  Node third(b.path(), server.url());
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(third.resolve().source, TuningReport::Source::disk);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(third.runs, 0);
+}
+
+TEST(TwoLevelStore, ARedisRecordOutsideTheCurrentSpaceIsAMiss) {
+  RedisServer server;
+  TempDir a, b;
+  Node first(a.path(), server.url());
+  const TuningReport tuned = first.resolve();
+  std::vector<std::string> without_best = kCandidates;
+  without_best.erase(without_best.begin() + static_cast<long>(tuned.best));
+  Node second(b.path(), server.url());
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(second.resolve(R"({"n":1})", without_best).source, TuningReport::Source::tuned);
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(warnings.find("not a candidate"), std::string::npos) << warnings;
+  EXPECT_EQ(second.runs, 2);
+}
+
+TEST(TwoLevelStore, RedisGoingAwayLeavesTheLocalStoreAlone) {
+  auto server = std::make_unique<RedisServer>();
+  TempDir root;
+  Node node(root.path(), server->url());
+  EXPECT_EQ(node.resolve(R"({"n":1})").source, TuningReport::Source::tuned);
+  server->stop();
+  ::testing::internal::CaptureStderr();
+  const TuningReport second = node.resolve(R"({"n":2})");  // a miss everywhere: tunes
+  const TuningReport third = node.resolve(R"({"n":3})");
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(second.source, TuningReport::Source::tuned);
+  EXPECT_EQ(third.source, TuningReport::Source::tuned);
+  ASSERT_TRUE(third.record_path);
+  EXPECT_TRUE(fs::exists(*third.record_path));
+  EXPECT_EQ(warnings.find("disttune: "), warnings.rfind("disttune: ")) << "one warning: " << warnings;
+  EXPECT_NE(warnings.find("Redis store"), std::string::npos) << warnings;
+  EXPECT_EQ(node.resolve(R"({"n":3})").source, TuningReport::Source::disk);
+}
+
+TEST(TwoLevelStore, TheEnvironmentNamesTheServerAndAnEmptyUrlTurnsItOff) {
+  RedisServer server;
+  TempDir root;
+  testing::ScopedEnv url("TRITON_DIST_AUTOTUNE_REDIS_URL", server.url());
+  testing::ScopedEnv prefix("TRITON_DIST_AUTOTUNE_REDIS_PREFIX", "env:");
+  TunerOptions options;
+  options.cache_root = root.path();
+  options.measurement.warmup_runs = 0;
+  options.measurement.timed_runs = 1;
+  FunctionTuner from_environment({"scale", "v1"}, options);
+  TuningRequest request;
+  request.key = "1";
+  request.candidates = kCandidates;
+  request.run = [](std::size_t) {};
+  from_environment.resolve(request);
+  EXPECT_EQ(server.command({"KEYS", "env:scale/*"})->elements, 1u);
+
+  options.redis = RedisOptions{};  // url "": no Redis, whatever the environment says
+  FunctionTuner without({"scale", "v1"}, options);
+  request.key = "2";
+  without.resolve(request);
+  EXPECT_EQ(server.command({"KEYS", "env:scale/*"})->elements, 1u);
+}
+
+TEST(TwoLevelStore, ACancelledTuningIsStoredNowhere) {
+  RedisServer server;
+  TempDir root;
+  Node node(root.path(), server.url());
+  TuningRequest request;
+  request.key = "1";
+  request.candidates = kCandidates;
+  request.run = [](std::size_t) {};
+  request.cancelled = [] { return true; };
+  const TuningReport report = node.tuner.resolve(request);
+  EXPECT_FALSE(report.record_path);
+  EXPECT_EQ(redis_keys(server), 0u);
+  for (const auto& entry : fs::directory_iterator(root.path() / "scale")) {
+    EXPECT_NE(entry.path().extension(), ".json") << entry.path();  // only the tuning's log
+  }
+}
+
+}  // namespace
+}  // namespace disttune
