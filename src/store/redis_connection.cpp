@@ -23,27 +23,26 @@ std::string error_of(const redisReply& reply) {
 
 }  // namespace
 
-RedisConnection::RedisConnection(const RedisEndpoint& endpoint, std::chrono::milliseconds timeout)
-    : display_(endpoint.display()) {
+RedisConnection::RedisConnection(const RedisEndpoint& endpoint, std::chrono::milliseconds timeout) {
   context_.reset(redisConnectWithTimeout(endpoint.host.c_str(), endpoint.port, to_timeval(timeout)));
-  if (!context_) throw RedisFault("cannot reach " + display_ + ": out of memory");
-  if (context_->err != 0) throw RedisFault("cannot reach " + display_ + ": " + context_->errstr);
+  if (!context_) throw RedisFault("cannot connect: out of memory");
+  if (context_->err != 0) throw RedisFault(std::string("cannot connect: ") + context_->errstr);
   if (redisSetTimeout(context_.get(), to_timeval(timeout)) != REDIS_OK) {
-    throw RedisFault("cannot set the timeout on " + display_ + ": " + context_->errstr);
+    throw RedisFault(std::string("cannot set the timeout: ") + context_->errstr);
   }
   if (!endpoint.password.empty()) {
     const RedisReply reply = endpoint.user.empty()
                                  ? command({"AUTH", endpoint.password})
                                  : command({"AUTH", endpoint.user, endpoint.password});
     if (const std::string error = error_of(*reply); !error.empty()) {
-      throw RedisFault("login on " + display_ + " refused: " + error);
+      throw RedisFault("login refused: " + error);
     }
   }
   if (endpoint.database != 0) {
     const std::string database = std::to_string(endpoint.database);
     const RedisReply reply = command({"SELECT", database});
     if (const std::string error = error_of(*reply); !error.empty()) {
-      throw RedisFault("cannot select database " + database + " on " + display_ + ": " + error);
+      throw RedisFault("cannot select database " + database + ": " + error);
     }
   }
 }
@@ -58,8 +57,9 @@ RedisReply RedisConnection::command(std::initializer_list<std::string_view> argu
   RedisReply reply(static_cast<redisReply*>(redisCommandArgv(
       context_.get(), static_cast<int>(texts.size()), texts.data(), sizes.data())));
   if (!reply) {
+    // hiredis reports a timeout as EAGAIN ("Resource temporarily unavailable").
     const std::string why = context_->err != 0 ? context_->errstr : "no reply";
-    throw RedisFault(display_ + " did not answer: " + why);
+    throw RedisFault("no answer: " + why);
   }
   return reply;
 }

@@ -28,7 +28,7 @@ using RedisReply = std::unique_ptr<redisReply, RedisReplyDeleter>;
 class RedisConnection {
  public:
   /// Connects within `timeout`, sends AUTH (if the endpoint has a password) and SELECT.
-  /// Throws RedisFault on any failure, naming the endpoint (never the password).
+  /// Throws RedisFault on any failure, saying what failed (never quoting the password).
   RedisConnection(const RedisEndpoint& endpoint, std::chrono::milliseconds timeout);
 
   /// Sends one command and returns its reply (which may be an error reply: the server's
@@ -40,7 +40,6 @@ class RedisConnection {
     void operator()(redisContext* context) const { redisFree(context); }
   };
   std::unique_ptr<redisContext, ContextDeleter> context_;
-  std::string display_;
 };
 
 }  // namespace disttune::detail
