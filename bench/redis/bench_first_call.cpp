@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "disttune/fingerprint.hpp"
 #include "disttune/function_tuner.hpp"
 #include "redis_server.hpp"
+#include "store/redis_store.hpp"
 #include "store_test_support.hpp"
 
 namespace {
@@ -61,6 +63,20 @@ void redis_hit(benchmark::State& state) {
   }
 }
 
+// The Redis part of redis_hit alone: connect, read script, parse and validate; no local copy.
+void redis_load_only(benchmark::State& state) {
+  disttune::testing::TempDir seed;
+  first_call(seed.path(), server().url());
+  const disttune::RecordId id{"bench_first_call", "v1",
+                              disttune::make_fingerprint(disttune::CpuTimer()).hardware_digest(),
+                              R"({"n":4096})"};
+  for (auto _ : state) {
+    const disttune::detail::RedisStore store(
+        RedisOptions{server().url(), "bench:", std::chrono::milliseconds(1000)});
+    if (!store.load(id)) state.SkipWithError("Redis has no record");
+  }
+}
+
 void disk_hit(benchmark::State& state) {
   disttune::testing::TempDir node;
   first_call(node.path(), "");
@@ -78,6 +94,7 @@ void full_tuning(benchmark::State& state) {
 }
 
 BENCHMARK(redis_hit)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(200);
+BENCHMARK(redis_load_only)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(200);
 BENCHMARK(disk_hit)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(200);
 BENCHMARK(full_tuning)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(20);
 
