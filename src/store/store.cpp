@@ -95,6 +95,16 @@ void keep_previous(int dir_fd, const std::string& file) {
     if (errno == ENOENT) return;
     throw std::system_error(errno, std::generic_category(), "cannot inspect " + file);
   }
+  if (!S_ISREG(status.st_mode) && !S_ISLNK(status.st_mode)) {
+    // A socket, FIFO, device or directory is no record to keep: it is moved aside.
+    const std::string id = file.substr(0, file.size() - std::string_view(".json").size());
+    const std::string aside = id + ".bad-" + detail::utc_file_stamp_now();
+    if (renameat(dir_fd, file.c_str(), dir_fd, aside.c_str()) != 0) {
+      throw std::system_error(errno, std::generic_category(), "cannot move " + file + " aside");
+    }
+    detail::warn("moved " + file + " aside to " + aside + ": it is not a regular file");
+    return;
+  }
   const std::string stamp = file + "." + detail::utc_file_stamp_now();
   for (int attempt = 0;; ++attempt) {
     const std::string backup = attempt == 0 ? stamp : stamp + "-" + std::to_string(attempt);
