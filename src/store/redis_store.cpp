@@ -41,21 +41,7 @@ redis.call('SET', KEYS[1], ARGV[1])
 return 1
 )lua";
 
-// The reader's size limit (store.hpp).
-constexpr std::size_t kMaxValueBytes = std::size_t{64} << 20;
-
 std::string reply_error(const redisReply& reply) { return std::string(reply.str, reply.len); }
-
-// The bytes of a record read from Redis as a record, or why they are none.
-RecordRead read_value(std::string_view bytes) {
-  RecordRead result;
-  try {
-    result.record = record_from_json(Value::parse(bytes));
-  } catch (const std::exception& error) {
-    result.error = error.what();
-  }
-  return result;
-}
 
 // The first identity field of `record` that differs from `id`, or empty.
 std::string identity_mismatch(const RecordId& record, const RecordId& id) {
@@ -122,7 +108,7 @@ std::optional<Record> RedisStore::load(const RecordId& id) const {
     RedisConnection* redis = connection();
     if (!redis) return std::nullopt;
     try {
-      reply = redis->command({"EVAL", kReadScript, "1", name, std::to_string(kMaxValueBytes)});
+      reply = redis->command({"EVAL", kReadScript, "1", name, std::to_string(kMaxRecordBytes)});
     } catch (const RedisFault& fault) {
       give_up(fault.what());
       return std::nullopt;
@@ -138,7 +124,7 @@ std::optional<Record> RedisStore::load(const RecordId& id) const {
     case REDIS_REPLY_NIL:
       return std::nullopt;
     case REDIS_REPLY_INTEGER:
-      return bad("it is larger than " + std::to_string(kMaxValueBytes) + " bytes (" +
+      return bad("it is larger than " + std::to_string(kMaxRecordBytes) + " bytes (" +
                  std::to_string(reply->integer) + ")");
     case REDIS_REPLY_ERROR:
       return bad("Redis refused to read it: " + reply_error(*reply));
@@ -147,7 +133,8 @@ std::optional<Record> RedisStore::load(const RecordId& id) const {
     default:
       return bad("unexpected reply type " + std::to_string(reply->type));
   }
-  RecordRead read = read_value(std::string_view(reply->str, reply->len));
+  // The disk store's reader: size and depth limits, schema, types; never throws.
+  RecordRead read = parse_record(std::string_view(reply->str, reply->len));
   if (!read.record) return bad(read.error);
   if (const std::string field = identity_mismatch(read.record->id, id); !field.empty()) {
     return bad("its field '" + field + "' does not match the record asked for");
@@ -167,9 +154,9 @@ bool RedisStore::write(const Record& record) const {
     warn("not writing Redis value " + where(record.id) + ": " + error.what());
     return false;
   }
-  if (text.size() > kMaxValueBytes) {
+  if (text.size() > kMaxRecordBytes) {
     warn("not writing Redis value " + where(record.id) + ": the record is larger than " +
-         std::to_string(kMaxValueBytes) + " bytes, which no reader would accept");
+         std::to_string(kMaxRecordBytes) + " bytes, which no reader would accept");
     return false;
   }
   std::lock_guard lock(mutex_);

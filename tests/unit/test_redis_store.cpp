@@ -137,12 +137,20 @@ TEST(RedisStore, ACorruptValueIsAMissWithAWarning) {
   wrong_schema["schema_version"] = 99;
   const Record other = sample_record("scale", R"({"n":2048})");
   const std::string nested = std::string(100000, '[') + std::string(100000, ']');
-  for (const std::string& value :
-       {std::string("not json {"), std::string("\xff\xfe binary"), wrong_schema.dump(),
-        record_to_json(other).dump(), nested, std::string("{\"schema\": 1e400}")}) {
-    server.command({"SET", key, value});
+  std::string deep_config = record_to_json(record).dump();  // 100,000 levels in a config
+  const std::string config = R"({"block":128,"ratio":0.25})";
+  deep_config.replace(deep_config.find(config), config.size(), nested);
+  const std::vector<std::string> values = {
+      "not json {", "\xff\xfe binary", wrong_schema.dump(), record_to_json(other).dump(), nested,
+      deep_config, "{\"schema\": 1e400}"};
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    // A key of its own for each value: a value warns once per key and reason.
+    RedisOptions options = options_for(server.url());
+    options.prefix = "corrupt" + std::to_string(i) + ":";
+    const RedisStore reader(options);
+    server.command({"SET", reader.key(record.id), values[i]});
     ::testing::internal::CaptureStderr();
-    EXPECT_FALSE(store.load(record.id)) << value.substr(0, 60);
+    EXPECT_FALSE(reader.load(record.id)) << values[i].substr(0, 60);
     const std::string warnings = ::testing::internal::GetCapturedStderr();
     EXPECT_NE(warnings.find("ignoring Redis value"), std::string::npos) << warnings;
   }
