@@ -6,7 +6,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   nlohmann-json3-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
   libopenmpi-dev openmpi-bin
-  libhiredis-dev redis-server
+  libhiredis-dev redis-server  # the Redis store (hiredis client) and the server its tests start
   python3-dev python3-venv python3-pip python3-pytest python3-torch
   clang-14 libclang-rt-14-dev  # tests/fuzz: libFuzzer, ASan, UBSan (scripts/fuzz.sh)
 )
