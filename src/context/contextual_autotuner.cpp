@@ -66,7 +66,8 @@ struct ContextualAutotuner::State {
     const detail::ContextMaker& context = slot.tuning->context();
     detail::check_ranks_agree(*comm, context,
                               FunctionIdentity{slot.tuning->kernel_name(), slot.tuning->kernel_name()},
-                              slot.tuning->key(), slot.tuning->candidates(), measurement, *timer);
+                              slot.tuning->key(), slot.tuning->candidates(), measurement, *timer,
+                              false);
     slot.tuning->settle_owed();
     slot.checked = true;
   }
@@ -170,6 +171,12 @@ ContextualAutotuner::ContextualAutotuner(std::string function_name, ContextOptio
     throw std::invalid_argument("disttune: n_repeat must be >= 1, got " + std::to_string(options.n_repeat));
   }
   validate(s.measurement);
+  if (options.is_dist && options.split_across_ranks) {
+    throw std::invalid_argument("disttune: contextual tuning of '" + function_name +
+                                "' cannot be split across ranks with is_dist: every rank must run "
+                                "the same config of a kernel at the same time (split_across_ranks is "
+                                "for function-level tuning of launchers that do not communicate)");
+  }
   if (options.is_dist && !options.communicator) {
     throw std::invalid_argument("disttune: contextual tuning of '" + function_name +
                                 "' with is_dist needs a communicator (e.g. make_mpi_communicator())");
