@@ -16,19 +16,21 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Generic, Optional
 
 from disttune import _core, _ranks, _timing, _triton_hook
+from disttune._signatures import P, R
 
 __all__ = ["contextual_autotune", "ContextualFunction"]
 
 
-class ContextualFunction:
-    """An outer function whose triton.autotune kernels are tuned in its real context."""
+class ContextualFunction(Generic[P, R]):
+    """An outer function whose triton.autotune kernels are tuned in its real context; called
+    with the outer function's own parameters, it returns its result."""
 
     def __init__(
         self,
-        fn: Callable,
+        fn: Callable[P, R],
         *,
         is_dist: bool,
         n_repeat: int,
@@ -78,12 +80,12 @@ class ContextualFunction:
             self._tuners[identity] = tuner
         return tuner
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         _triton_hook.install()
         tuner = self._tuner(args, kwargs)
         session = _triton_hook.Session(self.name, tuner, self._compile_threads)
         _triton_hook.begin(session)
-        result: list[Any] = []
+        result: list[R] = []
 
         def outer() -> None:
             result.clear()
@@ -108,7 +110,7 @@ def contextual_autotune(
     compile_threads: int = min(32, os.cpu_count() or 1),
     collective_timeout_s: Optional[float] = None,
     log_dir: Optional[str] = None,
-) -> Callable[[Callable], ContextualFunction]:
+) -> Callable[[Callable[P, R]], ContextualFunction[P, R]]:
     """Tunes the triton.autotune kernels launched inside the decorated function, in context.
 
     `n_warmup` untimed and `n_repeat` timed launches per candidate config, summarised by
@@ -120,7 +122,7 @@ def contextual_autotune(
     ContextualRunActive.
     """
 
-    def decorate(fn: Callable) -> ContextualFunction:
+    def decorate(fn: Callable[P, R]) -> ContextualFunction[P, R]:
         contextual = ContextualFunction(
             fn,
             is_dist=is_dist,

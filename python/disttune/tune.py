@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from disttune import _core, _encoding, _ranks, _timing
+from disttune._signatures import P, R, AutotunedCallable
 
 __all__ = ["autotune", "to_hashable", "AutotunedFunction"]
 
@@ -248,8 +249,8 @@ class _Precompiled:
 
 def autotune(
     config_space: Sequence[Mapping[str, Any]],
-    key_fn: Callable,
-    prune_fn: Optional[Callable] = None,
+    key_fn: Callable[P, Any],
+    prune_fn: Optional[Callable[..., Any]] = None,
     *,
     warmup_runs: int = 5,
     timed_runs: int = 10,
@@ -262,7 +263,7 @@ def autotune(
     disk_cache: bool = True,
     precompile: Optional[Callable] = None,
     precompile_threads: int = 16,
-) -> Callable[[Callable], Any]:
+) -> Callable[[Callable[..., R]], AutotunedCallable[P, R]]:
     """Tunes the decorated launcher over `config_space` per business key `key_fn(*args, **kwargs)`.
 
     Entries are dicts of keyword arguments (values: triton.Config, torch.dtype, numbers,
@@ -276,10 +277,12 @@ def autotune(
     `cache_dir` overrides TRITON_DIST_AUTOTUNE_CACHE_DIR; `disk_cache=False` keeps results
     in memory only. Call flags: autotune=True, autotune_verbose=False, autotune_pg=None,
     autotune_allow_arg_overwrite=False. The result is a callable whose other attributes
-    (cache, last_report, candidates, digest) are those of its AutotunedFunction.
+    (cache, last_report, candidates, digest) are those of its AutotunedFunction. Type
+    checkers see it called with key_fn's parameters and returning the launcher's result
+    (disttune._signatures says why).
     """
 
-    def decorate(fn: Callable) -> Any:
+    def decorate(fn: Callable[..., R]) -> AutotunedCallable[P, R]:
         tuned = AutotunedFunction(
             fn,
             config_space,
@@ -299,7 +302,7 @@ def autotune(
         )
         # Positional-only calls with a cached key take the C hit path; everything else (call
         # flags, keywords, misses) reaches tuned.__call__. Attributes are read from `tuned`.
-        dispatcher = _core.make_hit_path(fn, key_fn, tuned._hits, tuned, tuned)
+        dispatcher: Any = _core.make_hit_path(fn, key_fn, tuned._hits, tuned, tuned)
         functools.update_wrapper(dispatcher, fn)
         return dispatcher
 

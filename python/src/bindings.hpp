@@ -15,5 +15,8 @@ void bind_function_tuner(nanobind::module_& module);
 void bind_context(nanobind::module_& module);
 /// HitPath and make_hit_path: the C cache-hit path of a tuned function.
 void bind_hit_path(nanobind::module_& module);
+/// read_record, validate_record, store_record, record_path, format_record: the records of
+/// the disk store, for the command line.
+void bind_store(nanobind::module_& module);
 
 }  // namespace disttune::python
