@@ -21,7 +21,7 @@ table { border-collapse: collapse; margin: 8px 0 16px; font-size: 13px; }
 td, th { border: 1px solid #c8c8c8; padding: 3px 8px; text-align: left; }
 tr.best td { background: #dff3df; font-weight: bold; }
 tr.failed td { background: #fbe1e1; }
-code { font-size: 12px; }
+code { font-size: 12px; } pre { font-size: 11px; white-space: pre-wrap; }
 .meta { color: #555555; font-size: 12px; }
 .bad { color: #a00000; }
 """
@@ -29,6 +29,21 @@ code { font-size: 12px; }
 
 def _config_text(candidate: dict[str, Any]) -> str:
     return str(_core.canonical_json(json.dumps(candidate["config"])))
+
+
+def _error_summary(error: str) -> str:
+    """The last line of a failure (a traceback ends with the exception)."""
+    lines = [line for line in error.strip().splitlines() if line.strip()]
+    return lines[-1].strip() if lines else ""
+
+
+def _error_cell(error: str) -> str:
+    if not error:
+        return ""
+    summary = html.escape(_error_summary(error))
+    if "\n" not in error.strip():
+        return summary
+    return f"<details><summary>{summary}</summary><pre>{html.escape(error)}</pre></details>"
 
 
 def _svg(record: dict[str, Any]) -> str:
@@ -61,7 +76,7 @@ def _svg(record: dict[str, Any]) -> str:
         if candidate["status"] == "failed":
             parts.append(
                 f'<text x="{_LABEL_WIDTH + 6}" y="{y + 4}" font-size="11" fill="#b00000">'
-                f'failed: {html.escape(candidate["error"][:80])}</text>'
+                f'failed: {html.escape(_error_summary(candidate["error"])[:90])}</text>'
             )
             continue
         if candidate["agreed_ms"] is not None:
@@ -104,7 +119,7 @@ def _table(record: dict[str, Any]) -> str:
             f'<td>{html.escape(candidate["status"])}</td>'
             f'<td>{"-" if agreed is None else f"{agreed:.4f}"}</td>'
             f'<td>{len(candidate["samples_ms"])}</td><td>{candidate["noise"]:.3f}</td>'
-            f'<td>{html.escape(candidate["error"])}</td></tr>'
+            f'<td>{_error_cell(candidate["error"])}</td></tr>'
         )
     return "<table>" + "".join(rows) + "</table>"
 
