@@ -8,9 +8,12 @@ Importing disttune imports neither torch nor Triton; they are used when the prog
 imported them. The command line: ``python -m disttune`` or ``disttune``.
 """
 
-from disttune._core import CollectiveTimeout, ContextualRunActive, RankDisagreement, __version__
+from disttune import _core
+from disttune._core import CollectiveTimeout, ContextualRunActive, RankDisagreement
 from disttune.autotuner import contextual_autotune
 from disttune.tune import autotune
+
+__version__: str = _core.__version__  # the engine's version: the file VERSION
 
 __all__ = [
     "CollectiveTimeout",
