@@ -15,9 +15,14 @@ if(NOT nlohmann_json_FOUND)
       "(Debian/Ubuntu) or json-devel (Fedora), or `pip install nlohmann-json` into the Python "
       "that builds disttune")
   endif()
-  file(STRINGS "${disttune_json_include}/nlohmann/json.hpp" disttune_json_version_lines
-       REGEX "#define NLOHMANN_JSON_VERSION_(MAJOR|MINOR) [0-9]+")
-  string(REGEX REPLACE ".*MAJOR ([0-9]+).*MINOR ([0-9]+).*" "\\1.\\2" disttune_json_version
+  # The version macros live in detail/abi_macros.hpp since 3.11, in json.hpp before.
+  set(disttune_json_version_header "${disttune_json_include}/nlohmann/detail/abi_macros.hpp")
+  if(NOT EXISTS "${disttune_json_version_header}")
+    set(disttune_json_version_header "${disttune_json_include}/nlohmann/json.hpp")
+  endif()
+  file(STRINGS "${disttune_json_version_header}" disttune_json_version_lines
+       REGEX "#define NLOHMANN_JSON_VERSION_(MAJOR|MINOR) +[0-9]+")
+  string(REGEX REPLACE ".*MAJOR +([0-9]+).*MINOR +([0-9]+).*" "\\1.\\2" disttune_json_version
          "${disttune_json_version_lines}")
   if(disttune_json_version VERSION_LESS 3.10)
     message(FATAL_ERROR "disttune needs nlohmann_json >= 3.10; ${disttune_json_include} has "
