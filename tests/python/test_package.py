@@ -4,6 +4,8 @@ entry points."""
 import pathlib
 import subprocess
 import sys
+import sysconfig
+from importlib.metadata import entry_points
 
 import pytest
 
@@ -46,8 +48,10 @@ def test_other_triton_versions_are_one_clear_error(version):
 def test_python_dash_m_and_the_console_script_run_the_same_command(tmp_path):
     module = subprocess.run([sys.executable, "-m", "disttune", "verify", "--root", str(tmp_path)],
                             capture_output=True, text=True, check=True)
-    script = pathlib.Path(sys.executable).with_name("disttune")
-    assert script.exists(), "the wheel installs the disttune console script beside python"
+    (declared,) = [e for e in entry_points(group="console_scripts") if e.name == "disttune"]
+    assert declared.value == "disttune.cli:main"
+    script = pathlib.Path(sysconfig.get_path("scripts")) / "disttune"
+    assert script.exists(), f"the package installs the disttune console script as {script}"
     console = subprocess.run([str(script), "verify", "--root", str(tmp_path)],
                              capture_output=True, text=True, check=True)
     assert module.stdout == console.stdout == "0 record files checked, 0 good, 0 bad\n"
