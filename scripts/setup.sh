@@ -7,7 +7,8 @@ packages=(
   nlohmann-json3-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
   libopenmpi-dev openmpi-bin
   python3-dev python3-venv python3-pip python3-pytest python3-torch
-  chromium
+  clang-14 libclang-rt-14-dev  # tests/fuzz: libFuzzer, ASan, UBSan (scripts/fuzz.sh)
+  chromium                     # renders `disttune report` in the Python tests
 )
 missing=()
 for package in "${packages[@]}"; do

@@ -6,6 +6,7 @@ preset="${DISTTUNE_PRESET:-dev}"
 bash scripts/setup.sh
 bash scripts/build.sh "$preset"
 ctest --preset "$preset" -j "$(nproc)"
+bash scripts/fuzz.sh "${DISTTUNE_FUZZ_SECONDS:-60}"
 # The Python package as users get it: sdist, manylinux wheel, clean venv, tests and mypy
 # against the installed wheel.
 bash scripts/package_check.sh

@@ -98,7 +98,7 @@ def read_table(path: Path) -> list[ImportedRecord]:
         raise CliError(f"{path} is not a disttune table: it is not UTF-8 text") from None
     try:
         table = _object(json.loads(text), f"{path}")
-    except json.JSONDecodeError as error:
+    except (ValueError, RecursionError) as error:  # JSONDecodeError, too many digits, too deep
         raise CliError(f"{path} is not a disttune table: it is not valid JSON: {error}") from None
     if table.get("schema") != TABLE_SCHEMA:
         raise CliError(f"{path} is not a disttune table: its schema is {table.get('schema')!r}, "

@@ -19,19 +19,12 @@ namespace nb = nanobind;
 namespace disttune::python {
 namespace {
 
-// The record in `text` through the engine's one record reader; ValueError naming the problem.
+// The record in `text` through the engine's one record reader (parse_record: size and depth
+// limits, then record_from_json); ValueError naming the problem.
 Record record_from_text(const std::string& text) {
-  Value json;
-  try {
-    json = Value::parse(text);
-  } catch (const Value::parse_error& error) {
-    throw nb::value_error(("it is not valid JSON: " + std::string(error.what())).c_str());
-  }
-  try {
-    return record_from_json(json);
-  } catch (const std::exception& error) {
-    throw nb::value_error(error.what());
-  }
+  RecordRead read = parse_record(text);
+  if (!read.record) throw nb::value_error(read.error.c_str());
+  return std::move(*read.record);
 }
 
 }  // namespace
