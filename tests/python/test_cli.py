@@ -135,6 +135,7 @@ def test_import_keeps_a_newer_record_unless_forced(tmp_path):
     [
         ("{not json", "is not a disttune table: it is not valid JSON"),
         ('{"schema": "other"}', "is not a disttune table: its schema is 'other'"),
+        ('{"functions": ' + "[" * 100000 + "]" * 100000 + "}", "it is not valid JSON"),
         ('{"schema": "disttune.table", "schema_version": 9, "functions": {}}',
          "table schema_version 9 is not supported"),
         ('{"schema": "disttune.table", "schema_version": 1, "functions": '
