@@ -141,6 +141,7 @@ def test_import_keeps_a_newer_record_unless_forced(tmp_path):
         ('{"schema": "disttune.table", "schema_version": 1, "functions": '
          '{"f": {"[1]": {"aa": {"schema": "disttune.record"}}}}}', "is not a valid record"),
     ],
+    ids=["not-json", "other-schema", "too-deep", "other-version", "bad-record"],
 )
 def test_a_broken_table_is_one_clear_error_and_writes_nothing(tmp_path, content, message):
     table = tmp_path / "table.json"
