@@ -11,6 +11,12 @@ foreach(backend cuda mpi nccl)
   endif()
 endforeach()
 
+# The internal CUDA-driver target is not for consumers; it is installed because the static
+# disttune::cuda and disttune::nccl link it.
+if(TARGET disttune_cuda_driver)
+  list(APPEND disttune_installed_targets disttune_cuda_driver)
+endif()
+
 install(DIRECTORY include/disttune DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS ${disttune_installed_targets} EXPORT disttuneTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
