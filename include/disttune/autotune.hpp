@@ -155,8 +155,8 @@ class Autotuned<Config, Key, Result(Args...)> {
       if (!spec_.prune || spec_.prune(spec_.configs[i], args...)) surviving.push_back(i);
     }
     if (surviving.empty()) {
-      throw std::runtime_error("disttune: prune function of '" + spec_.identity.name +
-                               "' removed every config for key " + canonical_json(describe(key)));
+      throw TuningFailed("disttune: prune function of '" + spec_.identity.name +
+                         "' removed every config for key " + canonical_json(describe(key)));
     }
     TuningRequest request;
     request.key = canonical_json(describe(key));

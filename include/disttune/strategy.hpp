@@ -47,11 +47,12 @@ std::unique_ptr<Strategy> make_exhaustive_strategy(const Measurement& measuremen
 /// survivors are compared by their statistic, ties to the lowest index.
 std::unique_ptr<Strategy> make_adaptive_strategy(const Measurement& measurement);
 
-/// measurement.strategy, or when it is empty TRITON_DIST_AUTOTUNE_STRATEGY, or "exhaustive".
+/// measurement.strategy, or when it is empty TRITON_DIST_AUTOTUNE_STRATEGY (strategy_setting();
+/// an unknown name there throws InvalidSetting naming the variable), or "exhaustive".
 std::string strategy_name(const Measurement& measurement);
 
 /// The strategy named by strategy_name(measurement) ("exhaustive" or "adaptive"); throws
-/// std::invalid_argument for an unknown name.
+/// InvalidSetting (a std::invalid_argument) for an unknown name.
 std::unique_ptr<Strategy> make_strategy(const Measurement& measurement);
 
 }  // namespace disttune

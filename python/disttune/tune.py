@@ -26,6 +26,9 @@ from disttune import _core, _encoding, _ranks, _timing
 
 __all__ = ["autotune", "to_hashable", "AutotunedFunction"]
 
+# The engine's defaults (C++ TunerOptions{}); the signature of autotune() shows them.
+_DEFAULTS = _core.function_defaults
+
 
 def to_hashable(tensor: Any) -> tuple:
     """A key part for a tensor: (shape, stride, dtype), hashable and canonically encodable."""
@@ -60,7 +63,7 @@ class AutotunedFunction:
         warmup_runs: int,
         timed_runs: int,
         statistic: str,
-        strategy: str,
+        strategy: Optional[str],
         flush_l2: bool,
         graph_runs: int,
         collective_timeout_s: Optional[float],
@@ -70,17 +73,17 @@ class AutotunedFunction:
         precompile_threads: int,
     ) -> None:
         if not callable(fn):
-            raise TypeError("disttune: autotune decorates a callable")
+            raise _core.NotCallable("disttune: autotune decorates a callable")
         if not callable(key_fn):
-            raise TypeError(f"disttune: key_fn of '{fn.__name__}' must be callable")
+            raise _core.NotCallable(f"disttune: key_fn of '{fn.__name__}' must be callable")
         if prune_fn is not None and not callable(prune_fn):
-            raise TypeError(f"disttune: prune_fn of '{fn.__name__}' must be callable or None")
+            raise _core.NotCallable(f"disttune: prune_fn of '{fn.__name__}' must be callable or None")
         if precompile is not None and not callable(precompile):
-            raise TypeError(f"disttune: precompile of '{fn.__name__}' must be callable or None")
+            raise _core.NotCallable(f"disttune: precompile of '{fn.__name__}' must be callable or None")
         self.fn = fn
         self.config_space = list(config_space)
         if not self.config_space:
-            raise ValueError(f"disttune: config_space of '{fn.__name__}' is empty")
+            raise _core.InvalidSetting(f"disttune: config_space of '{fn.__name__}' is empty")
         self.candidates = [
             _encoding.entry_text(entry, f"config_space[{i}]") for i, entry in enumerate(self.config_space)
         ]
@@ -96,7 +99,7 @@ class AutotunedFunction:
             statistic=statistic,
             strategy=strategy,
             collective_timeout_s=collective_timeout_s,
-            cache_root=cache_dir,
+            cache_dir=cache_dir,
             disk_cache=disk_cache,
         )
         self._timing = _timing.TimingOptions(flush_l2=flush_l2, graph_runs=graph_runs)
@@ -111,7 +114,7 @@ class AutotunedFunction:
 
     def _without_disk(self) -> dict:
         options = dict(self._tuner_options)
-        del options["disk_cache"], options["cache_root"]
+        del options["disk_cache"], options["cache_dir"]
         return options
 
     def _tuner(self, device: Any) -> Any:
@@ -161,7 +164,7 @@ class AutotunedFunction:
             return entry  # type: ignore[return-value]
         clash = kwargs.keys() & entry.keys()
         if clash and not allow_overwrite:
-            raise ValueError(
+            raise _core.InvalidSetting(
                 f"disttune: '{self.name}' was called with {sorted(clash)} which its config entry also "
                 "sets; pass autotune_allow_arg_overwrite=True to let the entry's value win"
             )
@@ -199,7 +202,7 @@ class AutotunedFunction:
             if self.prune_fn is None or self.prune_fn(entry, *args, **kwargs)
         ]
         if not surviving:
-            raise RuntimeError(f"disttune: prune_fn of '{self.name}' removed every config for key {text}")
+            raise _core.TuningFailed(f"disttune: prune_fn of '{self.name}' removed every config for key {text}")
         tuner = self._tuner(_timing.device_of(args, kwargs))
         if group is None:
             group = _ranks.default_group()
@@ -243,7 +246,7 @@ class _Precompiled:
                         self._errors[index] = error
         error = self._errors.get(candidate)
         if error is not None:
-            raise RuntimeError(f"disttune: precompile failed: {error!r}") from error
+            raise _core.EngineError(f"disttune: precompile failed: {error!r}") from error
 
 
 def autotune(
@@ -251,15 +254,15 @@ def autotune(
     key_fn: Callable,
     prune_fn: Optional[Callable] = None,
     *,
-    warmup_runs: int = 5,
-    timed_runs: int = 10,
-    statistic: str = "median",
-    strategy: str = "exhaustive",
+    warmup_runs: int = _DEFAULTS["warmup_runs"],
+    timed_runs: int = _DEFAULTS["timed_runs"],
+    statistic: str = _DEFAULTS["statistic"],
+    strategy: Optional[str] = _DEFAULTS["strategy"],
     flush_l2: bool = False,
     graph_runs: int = 0,
-    collective_timeout_s: Optional[float] = None,
-    cache_dir: Optional[str] = None,
-    disk_cache: bool = True,
+    collective_timeout_s: Optional[float] = _DEFAULTS["collective_timeout_s"],
+    cache_dir: Optional[str] = _DEFAULTS["cache_dir"],
+    disk_cache: bool = _DEFAULTS["disk_cache"],
     precompile: Optional[Callable] = None,
     precompile_threads: int = 16,
 ) -> Callable[[Callable], Any]:
@@ -268,13 +271,17 @@ def autotune(
     Entries are dicts of keyword arguments (values: triton.Config, torch.dtype, numbers,
     strings, bools, None, tuples, lists, dicts); `prune_fn(entry, *args, **kwargs)` keeps an
     entry when true. Measurement: `warmup_runs` untimed and `timed_runs` timed runs per entry
-    (the spec's 5 and 10), summarised by `statistic` ("median", "mean", "min"); `strategy`
-    "exhaustive" (the spec's) or another engine strategy; `flush_l2` clears the device cache
-    before each timed run; `graph_runs` > 0 times CUDA-graph replays of that many runs.
+    (the spec's 5 and 10; each at most 1,000,000), summarised by `statistic` ("median",
+    "mean", "min"); `strategy` names a registered engine strategy ("exhaustive", the spec's,
+    or "adaptive"); None takes TRITON_DIST_AUTOTUNE_STRATEGY, else "exhaustive". `flush_l2`
+    clears the device cache before each timed run; `graph_runs` > 0 times CUDA-graph replays
+    of that many runs. `collective_timeout_s` is the deadline of each engine collective in
+    seconds (at least 0.001; math.inf: none); None takes TRITON_DIST_AUTOTUNE_TIMEOUT, else 600.
     `precompile(entry, *args, **kwargs)`, if given, is a compile-only call run for every
     surviving entry concurrently (`precompile_threads`) before the first measurement.
-    `cache_dir` overrides TRITON_DIST_AUTOTUNE_CACHE_DIR; `disk_cache=False` keeps results
-    in memory only. Call flags: autotune=True, autotune_verbose=False, autotune_pg=None,
+    `cache_dir` overrides TRITON_DIST_AUTOTUNE_CACHE_DIR (None or "": the variable, else
+    ~/.triton_dist/autotune); `disk_cache=False` keeps results in memory only. Bad settings
+    raise disttune.InvalidSetting (a ValueError) naming the setting. Call flags: autotune=True, autotune_verbose=False, autotune_pg=None,
     autotune_allow_arg_overwrite=False. The result is a callable whose other attributes
     (cache, last_report, candidates, digest) are those of its AutotunedFunction.
     """

@@ -9,6 +9,7 @@
 
 #include "context_log.hpp"
 #include "disttune/context.hpp"
+#include "disttune/deadline.hpp"
 #include "key_tuning.hpp"
 #include "collective/rank_agreement.hpp"
 #include "run_agreement.hpp"
@@ -177,7 +178,7 @@ struct ContextualAutotuner::State {
                   tuning.tuning().results()[i].error;
         }
         log->write(text);
-        throw std::runtime_error(text);
+        throw TuningFailed(text);
       }
       log->write(tuning.log_prefix() + " | best-config-id: " + std::to_string(choice->best) +
                  " | best-config: " + choice->config +
@@ -303,20 +304,16 @@ ContextualAutotuner::ContextualAutotuner(std::string function_name, ContextOptio
   s.measurement.timed_runs = options.n_repeat;
   s.measurement.statistic = options.statistic;
   s.measurement.strategy = "exhaustive";  // the spec's contextual method: every candidate, in turn
-  if (options.n_warmup < 0) {
-    throw std::invalid_argument("disttune: n_warmup must be >= 0, got " + std::to_string(options.n_warmup));
-  }
-  if (options.n_repeat < 1) {
-    throw std::invalid_argument("disttune: n_repeat must be >= 1, got " + std::to_string(options.n_repeat));
-  }
-  validate(s.measurement);
+  validate_run_count(options.n_warmup, "n_warmup", 0);
+  validate_run_count(options.n_repeat, "n_repeat", 1);
   if (options.is_dist && !options.communicator) {
-    throw std::invalid_argument("disttune: contextual tuning of '" + function_name +
-                                "' with is_dist needs a communicator (e.g. make_mpi_communicator())");
+    throw InvalidSetting("disttune: contextual tuning of '" + function_name +
+                         "' with is_dist needs a communicator (e.g. make_mpi_communicator())");
   }
   s.timer = options.timer ? options.timer : std::make_shared<CpuTimer>();
   s.comm = options.is_dist ? options.communicator : std::make_shared<SingleProcessCommunicator>();
   s.log_rank = options.communicator ? options.communicator->rank() : 0;
+  if (options.collective_timeout) validate_timeout(*options.collective_timeout, "collective_timeout");
   s.timeout = options.collective_timeout.value_or(default_collective_timeout());
   s.function = std::move(function_name);
   s.options = std::move(options);

@@ -5,14 +5,14 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <iostream>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
 
 #include "disttune/fingerprint.hpp"
+#include "disttune/settings.hpp"
 #include "disttune/store.hpp"
-#include "util/env_flag.hpp"
+#include "report/emit.hpp"
 #include "report/progress.hpp"
 #include "collective/rank_agreement.hpp"
 #include "store/stored_choice.hpp"
@@ -138,6 +138,7 @@ FunctionTuner::FunctionTuner(FunctionIdentity identity, TunerOptions options)
   (void)make_strategy(options.measurement);  // an unknown strategy fails here, not mid-call
   if (!options.timer) options.timer = std::make_shared<CpuTimer>();
   if (!options.communicator) options.communicator = std::make_shared<SingleProcessCommunicator>();
+  if (options.collective_timeout) validate_timeout(*options.collective_timeout, "collective_timeout");
   state_->timeout = options.collective_timeout.value_or(default_collective_timeout());
   if (options.disk_cache) {
     state_->store.emplace(options.cache_root.value_or(default_cache_root()));
@@ -157,7 +158,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
   State& s = *state_;
   std::lock_guard lock(s.mutex);
   if (request.candidates.empty()) {
-    throw std::invalid_argument("disttune: no candidates to tune for '" + s.identity.name + "'");
+    throw TuningFailed("disttune: no candidates to tune for '" + s.identity.name + "'");
   }
   Communicator& comm = request.communicator ? *request.communicator : *s.options.communicator;
   const detail::ContextMaker context{s.identity.name, request.key, s.timeout};
@@ -174,9 +175,9 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
 
   std::optional<std::size_t> stored;
   std::optional<Record> record;
-  if (s.store && !detail::env_flag("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE")) {
+  if (s.store && !always_tune_setting()) {
     record = detail::load_usable_record(*s.store, id, request.candidates, s.fingerprint,
-                                        detail::env_flag("TRITON_DIST_AUTOTUNE_VERSION_CHECK"),
+                                        version_check_setting(),
                                         stored);
   }
   if (comm.size() > 1) stored = detail::vote_on_stored_choice(comm, context, stored);
@@ -185,7 +186,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
     report.candidates = record->candidates;
     report.best = *stored;
     report.record_path = s.store->record_path(id);
-    if (request.verbose) std::cerr << format_table(report);
+    if (request.verbose) detail::emit(MessageKind::table, format_table(report));
     return report;
   }
 
@@ -215,7 +216,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
   if (!best) {
     const std::string summary = failure_summary(s.identity, request.key, report.candidates);
     log.write(summary);
-    throw std::runtime_error(summary);
+    throw TuningFailed(summary);
   }
   report.best = *best;
   report.log_path = log.path();
@@ -237,7 +238,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
     report.record_path = s.store->save(fresh);
     if (report.record_path) log.write("record " + report.record_path->string());
   }
-  if (request.verbose) std::cerr << format_table(report);
+  if (request.verbose) detail::emit(MessageKind::table, format_table(report));
   return report;
 }
 

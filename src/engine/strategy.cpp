@@ -1,9 +1,11 @@
 // The exhaustive strategy of the spec, and the factory that picks a strategy by name.
 #include "disttune/strategy.hpp"
 
-#include <cstdlib>
 #include <numeric>
-#include <stdexcept>
+#include <optional>
+#include <string>
+
+#include "disttune/settings.hpp"
 
 namespace disttune {
 namespace {
@@ -40,15 +42,23 @@ std::unique_ptr<Strategy> make_exhaustive_strategy(const Measurement& measuremen
 
 std::string strategy_name(const Measurement& measurement) {
   if (!measurement.strategy.empty()) return measurement.strategy;
-  const char* chosen = std::getenv("TRITON_DIST_AUTOTUNE_STRATEGY");
-  return chosen != nullptr && *chosen != '\0' ? chosen : "exhaustive";
+  const std::optional<std::string> chosen = strategy_setting();
+  if (!chosen) return "exhaustive";
+  Measurement named = measurement;
+  named.strategy = *chosen;
+  try {
+    (void)make_strategy(named);
+  } catch (const InvalidSetting& error) {
+    throw InvalidSetting(std::string("disttune: TRITON_DIST_AUTOTUNE_STRATEGY: ") + error.what());
+  }
+  return *chosen;
 }
 
 std::unique_ptr<Strategy> make_strategy(const Measurement& measurement) {
   const std::string name = strategy_name(measurement);
   if (name == "exhaustive") return make_exhaustive_strategy(measurement);
   if (name == "adaptive") return make_adaptive_strategy(measurement);
-  throw std::invalid_argument("disttune: unknown strategy '" + name +
+  throw InvalidSetting("disttune: unknown strategy '" + name +
                               "' (known: exhaustive, adaptive)");
 }
 

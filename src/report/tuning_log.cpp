@@ -4,9 +4,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <iostream>
-
 #include "util/utc_time.hpp"
+#include "report/emit.hpp"
 #include "report/warning.hpp"
 
 namespace disttune::detail {
@@ -31,7 +30,7 @@ TuningLog::TuningLog(const std::optional<std::filesystem::path>& dir, const std:
 
 void TuningLog::write(const std::string& line) {
   if (file_) file_ << line << '\n' << std::flush;
-  if (verbose_) std::cerr << "disttune: " << line << '\n';
+  if (verbose_) emit(MessageKind::log, line);
 }
 
 }  // namespace disttune::detail

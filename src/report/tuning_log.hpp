@@ -1,4 +1,4 @@
-// TuningLog: the log file of one tuning (and its echo on stderr when verbose).
+// TuningLog: the log file of one tuning (and its echo through the sink when verbose).
 #pragma once
 
 #include <filesystem>
@@ -9,8 +9,8 @@
 namespace disttune::detail {
 
 /// Writes one tuning's log to <dir>/<file id>.log-<UTC stamp>[-rank<r>] (0600), when a
-/// directory is given, and echoes each line to stderr when verbose. A log that cannot be
-/// opened is reported once on stderr; tuning goes on.
+/// directory is given, and echoes each line to the sink (MessageKind::log) when verbose. A log
+/// that cannot be opened is a warning; tuning goes on.
 class TuningLog {
  public:
   TuningLog(const std::optional<std::filesystem::path>& dir, const std::string& file_id, int rank,

@@ -18,6 +18,7 @@
 #include "util/atomic_file.hpp"
 #include "store/cache_dir.hpp"
 #include "disttune/fingerprint.hpp"
+#include "disttune/settings.hpp"
 #include "util/unique_fd.hpp"
 #include "util/utc_time.hpp"
 #include "report/warning.hpp"
@@ -187,9 +188,7 @@ std::string RecordId::file_id() const {
 }
 
 fs::path default_cache_root() {
-  if (const char* root = std::getenv(kRootVariable); root != nullptr && *root != '\0') {
-    return fs::absolute(root);
-  }
+  if (std::optional<fs::path> root = cache_dir_setting()) return *root;
   if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
     return fs::path(home) / ".triton_dist" / "autotune";
   }
