@@ -19,7 +19,7 @@ namespace {
 
 /// The defaults of a function-level tuner (TunerOptions{}), by the Python names.
 nb::dict function_defaults() {
-  const TunerOptions options;
+  const TunerOptions options{};
   nb::dict defaults;
   defaults["warmup_runs"] = options.measurement.warmup_runs;
   defaults["timed_runs"] = options.measurement.timed_runs;
@@ -33,7 +33,7 @@ nb::dict function_defaults() {
 
 /// The defaults of a contextual tuner (ContextOptions{}), by the spec's names.
 nb::dict contextual_defaults() {
-  const ContextOptions options;
+  const ContextOptions options{};
   nb::dict defaults;
   defaults["is_dist"] = options.is_dist;
   defaults["n_repeat"] = options.n_repeat;

@@ -1,5 +1,6 @@
 // Binds the Sink seam: a Python callable (kind, text) as the process-wide sink.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
 
 #include <memory>
 #include <string>

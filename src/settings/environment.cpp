@@ -6,7 +6,6 @@
 #include <string>
 
 #include "disttune/settings.hpp"
-#include "settings/setting_text.hpp"
 
 namespace disttune {
 namespace {
