@@ -168,6 +168,24 @@ step_multi_rank() {
 }
 STEPS+=(step_multi_rank)
 
+# No deadline: the NCCL example with TRITON_DIST_AUTOTUNE_TIMEOUT=inf tunes as with a finite
+# one (NCCL collectives poll against a deadline that never passes, instead of overflowing).
+step_no_deadline() {
+  local log=$LOG_DIR/scale_nccl_no_deadline.log gpus
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+  ((gpus > 0)) || gpus=1
+  if TRITON_DIST_AUTOTUNE_CACHE_DIR=$BUILD_DIR/gpu-check-cache/scale_nccl_no_deadline \
+     TRITON_DIST_AUTOTUNE_TIMEOUT=inf timeout 600 mpirun --allow-run-as-root --oversubscribe \
+     -np "$gpus" -x TRITON_DIST_AUTOTUNE_CACHE_DIR -x TRITON_DIST_AUTOTUNE_TIMEOUT \
+     "$BUILD_DIR/examples/mpi/scale_nccl" >"$log" 2>&1; then
+    record "scale_nccl, TIMEOUT=inf (-np $gpus)" PASS "$(grep -m1 '^rank 0 uses' "$log" | sed 's/^rank 0 uses //')"
+  else
+    tail -n 40 "$log"
+    record "scale_nccl, TIMEOUT=inf (-np $gpus)" FAIL "see $log"
+  fi
+}
+STEPS+=(step_no_deadline)
+
 # Python package: installs it into the machine's python3 (offline build), runs tests/python
 # (the GPU tests included) and bench/python/bench_gpu.py (result JSON in $OUT_DIR).
 step_python() {
