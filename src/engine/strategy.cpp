@@ -4,6 +4,7 @@
 #include <numeric>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "disttune/settings.hpp"
 
@@ -49,7 +50,9 @@ std::string strategy_name(const Measurement& measurement) {
   try {
     (void)make_strategy(named);
   } catch (const InvalidSetting& error) {
-    throw InvalidSetting(std::string("disttune: TRITON_DIST_AUTOTUNE_STRATEGY: ") + error.what());
+    std::string reason = error.what();
+    if (reason.starts_with("disttune: ")) reason.erase(0, std::string_view("disttune: ").size());
+    throw InvalidSetting("disttune: TRITON_DIST_AUTOTUNE_STRATEGY: " + reason);
   }
   return *chosen;
 }
