@@ -1,10 +1,11 @@
-// The exhaustive strategy of the spec, and the factory that picks a strategy by name.
+// The exhaustive strategy of the spec, and the name a measurement asks for.
 #include "disttune/strategy.hpp"
 
+#include <algorithm>
 #include <numeric>
 #include <optional>
 #include <string>
-#include <string_view>
+#include <vector>
 
 #include "disttune/settings.hpp"
 
@@ -45,24 +46,14 @@ std::string strategy_name(const Measurement& measurement) {
   if (!measurement.strategy.empty()) return measurement.strategy;
   const std::optional<std::string> chosen = strategy_setting();
   if (!chosen) return "exhaustive";
-  Measurement named = measurement;
-  named.strategy = *chosen;
-  try {
-    (void)make_strategy(named);
-  } catch (const InvalidSetting& error) {
-    std::string reason = error.what();
-    if (reason.starts_with("disttune: ")) reason.erase(0, std::string_view("disttune: ").size());
-    throw InvalidSetting("disttune: TRITON_DIST_AUTOTUNE_STRATEGY: " + reason);
+  const std::vector<std::string> registered = registered_strategies();
+  if (std::find(registered.begin(), registered.end(), *chosen) == registered.end()) {
+    std::string names;
+    for (const std::string& name : registered) names += (names.empty() ? "" : ", ") + name;
+    throw InvalidSetting("disttune: TRITON_DIST_AUTOTUNE_STRATEGY='" + *chosen +
+                         "' is not a registered strategy (registered: " + names + ")");
   }
   return *chosen;
-}
-
-std::unique_ptr<Strategy> make_strategy(const Measurement& measurement) {
-  const std::string name = strategy_name(measurement);
-  if (name == "exhaustive") return make_exhaustive_strategy(measurement);
-  if (name == "adaptive") return make_adaptive_strategy(measurement);
-  throw InvalidSetting("disttune: unknown strategy '" + name +
-                              "' (known: exhaustive, adaptive)");
 }
 
 }  // namespace disttune
