@@ -162,6 +162,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
   Communicator& comm = request.communicator ? *request.communicator : *s.options.communicator;
   const detail::ContextMaker context{s.identity.name, request.key, s.timeout};
   const RecordId id{s.identity.name, s.identity.digest, s.fingerprint.hardware_digest(), request.key};
+  if (s.store) check_record_key(request.key);  // refused now, not after tuning
 
   TuningReport report;
   report.function = s.identity.name;
