@@ -16,7 +16,12 @@
 //   ("dropped": measured, then left out by the adaptive strategy; "noise": the agreed
 //    relative spread of the samples, median absolute deviation over the median)
 //   "best": {"index": int, "config": <JSON value>},
-//   "ranks": int, "created_utc": "YYYY-MM-DDTHH:MM:SSZ"
+//   "ranks": int, "created_utc": "YYYY-MM-DDTHH:MM:SSZ",
+//   optional "refreshed": {"utc": "YYYY-MM-DDTHH:MM:SSZ", "measured": [int],
+//                          "previous_best": int}
+//   ("refreshed": the space grew since the record was made; the candidates in "measured"
+//    were measured in that session, the stored best among them, and the faster kept.
+//    Readers that predate it ignore it; records without it read as before.)
 //
 // Rules: data only (never executed); written atomically (temp file in the same directory,
 // fsync, rename, fsync of the directory); directories 0700, files 0600; only names of 64
@@ -63,6 +68,15 @@ struct RecordId {
   std::string file_id() const;
 };
 
+/// How a record was brought up to date when the config space grew: this session measured
+/// the stored best together with the candidates the record did not hold, in one round, and
+/// kept the faster; the other candidates keep the results of the session that made them.
+struct RecordRefresh {
+  std::string utc;                    ///< when, "YYYY-MM-DDTHH:MM:SSZ"
+  std::vector<std::size_t> measured;  ///< indices of the candidates measured then
+  std::size_t previous_best = 0;      ///< index of the stored best that was measured again
+};
+
 /// One finished tuning, as stored.
 struct Record {
   RecordId id;
@@ -77,6 +91,7 @@ struct Record {
   int ranks = 1;
   std::string created_utc;
   std::string library_version;
+  std::optional<RecordRefresh> refreshed;  ///< set when the space grew (see RecordRefresh)
 };
 
 /// Record <-> JSON. from_json throws std::runtime_error naming the first bad field.

@@ -159,22 +159,33 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
                               s.options.measurement, *s.options.timer);
   }
 
-  std::optional<std::size_t> stored;
-  std::optional<Record> record;
+  detail::StoredChoice choice;
   if (s.store && !detail::env_flag("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE")) {
-    record = detail::load_usable_record(*s.store, id, request.candidates, s.fingerprint,
-                                        detail::env_flag("TRITON_DIST_AUTOTUNE_VERSION_CHECK"),
-                                        stored);
+    choice = detail::load_stored_choice(*s.store, id, request.candidates, s.fingerprint,
+                                        detail::env_flag("TRITON_DIST_AUTOTUNE_VERSION_CHECK"));
   }
-  if (comm.size() > 1) stored = detail::vote_on_stored_choice(comm, context, stored);
-  if (stored) {
+  std::optional<std::size_t> plan = choice.vote();
+  if (comm.size() > 1) plan = detail::vote_on_stored_choice(comm, context, plan);
+  const bool grown = plan && !choice.added.empty();  // every rank agreed on the same plan
+  if (plan && !grown) {
     report.source = TuningReport::Source::disk;
-    report.candidates = record->candidates;
-    report.best = *stored;
+    report.candidates = choice.record->candidates;
+    report.best = *choice.best;
     report.record_path = s.store->record_path(id);
     if (request.verbose) std::cerr << format_table(report);
     return report;
   }
+  // What is measured now: every candidate, or for a grown space the stored best with the
+  // added ones, in one round (the stored times are never compared with fresh ones).
+  std::vector<std::size_t> measured = choice.remeasured();
+  if (!grown) {
+    measured.resize(request.candidates.size());
+    for (std::size_t i = 0; i < measured.size(); ++i) measured[i] = i;
+  }
+  TuningRequest part = request;
+  part.candidates.clear();
+  for (const std::size_t index : measured) part.candidates.push_back(request.candidates[index]);
+  part.run = [&](std::size_t i) { request.run(measured[i]); };
 
   const std::optional<std::filesystem::path> dir =
       s.store ? s.store->usable_function_dir(s.identity.name) : std::nullopt;
@@ -191,19 +202,26 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
   for (std::size_t i = 0; i < request.candidates.size(); ++i) {
     log.write("candidate " + std::to_string(i) + " " + request.candidates[i]);
   }
+  if (grown) {
+    log.write("the config space grew since the record: measuring the stored best candidate " +
+              std::to_string(*choice.best) + " again with the " +
+              std::to_string(choice.added.size()) + " added ones");
+  }
 
   s.options.timer->begin_tuning();
-  Tuning tuning(request.candidates, m);
+  Tuning tuning(part.candidates, m);
   detail::Progress progress(s.identity.name);
-  drive(tuning, request, *s.options.timer, comm, context, log, progress);
+  drive(tuning, part, *s.options.timer, comm, context, log, progress);
 
-  report.candidates = tuning.results();
-  const std::optional<std::size_t> best = tuning.best();
-  if (!best) {
-    const std::string summary = failure_summary(s.identity, request.key, report.candidates);
+  const std::optional<std::size_t> part_best = tuning.best();
+  if (!part_best) {
+    const std::string summary = failure_summary(s.identity, request.key, tuning.results());
     log.write(summary);
     throw std::runtime_error(summary);
   }
+  report.candidates = grown ? detail::merged_results(choice, request.candidates, tuning.results())
+                            : tuning.results();
+  const std::optional<std::size_t> best = measured[*part_best];
   report.best = *best;
   report.log_path = log.path();
   log.write("best candidate " + std::to_string(*best) + " " + report.candidates[*best].config +
@@ -221,6 +239,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
     fresh.ranks = comm.size();
     fresh.created_utc = detail::utc_iso_now();
     fresh.library_version = library_version();
+    if (grown) fresh.refreshed = RecordRefresh{fresh.created_utc, measured, *choice.best};
     report.record_path = s.store->save(fresh);
     if (report.record_path) log.write("record " + report.record_path->string());
   }
