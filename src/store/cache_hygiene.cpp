@@ -8,7 +8,7 @@
 
 #include <algorithm>
 #include <functional>
-#include <set>
+#include <map>
 #include <string_view>
 #include <vector>
 
@@ -56,7 +56,7 @@ void tidy_function_dir(int dir_fd, const std::string& file_id, std::size_t keep)
     const std::string kept_prefix = file_id + ".json.";
     const std::string log_prefix = file_id + ".log-";
     std::vector<std::string> kept;                 // "<UTC>" names, newest last once sorted
-    std::vector<std::pair<std::string, std::string>> logs;  // (tuning stamp, name)
+    std::vector<std::string> logs;
     for (const std::string& name : entry_names(dir_fd)) {
       const std::string_view view = name;
       const std::size_t temp = view.find(".json.tmp-");
@@ -65,22 +65,22 @@ void tidy_function_dir(int dir_fd, const std::string& file_id, std::size_t keep)
       } else if (view.starts_with(kept_prefix)) {
         kept.push_back(name);
       } else if (view.starts_with(log_prefix)) {
-        const std::string_view stamp = view.substr(log_prefix.size());
-        logs.emplace_back(std::string(stamp.substr(0, stamp.find("-rank"))), name);
+        logs.push_back(name);
       }
     }
     std::sort(kept.begin(), kept.end(), std::greater<>());
     for (std::size_t i = keep; i < kept.size(); ++i) unlinkat(dir_fd, kept[i].c_str(), 0);
 
-    std::set<std::string, std::greater<>> stamps;
-    for (const auto& log : logs) stamps.insert(log.first);
-    std::set<std::string> kept_stamps;
-    for (const std::string& stamp : stamps) {
-      if (kept_stamps.size() == keep) break;
-      kept_stamps.insert(stamp);
+    // Each rank writes its own log of a tuning ("-rank<r>", stamped when it started): the
+    // newest `keep` of each rank's logs stay.
+    std::map<std::string, std::vector<std::string>> by_rank;  // rank suffix -> names
+    for (const std::string& name : logs) {
+      const std::size_t rank = name.find("-rank", log_prefix.size());
+      by_rank[rank == std::string::npos ? "" : name.substr(rank)].push_back(name);
     }
-    for (const auto& [stamp, name] : logs) {
-      if (!kept_stamps.contains(stamp)) unlinkat(dir_fd, name.c_str(), 0);
+    for (auto& [rank, names] : by_rank) {
+      std::sort(names.begin(), names.end(), std::greater<>());
+      for (std::size_t i = keep; i < names.size(); ++i) unlinkat(dir_fd, names[i].c_str(), 0);
     }
   } catch (...) {
     // Out of memory while listing: the next writer tidies instead.

@@ -13,8 +13,8 @@ inline constexpr std::chrono::seconds kStaleTempAge{60};
 
 /// Tidies the function directory `dir_fd` (call with it locked by the writer): removes
 /// temporary record files ("<id>.json.tmp-*") older than kStaleTempAge, and keeps only the
-/// newest `keep` replaced records ("<file_id>.json.<UTC>") and the logs of the newest `keep`
-/// tunings ("<file_id>.log-<UTC>[-rank<r>]") of the key `file_id`. Best effort: an entry
+/// newest `keep` replaced records ("<file_id>.json.<UTC>") and the newest `keep` logs of
+/// each rank ("<file_id>.log-<UTC>[-rank<r>]") of the key `file_id`. Best effort: an entry
 /// that cannot be removed stays for the next writer; never throws.
 void tidy_function_dir(int dir_fd, const std::string& file_id, std::size_t keep) noexcept;
 

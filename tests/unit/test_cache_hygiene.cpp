@@ -75,24 +75,28 @@ TEST_F(CacheHygiene, ReplacedRecordsAreKeptUpToTheLimitPerKey) {
   EXPECT_EQ(named(dir, other.id.file_id() + ".json.").size(), 2u);  // another key's
 }
 
-TEST_F(CacheHygiene, LogsOfTheNewestTuningsAreKeptPerKey) {
+TEST_F(CacheHygiene, TheNewestLogsOfEachRankAreKeptPerKey) {
   const Record record = sample_record();
   const Record other = sample_record("scale", R"({"n":7})");
   const fs::path dir = *store(2).usable_function_dir("scale");
   const std::string log = record.id.file_id() + ".log-";
+  // Each rank stamps its log when it starts: the ranks of one tuning differ a little.
   for (const char* stamp : {"20261129T093000.000001Z", "20261129T093000.000002Z",
                             "20261130T093000.000003Z", "20261130T093000.000004Z"}) {
     write_file(dir / (log + stamp + "-rank0"), "x");
-    write_file(dir / (log + stamp + "-rank1"), "x");
+    std::string later = stamp;
+    later[later.size() - 3] = '9';
+    write_file(dir / (log + later + "-rank1"), "x");
   }
   write_file(dir / (log + "20261101T000000.000000Z"), "single rank");
   write_file(dir / (other.id.file_id() + ".log-20261101T000000.000000Z"), "another key");
   ASSERT_TRUE(store(2).save(record).has_value());
   EXPECT_EQ(named(dir, log),
-            (std::vector<std::string>{log + "20261130T093000.000003Z-rank0",
-                                      log + "20261130T093000.000003Z-rank1",
+            (std::vector<std::string>{log + "20261101T000000.000000Z",
+                                      log + "20261130T093000.000003Z-rank0",
                                       log + "20261130T093000.000004Z-rank0",
-                                      log + "20261130T093000.000004Z-rank1"}));
+                                      log + "20261130T093000.000093Z-rank1",
+                                      log + "20261130T093000.000094Z-rank1"}));
   EXPECT_EQ(named(dir, other.id.file_id() + ".log-").size(), 1u);
 }
 
