@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <span>
@@ -31,6 +32,12 @@ std::span<const EnvironmentSetting> environment_settings();
 /// TRITON_DIST_AUTOTUNE_CACHE_DIR as an absolute path (the disk store root); nullopt when
 /// unset, which means ~/.triton_dist/autotune.
 std::optional<std::filesystem::path> cache_dir_setting();
+
+/// TRITON_DIST_AUTOTUNE_CACHE_KEEP: replaced records and tunings' logs kept per key, a whole
+/// number from 0 to kMostKeptPerKey; unset: kDefaultKeptPerKey.
+std::size_t cache_keep_setting();
+inline constexpr std::size_t kDefaultKeptPerKey = 3;
+inline constexpr std::size_t kMostKeptPerKey = 10000;
 
 /// TRITON_DIST_AUTOTUNE_ALWAYS_TUNE: ignore stored results and tune. A switch: 1, true, yes,
 /// on or 0, false, no, off (any case); unset: off.

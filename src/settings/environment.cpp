@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <cstdlib>
 #include <string>
 
@@ -11,6 +12,7 @@ namespace disttune {
 namespace {
 
 constexpr const char* kCacheDir = "TRITON_DIST_AUTOTUNE_CACHE_DIR";
+constexpr const char* kCacheKeep = "TRITON_DIST_AUTOTUNE_CACHE_KEEP";
 constexpr const char* kAlwaysTune = "TRITON_DIST_AUTOTUNE_ALWAYS_TUNE";
 constexpr const char* kVersionCheck = "TRITON_DIST_AUTOTUNE_VERSION_CHECK";
 constexpr const char* kTimeout = "TRITON_DIST_AUTOTUNE_TIMEOUT";
@@ -18,6 +20,7 @@ constexpr const char* kStrategy = "TRITON_DIST_AUTOTUNE_STRATEGY";
 
 constexpr std::array kSettings{
     EnvironmentSetting{kCacheDir, "a directory", "~/.triton_dist/autotune"},
+    EnvironmentSetting{kCacheKeep, "a whole number from 0 to 10000", "3"},
     EnvironmentSetting{kAlwaysTune, "1/0, true/false, yes/no, on/off", "off"},
     EnvironmentSetting{kVersionCheck, "1/0, true/false, yes/no, on/off", "off"},
     EnvironmentSetting{kTimeout, "seconds >= 0.001, or inf/none for no deadline", "600"},
@@ -56,6 +59,18 @@ std::optional<std::filesystem::path> cache_dir_setting() {
   const std::optional<std::string> text = read(kCacheDir);
   if (!text) return std::nullopt;
   return std::filesystem::absolute(*text);
+}
+
+std::size_t cache_keep_setting() {
+  const std::optional<std::string> text = read(kCacheKeep);
+  if (!text) return kDefaultKeptPerKey;
+  std::size_t keep = 0;
+  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), keep);
+  if (error != std::errc() || end != text->data() + text->size() || keep > kMostKeptPerKey) {
+    throw InvalidSetting(std::string("disttune: ") + kCacheKeep + " must be a whole number from 0 to " +
+                         std::to_string(kMostKeptPerKey) + ", got '" + *text + "'");
+  }
+  return keep;
 }
 
 bool always_tune_setting() { return read_switch(kAlwaysTune); }

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -36,9 +35,6 @@ using detail::CacheDirError;
 using detail::UniqueFd;
 
 constexpr const char* kRootVariable = "TRITON_DIST_AUTOTUNE_CACHE_DIR";
-constexpr const char* kKeepVariable = "TRITON_DIST_AUTOTUNE_CACHE_KEEP";
-constexpr std::size_t kDefaultKeptPerKey = 3;
-constexpr std::size_t kMostKeptPerKey = 10000;
 
 std::string error_text(int error) {
   return std::strerror(error);
@@ -197,19 +193,7 @@ fs::path default_cache_root() {
                            " or HOME");
 }
 
-std::size_t default_kept_per_key() {
-  const char* text = std::getenv(kKeepVariable);
-  if (text == nullptr || *text == '\0') return kDefaultKeptPerKey;
-  std::size_t keep = 0;
-  const std::string_view view = text;
-  const auto [end, error] = std::from_chars(view.data(), view.data() + view.size(), keep);
-  if (error != std::errc() || end != view.data() + view.size() || keep > kMostKeptPerKey) {
-    throw std::invalid_argument(std::string("disttune: ") + kKeepVariable +
-                                " must be a whole number from 0 to " +
-                                std::to_string(kMostKeptPerKey) + ", got '" + text + "'");
-  }
-  return keep;
-}
+std::size_t default_kept_per_key() { return cache_keep_setting(); }
 
 void check_record_key(const std::string& key) {
   if (key.size() > kMaxKeyBytes) {

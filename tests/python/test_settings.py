@@ -46,6 +46,7 @@ def test_the_environment_table_names_every_variable():
     names = [name for name, _, _ in _core.environment_settings()]
     assert names == [
         "TRITON_DIST_AUTOTUNE_CACHE_DIR",
+        "TRITON_DIST_AUTOTUNE_CACHE_KEEP",
         "TRITON_DIST_AUTOTUNE_ALWAYS_TUNE",
         "TRITON_DIST_AUTOTUNE_VERSION_CHECK",
         "TRITON_DIST_AUTOTUNE_TIMEOUT",

@@ -57,7 +57,8 @@ TEST_F(EnvironmentTest, ListsEveryVariableDisttuneReads) {
     EXPECT_FALSE(setting.when_unset.empty());
   }
   EXPECT_EQ(names, (std::vector<std::string>{
-                       "TRITON_DIST_AUTOTUNE_CACHE_DIR", "TRITON_DIST_AUTOTUNE_ALWAYS_TUNE",
+                       "TRITON_DIST_AUTOTUNE_CACHE_DIR", "TRITON_DIST_AUTOTUNE_CACHE_KEEP",
+                       "TRITON_DIST_AUTOTUNE_ALWAYS_TUNE",
                        "TRITON_DIST_AUTOTUNE_VERSION_CHECK", "TRITON_DIST_AUTOTUNE_TIMEOUT",
                        "TRITON_DIST_AUTOTUNE_STRATEGY"}));
 }
