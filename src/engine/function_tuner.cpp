@@ -15,10 +15,11 @@
 #include "util/env_flag.hpp"
 #include "report/progress.hpp"
 #include "collective/rank_agreement.hpp"
+#include "engine/rank_split.hpp"
 #include "engine/round_driver.hpp"
+#include "store/record_builder.hpp"
 #include "store/stored_choice.hpp"
 #include "report/tuning_log.hpp"
-#include "util/utc_time.hpp"
 
 namespace disttune {
 
@@ -29,6 +30,29 @@ struct FunctionTuner::State {
   std::optional<DiskStore> store;
   Fingerprint fingerprint;
   std::mutex mutex;
+
+  /// The disk vote: the stored choice every rank has (a hit, or a grown space to measure
+  /// again), or nullopt (all tune).
+  std::optional<detail::StoredChoice> agreed_stored_choice(const TuningRequest& request,
+                                                           Communicator& comm,
+                                                           const detail::ContextMaker& context,
+                                                           const RecordId& id);
+  /// The report of a stored hit.
+  TuningReport stored_report(const detail::StoredChoice& stored, const TuningRequest& request,
+                             const RecordId& id) const;
+  /// A grown space: measures the stored best with the added candidates (one round) and
+  /// returns the report over every candidate, the others keeping their stored results.
+  TuningReport measure_grown(const detail::StoredChoice& stored, const TuningRequest& request,
+                             Communicator& comm, const detail::ContextMaker& context,
+                             detail::TuningLog& log, bool split);
+  /// Where a tuning's log goes: the function's directory, when the store has a usable one.
+  std::optional<std::filesystem::path> log_dir();
+  /// Starts a tuning's log with its identity, settings and candidates.
+  void log_header(detail::TuningLog& log, const TuningRequest& request, const Communicator& comm);
+  /// Measures the candidates (every rank all of them, or each its share when `split`) and
+  /// returns the report of the choice; throws, listing every failure, if all failed.
+  TuningReport measure(const TuningRequest& request, Communicator& comm, const detail::ContextMaker& context,
+                       detail::TuningLog& log, bool split);
 };
 
 namespace {
@@ -101,6 +125,15 @@ void drive(Tuning& tuning, const TuningRequest& request, Timer& timer, Communica
   progress.done();
 }
 
+std::string index_list(const std::vector<std::size_t>& indices) {
+  std::string text;
+  for (std::size_t i : indices) {
+    if (!text.empty()) text += ' ';
+    text += std::to_string(i);
+  }
+  return text.empty() ? "(none)" : text;
+}
+
 std::string failure_summary(const FunctionIdentity& identity, const std::string& key,
                             const std::vector<CandidateResult>& results) {
   std::string text = "disttune: every config of '" + identity.name + "' failed for key " + key + ":";
@@ -111,6 +144,119 @@ std::string failure_summary(const FunctionIdentity& identity, const std::string&
 }
 
 }  // namespace
+
+std::optional<detail::StoredChoice> FunctionTuner::State::agreed_stored_choice(
+    const TuningRequest& request, Communicator& comm, const detail::ContextMaker& context,
+    const RecordId& id) {
+  detail::StoredChoice choice;
+  if (store && !detail::env_flag("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE")) {
+    choice = detail::load_stored_choice(*store, id, request.candidates, fingerprint,
+                                        detail::env_flag("TRITON_DIST_AUTOTUNE_VERSION_CHECK"));
+  }
+  // One vote settles the plan: the same hit, or the same grown space, on every rank.
+  std::optional<std::size_t> plan = choice.vote();
+  if (comm.size() > 1) plan = detail::vote_on_stored_choice(comm, context, plan);
+  if (!plan) return std::nullopt;
+  return choice;
+}
+
+TuningReport FunctionTuner::State::stored_report(const detail::StoredChoice& stored,
+                                                 const TuningRequest& request,
+                                                 const RecordId& id) const {
+  TuningReport report;
+  report.source = TuningReport::Source::disk;
+  report.function = identity.name;
+  report.key = request.key;
+  report.candidates = stored.record->candidates;
+  report.best = *stored.best;
+  report.record_path = store->record_path(id);
+  report.split_ranks = stored.record->split_ranks;
+  return report;
+}
+
+TuningReport FunctionTuner::State::measure_grown(const detail::StoredChoice& stored,
+                                                 const TuningRequest& request, Communicator& comm,
+                                                 const detail::ContextMaker& context,
+                                                 detail::TuningLog& log, bool split) {
+  const std::vector<std::size_t> measured = stored.remeasured();
+  log.write("the config space grew since the record: measuring the stored best candidate " +
+            std::to_string(*stored.best) + " again with the added ones, candidates " +
+            index_list(measured));
+  TuningRequest part = request;
+  part.candidates.clear();
+  for (const std::size_t index : measured) part.candidates.push_back(request.candidates[index]);
+  part.run = [&](std::size_t i) { request.run(measured.at(i)); };
+  TuningReport report = measure(part, comm, context, log, split);
+  report.candidates = detail::merged_results(stored, request.candidates, report.candidates);
+  report.best = measured.at(report.best);
+  return report;
+}
+
+std::optional<std::filesystem::path> FunctionTuner::State::log_dir() {
+  return store ? store->usable_function_dir(identity.name) : std::nullopt;
+}
+
+void FunctionTuner::State::log_header(detail::TuningLog& log, const TuningRequest& request,
+                                      const Communicator& comm) {
+  log.write("function " + identity.name + " digest " + identity.digest);
+  log.write("key " + request.key);
+  log.write("rank " + std::to_string(comm.rank()) + " of " + std::to_string(comm.size()));
+  log.write("hardware " + canonical_json(fingerprint.hardware));
+  log.write("deps " + canonical_json(fingerprint.deps));
+  const Measurement& m = options.measurement;
+  std::string settings = "measurement warmup_runs=" + std::to_string(m.warmup_runs) +
+                         " timed_runs=" + std::to_string(m.timed_runs) + " statistic=" + to_string(m.statistic) +
+                         " strategy=" + m.strategy + " timer=" + options.timer->name();
+  if (options.split_across_ranks && comm.size() > 1) {
+    settings += " split_across_ranks=";
+    settings += std::to_string(comm.size());
+  }
+  log.write(settings);
+  for (std::size_t i = 0; i < request.candidates.size(); ++i) {
+    log.write("candidate " + std::to_string(i) + " " + request.candidates[i]);
+  }
+}
+
+TuningReport FunctionTuner::State::measure(const TuningRequest& request, Communicator& comm,
+                                           const detail::ContextMaker& context, detail::TuningLog& log,
+                                           bool split) {
+  TuningReport report;
+  report.function = identity.name;
+  report.key = request.key;
+  options.timer->begin_tuning();
+  detail::Progress progress(identity.name);
+  std::optional<std::size_t> best;
+  if (split) {
+    const std::vector<std::size_t> share = split_share(request.candidates.size(), comm.rank(), comm.size());
+    log.write("split: this rank measures candidates " + index_list(share));
+    report.candidates = detail::measure_split(
+        request.candidates, comm, context, [&](const std::vector<std::string>& texts) {
+          TuningRequest local = request;
+          local.run = [&](std::size_t i) { request.run(share.at(i)); };
+          Tuning tuning(texts, options.measurement);
+          SingleProcessCommunicator alone;
+          drive(tuning, local, *options.timer, alone, context, log, progress);
+          return tuning.results();
+        });
+    report.split_ranks = comm.size();
+    best = detail::best_of(report.candidates);
+  } else {
+    Tuning tuning(request.candidates, options.measurement);
+    drive(tuning, request, *options.timer, comm, context, log, progress);
+    report.candidates = tuning.results();
+    best = tuning.best();
+  }
+  if (!best) {
+    const std::string summary = failure_summary(identity, request.key, report.candidates);
+    log.write(summary);
+    throw std::runtime_error(summary);
+  }
+  report.best = *best;
+  report.log_path = log.path();
+  log.write("best candidate " + std::to_string(*best) + " " + report.candidates[*best].config +
+            " agreed_ms " + std::to_string(report.candidates[*best].agreed_ms));
+  return report;
+}
 
 FunctionTuner::FunctionTuner(FunctionIdentity identity, TunerOptions options)
     : state_(std::make_unique<State>()) {
@@ -150,101 +296,43 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
   const RecordId id{s.identity.name, s.identity.digest, s.fingerprint.hardware_digest(), request.key};
   if (s.store) check_record_key(request.key);  // refused now, not after tuning
 
-  TuningReport report;
-  report.function = s.identity.name;
-  report.key = request.key;
-
   if (comm.size() > 1) {
     detail::check_ranks_agree(comm, context, s.identity, request.key, request.candidates,
-                              s.options.measurement, *s.options.timer);
+                              s.options.measurement, *s.options.timer, s.options.split_across_ranks);
   }
-
-  detail::StoredChoice choice;
-  if (s.store && !detail::env_flag("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE")) {
-    choice = detail::load_stored_choice(*s.store, id, request.candidates, s.fingerprint,
-                                        detail::env_flag("TRITON_DIST_AUTOTUNE_VERSION_CHECK"));
-  }
-  std::optional<std::size_t> plan = choice.vote();
-  if (comm.size() > 1) plan = detail::vote_on_stored_choice(comm, context, plan);
-  const bool grown = plan && !choice.added.empty();  // every rank agreed on the same plan
-  if (plan && !grown) {
-    report.source = TuningReport::Source::disk;
-    report.candidates = choice.record->candidates;
-    report.best = *choice.best;
-    report.record_path = s.store->record_path(id);
+  const std::optional<detail::StoredChoice> stored = s.agreed_stored_choice(request, comm, context, id);
+  if (stored && stored->added.empty()) {
+    const TuningReport report = s.stored_report(*stored, request, id);
     if (request.verbose) std::cerr << format_table(report);
     return report;
   }
-  // What is measured now: every candidate, or for a grown space the stored best with the
-  // added ones, in one round (the stored times are never compared with fresh ones).
-  std::vector<std::size_t> measured = choice.remeasured();
-  if (!grown) {
-    measured.resize(request.candidates.size());
-    for (std::size_t i = 0; i < measured.size(); ++i) measured[i] = i;
-  }
-  TuningRequest part = request;
-  part.candidates.clear();
-  for (const std::size_t index : measured) part.candidates.push_back(request.candidates[index]);
-  part.run = [&](std::size_t i) { request.run(measured[i]); };
-
-  const std::optional<std::filesystem::path> dir =
-      s.store ? s.store->usable_function_dir(s.identity.name) : std::nullopt;
-  detail::TuningLog log(dir, id.file_id(), comm.rank(), comm.size(), request.verbose);
-  log.write("function " + s.identity.name + " digest " + s.identity.digest);
-  log.write("key " + request.key);
-  log.write("rank " + std::to_string(comm.rank()) + " of " + std::to_string(comm.size()));
-  log.write("hardware " + canonical_json(s.fingerprint.hardware));
-  log.write("deps " + canonical_json(s.fingerprint.deps));
-  const Measurement& m = s.options.measurement;
-  log.write("measurement warmup_runs=" + std::to_string(m.warmup_runs) +
-            " timed_runs=" + std::to_string(m.timed_runs) + " statistic=" + to_string(m.statistic) +
-            " strategy=" + m.strategy + " timer=" + s.options.timer->name());
-  for (std::size_t i = 0; i < request.candidates.size(); ++i) {
-    log.write("candidate " + std::to_string(i) + " " + request.candidates[i]);
-  }
-  if (grown) {
-    log.write("the config space grew since the record: measuring the stored best candidate " +
-              std::to_string(*choice.best) + " again with the " +
-              std::to_string(choice.added.size()) + " added ones");
-  }
-
-  s.options.timer->begin_tuning();
-  Tuning tuning(part.candidates, m);
-  detail::Progress progress(s.identity.name);
-  drive(tuning, part, *s.options.timer, comm, context, log, progress);
-
-  const std::optional<std::size_t> part_best = tuning.best();
-  if (!part_best) {
-    const std::string summary = failure_summary(s.identity, request.key, tuning.results());
-    log.write(summary);
-    throw std::runtime_error(summary);
-  }
-  report.candidates = grown ? detail::merged_results(choice, request.candidates, tuning.results())
-                            : tuning.results();
-  const std::optional<std::size_t> best = measured[*part_best];
-  report.best = *best;
-  report.log_path = log.path();
-  log.write("best candidate " + std::to_string(*best) + " " + report.candidates[*best].config +
-            " agreed_ms " + std::to_string(report.candidates[*best].agreed_ms));
-
+  detail::TuningLog log(s.log_dir(), id.file_id(), comm.rank(), comm.size(), request.verbose);
+  s.log_header(log, request, comm);
+  const bool split = s.options.split_across_ranks && comm.size() > 1;
+  TuningReport report = stored ? s.measure_grown(*stored, request, comm, context, log, split)
+                               : s.measure(request, comm, context, log, split);
   if (s.store && comm.local_rank() == 0) {
-    Record fresh;
-    fresh.id = id;
-    fresh.hardware = s.fingerprint.hardware;
-    fresh.deps = s.fingerprint.deps;
-    fresh.measurement = m;
-    fresh.flush_l2 = s.options.timer->flushes_l2();
-    fresh.candidates = report.candidates;
-    fresh.best_index = *best;
-    fresh.ranks = comm.size();
-    fresh.created_utc = detail::utc_iso_now();
-    fresh.library_version = library_version();
-    if (grown) fresh.refreshed = RecordRefresh{fresh.created_utc, measured, *choice.best};
-    report.record_path = s.store->save(fresh);
+    Record record = detail::build_record(
+        id, s.fingerprint,
+        detail::TuningOutcome{s.options.measurement, s.options.timer->flushes_l2(), report.candidates,
+                              report.best, comm.size(), report.split_ranks});
+    if (stored) record.refreshed = RecordRefresh{record.created_utc, stored->remeasured(), *stored->best};
+    report.record_path = s.store->save(record);
     if (report.record_path) log.write("record " + report.record_path->string());
   }
   if (request.verbose) std::cerr << format_table(report);
   return report;
+}
+
+std::vector<std::size_t> split_share(std::size_t count, int rank, int ranks) {
+  if (ranks < 1 || rank < 0 || rank >= ranks) {
+    throw std::invalid_argument("disttune: rank " + std::to_string(rank) + " is not one of " + std::to_string(ranks));
+  }
+  std::vector<std::size_t> share;
+  for (std::size_t i = static_cast<std::size_t>(rank); i < count; i += static_cast<std::size_t>(ranks)) {
+    share.push_back(i);
+  }
+  return share;
 }
 
 }  // namespace disttune
