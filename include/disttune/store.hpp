@@ -17,13 +17,13 @@
 //    relative spread of the samples, median absolute deviation over the median)
 //   "best": {"index": int, "config": <JSON value>},
 //   "ranks": int, "created_utc": "YYYY-MM-DDTHH:MM:SSZ",
+//   optional "split": {"ranks": int (= "ranks"), "assignment": "index modulo ranks"}
+//   (present only for a rank-split tuning; a record without it was not split)
 //   optional "refreshed": {"utc": "YYYY-MM-DDTHH:MM:SSZ", "measured": [int],
 //                          "previous_best": int}
 //   ("refreshed": the space grew since the record was made; the candidates in "measured"
 //    were measured in that session, the stored best among them, and the faster kept.
 //    Readers that predate it ignore it; records without it read as before.)
-//   optional "split": {"ranks": int (= "ranks"), "assignment": "index modulo ranks"}
-//   (present only for a rank-split tuning; a record without it was not split)
 //
 // Rules: data only (never executed); written atomically (temp file in the same directory,
 // fsync, rename, fsync of the directory); directories 0700, files 0600; only names of 64

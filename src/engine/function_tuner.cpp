@@ -31,20 +31,12 @@ struct FunctionTuner::State {
   Fingerprint fingerprint;
   std::mutex mutex;
 
-  /// The disk vote: the stored choice every rank has (a hit, or a grown space to measure
-  /// again), or nullopt (all tune).
-  std::optional<detail::StoredChoice> agreed_stored_choice(const TuningRequest& request,
-                                                           Communicator& comm,
-                                                           const detail::ContextMaker& context,
-                                                           const RecordId& id);
-  /// The report of a stored hit.
-  TuningReport stored_report(const detail::StoredChoice& stored, const TuningRequest& request,
+  /// The stored record read against the request's candidates (a hit, a grown space, or a
+  /// miss), before the ranks vote on it.
+  detail::StoredChoice stored_choice(const TuningRequest& request, const RecordId& id) const;
+  /// The report of a stored choice every rank agreed on.
+  TuningReport stored_report(const TuningRequest& request, const detail::StoredChoice& choice,
                              const RecordId& id) const;
-  /// A grown space: measures the stored best with the added candidates (one round) and
-  /// returns the report over every candidate, the others keeping their stored results.
-  TuningReport measure_grown(const detail::StoredChoice& stored, const TuningRequest& request,
-                             Communicator& comm, const detail::ContextMaker& context,
-                             detail::TuningLog& log, bool split);
   /// Where a tuning's log goes: the function's directory, when the store has a usable one.
   std::optional<std::filesystem::path> log_dir();
   /// Starts a tuning's log with its identity, settings and candidates.
@@ -145,50 +137,24 @@ std::string failure_summary(const FunctionIdentity& identity, const std::string&
 
 }  // namespace
 
-std::optional<detail::StoredChoice> FunctionTuner::State::agreed_stored_choice(
-    const TuningRequest& request, Communicator& comm, const detail::ContextMaker& context,
-    const RecordId& id) {
-  detail::StoredChoice choice;
-  if (store && !detail::env_flag("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE")) {
-    choice = detail::load_stored_choice(*store, id, request.candidates, fingerprint,
-                                        detail::env_flag("TRITON_DIST_AUTOTUNE_VERSION_CHECK"));
-  }
-  // One vote settles the plan: the same hit, or the same grown space, on every rank.
-  std::optional<std::size_t> plan = choice.vote();
-  if (comm.size() > 1) plan = detail::vote_on_stored_choice(comm, context, plan);
-  if (!plan) return std::nullopt;
-  return choice;
+detail::StoredChoice FunctionTuner::State::stored_choice(const TuningRequest& request,
+                                                        const RecordId& id) const {
+  if (!store || detail::env_flag("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE")) return {};
+  return detail::load_stored_choice(*store, id, request.candidates, fingerprint,
+                                    detail::env_flag("TRITON_DIST_AUTOTUNE_VERSION_CHECK"));
 }
 
-TuningReport FunctionTuner::State::stored_report(const detail::StoredChoice& stored,
-                                                 const TuningRequest& request,
+TuningReport FunctionTuner::State::stored_report(const TuningRequest& request,
+                                                 const detail::StoredChoice& choice,
                                                  const RecordId& id) const {
   TuningReport report;
   report.source = TuningReport::Source::disk;
   report.function = identity.name;
   report.key = request.key;
-  report.candidates = stored.record->candidates;
-  report.best = *stored.best;
+  report.candidates = choice.record->candidates;
+  report.best = *choice.best;
   report.record_path = store->record_path(id);
-  report.split_ranks = stored.record->split_ranks;
-  return report;
-}
-
-TuningReport FunctionTuner::State::measure_grown(const detail::StoredChoice& stored,
-                                                 const TuningRequest& request, Communicator& comm,
-                                                 const detail::ContextMaker& context,
-                                                 detail::TuningLog& log, bool split) {
-  const std::vector<std::size_t> measured = stored.remeasured();
-  log.write("the config space grew since the record: measuring the stored best candidate " +
-            std::to_string(*stored.best) + " again with the added ones, candidates " +
-            index_list(measured));
-  TuningRequest part = request;
-  part.candidates.clear();
-  for (const std::size_t index : measured) part.candidates.push_back(request.candidates[index]);
-  part.run = [&](std::size_t i) { request.run(measured.at(i)); };
-  TuningReport report = measure(part, comm, context, log, split);
-  report.candidates = detail::merged_results(stored, request.candidates, report.candidates);
-  report.best = measured.at(report.best);
+  report.split_ranks = choice.record->split_ranks;
   return report;
 }
 
@@ -300,23 +266,48 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
     detail::check_ranks_agree(comm, context, s.identity, request.key, request.candidates,
                               s.options.measurement, *s.options.timer, s.options.split_across_ranks);
   }
-  const std::optional<detail::StoredChoice> stored = s.agreed_stored_choice(request, comm, context, id);
-  if (stored && stored->added.empty()) {
-    const TuningReport report = s.stored_report(*stored, request, id);
-    if (request.verbose) std::cerr << format_table(report);
-    return report;
+  const detail::StoredChoice choice = s.stored_choice(request, id);
+  std::optional<std::size_t> plan = choice.vote();
+  if (comm.size() > 1) plan = detail::vote_on_stored_choice(comm, context, plan);
+  const bool grown = plan && !choice.added.empty();  // every rank agreed on the same plan
+  if (plan && !grown) {
+    TuningReport stored = s.stored_report(request, choice, id);
+    if (request.verbose) std::cerr << format_table(stored);
+    return stored;
   }
   detail::TuningLog log(s.log_dir(), id.file_id(), comm.rank(), comm.size(), request.verbose);
   s.log_header(log, request, comm);
   const bool split = s.options.split_across_ranks && comm.size() > 1;
-  TuningReport report = stored ? s.measure_grown(*stored, request, comm, context, log, split)
-                               : s.measure(request, comm, context, log, split);
+  TuningReport report;
+  std::optional<RecordRefresh> refreshed;
+  if (grown) {
+    // The stored best is measured again with the added candidates, in one round: a stored
+    // time is never compared with a fresh one.
+    const std::vector<std::size_t> measured = choice.remeasured();
+    log.write("the config space grew since the record: measuring the stored best candidate " +
+              std::to_string(*choice.best) + " again with the " + std::to_string(choice.added.size()) +
+              " added ones");
+    TuningRequest part = request;
+    part.candidates.clear();
+    for (const std::size_t index : measured) part.candidates.push_back(request.candidates[index]);
+    part.run = [&](std::size_t i) { request.run(measured[i]); };
+    report = s.measure(part, comm, context, log, split);
+    report.candidates = detail::merged_results(choice, request.candidates, report.candidates);
+    report.best = measured[report.best];
+    log.write("kept candidate " + std::to_string(report.best) + " of the grown space");
+    refreshed = RecordRefresh{"", measured, *choice.best};  // stamped with the record
+  } else {
+    report = s.measure(request, comm, context, log, split);
+  }
   if (s.store && comm.local_rank() == 0) {
     Record record = detail::build_record(
         id, s.fingerprint,
         detail::TuningOutcome{s.options.measurement, s.options.timer->flushes_l2(), report.candidates,
                               report.best, comm.size(), report.split_ranks});
-    if (stored) record.refreshed = RecordRefresh{record.created_utc, stored->remeasured(), *stored->best};
+    if (refreshed) {
+      refreshed->utc = record.created_utc;
+      record.refreshed = std::move(refreshed);
+    }
     report.record_path = s.store->save(record);
     if (report.record_path) log.write("record " + report.record_path->string());
   }

@@ -294,10 +294,10 @@ Value record_to_json(const Record& record) {
         {"config", parse_config(record.candidates[record.best_index].config, record.best_index)}}},
       {"ranks", record.ranks},
       {"created_utc", record.created_utc}};
-  if (record.refreshed) json["refreshed"] = refresh_to_json(*record.refreshed, record);
   if (record.split_ranks > 0) {
     json["split"] = Value{{"ranks", record.split_ranks}, {"assignment", kSplitAssignment}};
   }
+  if (record.refreshed) json["refreshed"] = refresh_to_json(*record.refreshed, record);
   return json;
 }
 
