@@ -22,7 +22,8 @@ import warnings
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from disttune import _core, _encoding, _ranks, _timing
+from disttune import _checks, _core, _encoding, _isolation, _ranks, _restore, _timing
+from disttune._candidate_runs import CandidateRuns
 
 __all__ = ["autotune", "to_hashable", "AutotunedFunction"]
 
@@ -68,6 +69,14 @@ class AutotunedFunction:
         disk_cache: bool,
         precompile: Optional[Callable],
         precompile_threads: int,
+        isolate: bool = False,
+        candidate_timeout_s: Optional[float] = None,
+        reference: Optional[_checks.Reference] = None,
+        check: Optional[Callable[[Any, Any], bool]] = None,
+        rtol: float = 1e-5,
+        atol: float = 1e-8,
+        restore_value: Sequence[str] = (),
+        reset_to_zero: Sequence[str] = (),
     ) -> None:
         if not callable(fn):
             raise TypeError("disttune: autotune decorates a callable")
@@ -90,6 +99,15 @@ class AutotunedFunction:
         self.digest = _source_digest(fn)
         self.precompile = precompile
         self.precompile_threads = precompile_threads
+        self.output_check = _checks.output_check(reference, check, rtol, atol, len(self.config_space), self.name)
+        self.restored = _restore.restored_names(fn, restore_value, reset_to_zero)
+        self.isolate = bool(isolate)
+        if candidate_timeout_s is not None and not self.isolate:
+            raise ValueError(f"disttune: candidate_timeout_s of '{self.name}' is enforced only with isolate=True")
+        if candidate_timeout_s is not None and not candidate_timeout_s > 0:
+            raise ValueError(f"disttune: candidate_timeout_s of '{self.name}' must be positive")
+        self.candidate_timeout_s = candidate_timeout_s or _isolation.DEFAULT_CANDIDATE_TIMEOUT_S
+        self._import_path = _isolation.import_path(fn) if self.isolate else None
         self._tuner_options = dict(
             warmup_runs=warmup_runs,
             timed_runs=timed_runs,
@@ -103,6 +121,7 @@ class AutotunedFunction:
         # Check the options now (the engine validates them) rather than on the first miss.
         _core.FunctionTuner(self.name, self.digest, disk_cache=False, **self._without_disk())
         self._tuners: dict[Any, Any] = {}
+        self._worker_timers: dict[int, Any] = {}  # id(tuner) -> its WorkerTimer (isolate=True)
         self._lock = threading.RLock()
         self.cache: dict[Any, dict] = {}  # business key -> chosen entry
         self._hits: dict[Any, tuple] = {}  # business key -> (names, values), for the C hit path
@@ -115,7 +134,10 @@ class AutotunedFunction:
         return options
 
     def _tuner(self, device: Any) -> Any:
-        identity, timer = _timing.timer_for(device, self._timing)
+        if self.isolate:
+            identity, timer = _isolation.worker_timer_for(device, self._timing.flush_l2, self._timing.graph_runs)
+        else:
+            identity, timer = _timing.timer_for(device, self._timing)
         tuner = self._tuners.get(identity)
         if tuner is None:
             tuner = _core.FunctionTuner(
@@ -126,6 +148,8 @@ class AutotunedFunction:
                 **self._tuner_options,
             )
             self._tuners[identity] = tuner
+            if self.isolate:
+                self._worker_timers[id(tuner)] = timer
         return tuner
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -206,17 +230,48 @@ class AutotunedFunction:
         communicator = _ranks.communicator_for(group) if group is not None else None
         calls = [self._merge(kwargs, self.config_space[i], allow_overwrite) for i in surviving]
         compiled = _Precompiled(self, surviving, args, kwargs) if self.precompile else None
+        restorer = _restore.InputRestorer(self.fn, self.restored, args, kwargs) if self.restored else None
+        reference = self.output_check.reference if self.output_check else None
+        try:
+            if self.isolate:
+                report = self._resolve_isolated(tuner, text, surviving, args, kwargs, compiled, verbose, communicator)
+            else:
+                reference_call = self._merge(kwargs, self.config_space[reference], allow_overwrite) if (
+                    isinstance(reference, int)) else None
+                runs = CandidateRuns(self.fn, args, kwargs, calls, restorer, self.output_check, reference_call)
 
-        def run(candidate: int) -> None:
-            if compiled is not None:
-                compiled.check(candidate)
-            self.fn(*args, **calls[candidate])
+                def run(candidate: int) -> None:
+                    if compiled is not None:
+                        compiled.check(candidate)
+                    runs.run(candidate)
 
-        report = tuner.resolve(text, [self.candidates[i] for i in surviving], run, verbose, communicator)
+                report = tuner.resolve(text, [self.candidates[i] for i in surviving], run, verbose, communicator)
+        finally:
+            if restorer is not None:
+                restorer.restore_all()  # the final run sees the caller's inputs
         self.last_report = report
         entry = self.config_space[surviving[report.best]]
         self._remember(key, entry)
         return entry
+
+    def _resolve_isolated(
+        self, tuner: Any, text: str, surviving: list[int], args: tuple, kwargs: dict,
+        compiled: Optional["_Precompiled"], verbose: bool, communicator: Any,
+    ) -> Any:
+        """Resolves the key with every candidate run and timed in the device's worker process."""
+        timer = self._worker_timers[id(tuner)]
+        reference = self.output_check.reference if self.output_check else None
+        tuning = _isolation.Tuning(
+            *self._import_path,
+            args,
+            kwargs,
+            [self.candidates[i] for i in surviving],
+            self.candidates[reference] if isinstance(reference, int) else None,
+            self.output_check,
+            self.restored,
+        )
+        before_run = compiled.check if compiled is not None else None
+        return _isolation.resolve(tuner, timer, tuning, self.candidate_timeout_s, before_run, text, verbose, communicator)
 
 
 class _Precompiled:
@@ -262,6 +317,14 @@ def autotune(
     disk_cache: bool = True,
     precompile: Optional[Callable] = None,
     precompile_threads: int = 16,
+    isolate: bool = False,
+    candidate_timeout_s: Optional[float] = None,
+    reference: Optional[_checks.Reference] = None,
+    check: Optional[Callable[[Any, Any], bool]] = None,
+    rtol: float = 1e-5,
+    atol: float = 1e-8,
+    restore_value: Sequence[str] = (),
+    reset_to_zero: Sequence[str] = (),
 ) -> Callable[[Callable], Any]:
     """Tunes the decorated launcher over `config_space` per business key `key_fn(*args, **kwargs)`.
 
@@ -274,7 +337,16 @@ def autotune(
     `precompile(entry, *args, **kwargs)`, if given, is a compile-only call run for every
     surviving entry concurrently (`precompile_threads`) before the first measurement.
     `cache_dir` overrides TRITON_DIST_AUTOTUNE_CACHE_DIR; `disk_cache=False` keeps results
-    in memory only. Call flags: autotune=True, autotune_verbose=False, autotune_pg=None,
+    in memory only.
+    `isolate=True` runs and times every candidate in a persistent worker process per device
+    (the launcher must be a top-level function of an importable module): a crash or a run
+    longer than `candidate_timeout_s` (default 60) fails that candidate only; the final run is
+    in the caller's process. `reference` (a callable with the launcher's arguments, or a
+    config_space index) gives the expected result; each candidate's result is checked once
+    before it is timed, with `check(result, expected) -> bool` or by default equality
+    (torch.allclose with `rtol`/`atol` for tensors, element-wise through containers).
+    `restore_value` / `reset_to_zero` name tensor arguments put back to their values / zeroed
+    before every tuning run; the final run sees the caller's original inputs. Call flags: autotune=True, autotune_verbose=False, autotune_pg=None,
     autotune_allow_arg_overwrite=False. The result is a callable whose other attributes
     (cache, last_report, candidates, digest) are those of its AutotunedFunction.
     """
@@ -296,6 +368,14 @@ def autotune(
             disk_cache=disk_cache,
             precompile=precompile,
             precompile_threads=precompile_threads,
+            isolate=isolate,
+            candidate_timeout_s=candidate_timeout_s,
+            reference=reference,
+            check=check,
+            rtol=rtol,
+            atol=atol,
+            restore_value=restore_value,
+            reset_to_zero=reset_to_zero,
         )
         # Positional-only calls with a cached key take the C hit path; everything else (call
         # flags, keywords, misses) reaches tuned.__call__. Attributes are read from `tuned`.
