@@ -33,12 +33,16 @@ struct OutputCheck<void, Args...> {
 
 namespace detail {
 
+/// A sized range whose elements compare with ==.
+template <class Range>
+concept ComparableRange =
+    std::ranges::sized_range<Range> && std::equality_comparable<std::ranges::range_value_t<Range>>;
+
 /// Where `result` differs from `expected` by their == (element by element, first index
 /// named, for sized ranges), or nullopt if they are equal.
 template <class Result>
 std::optional<std::string> difference(const Result& result, const Result& expected) {
-  if constexpr (std::ranges::sized_range<Result> &&
-                std::equality_comparable<std::ranges::range_value_t<Result>>) {
+  if constexpr (ComparableRange<Result>) {
     const auto size = std::ranges::size(result);
     if (size != std::ranges::size(expected)) {
       return "the result has " + std::to_string(size) + " elements, the reference " +

@@ -89,7 +89,7 @@ class OutputCheck:
     def describe_reference(self) -> str:
         if isinstance(self.reference, int):
             return f"config_space[{self.reference}]"
-        return getattr(self.reference, "__qualname__", repr(self.reference))
+        return getattr(self.reference, "__name__", repr(self.reference))
 
     def expected(self, run_entry: Callable[[int], Any], call: Callable[[Callable], Any]) -> Any:
         """The reference result, copied: `run_entry(i)` runs entry i, `call(f)` calls f with
@@ -106,7 +106,7 @@ class OutputCheck:
             if not self.check(result, expected):
                 raise RuntimeError(
                     f"disttune: the result differs from the reference ({self.describe_reference()}): "
-                    f"check {getattr(self.check, '__qualname__', 'check')}() returned False"
+                    f"check {getattr(self.check, '__name__', 'check')}() returned False"
                 )
             return
         found = difference(result, expected, self.rtol, self.atol)

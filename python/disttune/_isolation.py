@@ -20,7 +20,8 @@ from typing import Any, Callable, Hashable, Optional
 from disttune import _core, _isolation_worker
 from disttune._isolation_worker import Tuning
 
-# How long a new worker may take to start (spawn, imports) before its candidate fails.
+# How long a new worker may take to start (spawn, imports of disttune and of the launcher's
+# module) before its candidate fails.
 _START_TIMEOUT_S = 120.0
 
 DEFAULT_CANDIDATE_TIMEOUT_S = 60.0
@@ -163,9 +164,9 @@ class IsolatedRuns:
         self._failed = False
         self.timed = False  # set by the timer around a timed run
 
-    def _request(self, message: tuple, doing: str) -> tuple:
+    def _request(self, message: tuple, doing: str, timeout_s: Optional[float] = None) -> tuple:
         self._worker.send(message)
-        reply = self._worker.receive(self._timeout_s, doing)
+        reply = self._worker.receive(timeout_s or self._timeout_s, doing)
         if reply[0] == "error":
             raise WorkerError(reply[1])
         return reply
@@ -176,7 +177,8 @@ class IsolatedRuns:
             self._sent_tuning = False
             self._worker.start()
         if not self._sent_tuning:
-            self._request(("tuning", self._tuning), "receiving the tuning")
+            # Importing the launcher's module is part of starting the worker.
+            self._request(("tuning", self._tuning), "importing the launcher", _START_TIMEOUT_S)
             self._sent_tuning = True
         self._request(("check", candidate), "the candidate's first run")
         self._failed = False
