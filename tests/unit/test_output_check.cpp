@@ -54,14 +54,16 @@ TEST(OutputCheck, AConfigOfTheSpaceCanBeTheReferenceAndEqualDecides) {
   Tuned tuned(spec);
   tuned(4);
   std::vector<bool> failed;
-  for (const CandidateResult& c : tuned.last_report()->candidates) failed.push_back(c.failed);
+  const TuningReport report = *tuned.last_report();
+  for (const CandidateResult& c : report.candidates) failed.push_back(c.failed);
   EXPECT_EQ(failed, (std::vector<bool>{true, false, true}));
 
   spec.identity.name = "lenient";
   spec.check.equal = [](const Vector& result, const Vector& expected) { return result.size() == expected.size(); };
   Tuned lenient(std::move(spec));
   lenient(4);
-  for (const CandidateResult& c : lenient.last_report()->candidates) EXPECT_FALSE(c.failed);
+  const TuningReport lenient_report = *lenient.last_report();
+  for (const CandidateResult& c : lenient_report.candidates) EXPECT_FALSE(c.failed);
 }
 
 TEST(OutputCheck, EachCandidateIsCheckedOnceBeforeItsRuns) {
