@@ -168,6 +168,8 @@ class IsolatedRuns:
         self._worker.send(message)
         reply = self._worker.receive(timeout_s or self._timeout_s, doing)
         if reply[0] == "error":
+            if reply[2]:
+                self._worker.stop()  # it exits: its device context is lost
             raise WorkerError(reply[1])
         return reply
 

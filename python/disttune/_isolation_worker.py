@@ -2,10 +2,12 @@
 
 Messages from the caller (tuples over a multiprocessing Pipe), and the worker's replies:
 
-    ("tuning", Tuning)            a new tuning's launcher, arguments and options -> ("ok",) | ("error", text)
-    ("check", c)                  restore, check candidate c's result once       -> ("ok",) | ("error", text)
+    ("tuning", Tuning)            a new tuning's launcher, arguments and options -> ("ok",) | error
+    ("check", c)                  restore, check candidate c's result once       -> ("ok",) | error
     ("run", c, timed, flush_l2)   one run of c (timed: between device events)    -> no reply
-    ("collect", c)                c's timed samples (ms) since the last collect  -> ("samples", [..]) | ("error", text)
+    ("collect", c)                c's timed samples (ms) since the last collect  -> ("samples", [..]) | error
+
+where an error is ("error", text, exiting): `exiting` when the device context is lost.
     ("end",)                      drop the tuning's arguments                    -> no reply
 
 A run that raises is remembered and reported at the next check or collect. After a device
@@ -165,10 +167,10 @@ def main(connection: Any, device: Optional[tuple]) -> None:
             elif kind == "collect":
                 connection.send(("samples", worker.collect()))
             else:
-                connection.send(("error", f"unknown message {kind!r}"))
+                connection.send(("error", f"unknown message {kind!r}", False))
         except Exception as error:
             lost = worker.device_lost()
             suffix = " (the device context is lost; the worker restarts)" if lost else ""
-            connection.send(("error", describe(error) + suffix))
+            connection.send(("error", describe(error) + suffix, lost))
             if lost:
                 sys.exit(DEVICE_LOST_EXIT)
