@@ -27,14 +27,14 @@ _START_TIMEOUT_S = 120.0
 DEFAULT_CANDIDATE_TIMEOUT_S = 60.0
 
 
-def import_path(fn: Callable) -> tuple[str, str]:
+def import_path(fn: Callable, what: str = "the launcher") -> tuple[str, str]:
     """(module, qualname) by which a worker imports `fn`; ValueError if it cannot."""
     module, qualname = getattr(fn, "__module__", None), getattr(fn, "__qualname__", "")
     where = f"{module}.{qualname}"
     if not module or "<" in qualname:
         raise ValueError(
-            f"disttune: isolate=True runs '{fn.__name__}' in a worker process, which imports it by "
-            f"its path; '{where}' is not a top-level function of an importable module"
+            f"disttune: isolate=True runs {what} '{getattr(fn, '__name__', fn)}' in a worker process, "
+            f"which imports it by its path; '{where}' is not a top-level function of an importable module"
         )
     if module == "__main__" and not getattr(sys.modules.get("__main__"), "__file__", None):
         raise ValueError(
@@ -165,8 +165,16 @@ class IsolatedRuns:
         self.timed = False  # set by the timer around a timed run
 
     def _request(self, message: tuple, doing: str, timeout_s: Optional[float] = None) -> tuple:
-        self._worker.send(message)
-        reply = self._worker.receive(timeout_s or self._timeout_s, doing)
+        try:
+            self._worker.send(message)
+            reply = self._worker.receive(timeout_s or self._timeout_s, doing)
+        except WorkerError:
+            raise
+        except BaseException:
+            # An interrupt, or arguments that do not pickle: the reply may come later, so a
+            # new worker answers the next request.
+            self._worker.stop()
+            raise
         if reply[0] == "error":
             if reply[2]:
                 self._worker.stop()  # it exits: its device context is lost

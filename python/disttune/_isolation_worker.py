@@ -69,7 +69,10 @@ class _Worker:
         self._torch = sys.modules.get("torch")
         self._cuda = device is not None and device[0] == "cuda"
         if self._cuda:
-            self._torch.cuda.set_device(device[1])
+            import torch
+
+            self._torch = torch
+            torch.cuda.set_device(device[1])
         self._runs: Optional[CandidateRuns] = None
         self._failure: Optional[str] = None
         self._pairs: list[tuple[Any, Any]] = []

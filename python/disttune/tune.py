@@ -108,6 +108,10 @@ class AutotunedFunction:
             raise ValueError(f"disttune: candidate_timeout_s of '{self.name}' must be positive")
         self.candidate_timeout_s = candidate_timeout_s or _isolation.DEFAULT_CANDIDATE_TIMEOUT_S
         self._import_path = _isolation.import_path(fn) if self.isolate else None
+        if self.isolate and self.output_check is not None:
+            for what, function in (("the reference", reference), ("the check", check)):
+                if callable(function):
+                    _isolation.import_path(function, what)
         self._tuner_options = dict(
             warmup_runs=warmup_runs,
             timed_runs=timed_runs,

@@ -141,6 +141,8 @@ def test_bad_options_are_clear_errors():
     space = [{"tag": 1}]
     with pytest.raises(ValueError, match="not a top-level function of an importable module"):
         autotune(config_space=space, key_fn=lambda x: 0, isolate=True)(local)
+    with pytest.raises(ValueError, match="runs the reference '<lambda>' in a worker process"):
+        autotune(config_space=space, key_fn=lambda x: 0, isolate=True, reference=lambda x: x)(launchers.doubled)
     with pytest.raises(ValueError, match="only with isolate=True"):
         autotune(config_space=space, key_fn=lambda x: 0, candidate_timeout_s=1)(local)
     with pytest.raises(ValueError, match="not an index"):
