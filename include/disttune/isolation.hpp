@@ -17,7 +17,9 @@ namespace disttune {
 /// Options of isolated runs (AutotuneSpec::isolation). The worker is a fork() of the caller,
 /// so it sees the call's arguments as they are, and its in-place writes never reach the
 /// caller. For CPU launchers only: a CUDA context does not survive fork() (the Python
-/// package's isolate=True starts a fresh worker process and serves GPU launchers).
+/// package's isolate=True starts a fresh worker process and serves GPU launchers). The fork
+/// holds only the calling thread: a launcher must not wait for the caller's other threads
+/// (a thread pool made before the tuning), and the runs are timed with the steady clock.
 struct IsolationOptions {
   /// A candidate whose run (or check) takes longer fails with "timed out after N s"; its
   /// worker is killed, and the next candidate gets a new one.
