@@ -22,7 +22,8 @@ import warnings
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from disttune import _checks, _core, _encoding, _isolation, _ranks, _restore, _timing
+from disttune import _checks, _core, _encoding, _isolation, _ranks, _timing
+from disttune._candidate_options import candidate_options
 from disttune._candidate_runs import CandidateRuns
 
 __all__ = ["autotune", "to_hashable", "AutotunedFunction"]
@@ -99,19 +100,11 @@ class AutotunedFunction:
         self.digest = _source_digest(fn)
         self.precompile = precompile
         self.precompile_threads = precompile_threads
-        self.output_check = _checks.output_check(reference, check, rtol, atol, len(self.config_space), self.name)
-        self.restored = _restore.restored_names(fn, restore_value, reset_to_zero)
-        self.isolate = bool(isolate)
-        if candidate_timeout_s is not None and not self.isolate:
-            raise ValueError(f"disttune: candidate_timeout_s of '{self.name}' is enforced only with isolate=True")
-        if candidate_timeout_s is not None and not candidate_timeout_s > 0:
-            raise ValueError(f"disttune: candidate_timeout_s of '{self.name}' must be positive")
-        self.candidate_timeout_s = candidate_timeout_s or _isolation.DEFAULT_CANDIDATE_TIMEOUT_S
-        self._import_path = _isolation.import_path(fn) if self.isolate else None
-        if self.isolate and self.output_check is not None:
-            for what, function in (("the reference", reference), ("the check", check)):
-                if callable(function):
-                    _isolation.import_path(function, what)
+        self.candidate_options = candidate_options(
+            fn, len(self.config_space), isolate=isolate, candidate_timeout_s=candidate_timeout_s,
+            reference=reference, check=check, rtol=rtol, atol=atol, restore_value=restore_value,
+            reset_to_zero=reset_to_zero,
+        )
         self._tuner_options = dict(
             warmup_runs=warmup_runs,
             timed_runs=timed_runs,
@@ -138,7 +131,7 @@ class AutotunedFunction:
         return options
 
     def _tuner(self, device: Any) -> Any:
-        if self.isolate:
+        if self.candidate_options.isolate:
             identity, timer = _isolation.worker_timer_for(device, self._timing.flush_l2, self._timing.graph_runs)
         else:
             identity, timer = _timing.timer_for(device, self._timing)
@@ -152,7 +145,7 @@ class AutotunedFunction:
                 **self._tuner_options,
             )
             self._tuners[identity] = tuner
-            if self.isolate:
+            if self.candidate_options.isolate:
                 self._worker_timers[id(tuner)] = timer
         return tuner
 
@@ -234,22 +227,30 @@ class AutotunedFunction:
         communicator = _ranks.communicator_for(group) if group is not None else None
         calls = [self._merge(kwargs, self.config_space[i], allow_overwrite) for i in surviving]
         compiled = _Precompiled(self, surviving, args, kwargs) if self.precompile else None
-        restorer = _restore.InputRestorer(self.fn, self.restored, args, kwargs) if self.restored else None
-        reference = self.output_check.reference if self.output_check else None
+        options = self.candidate_options
+        restorer = options.restorer(self.fn, args, kwargs)
+        before_run = compiled.check if compiled is not None else None
+        candidates = [self.candidates[i] for i in surviving]
         try:
-            if self.isolate:
-                report = self._resolve_isolated(tuner, text, surviving, args, kwargs, compiled, verbose, communicator)
+            if options.isolate:
+                tuning = options.worker_tuning(args, kwargs, candidates, self.candidates)
+                timer = self._worker_timers[id(tuner)]
+                report = _isolation.resolve(
+                    tuner, timer, tuning, options.timeout_s, before_run, text, verbose, communicator
+                )
             else:
-                reference_call = self._merge(kwargs, self.config_space[reference], allow_overwrite) if (
-                    isinstance(reference, int)) else None
-                runs = CandidateRuns(self.fn, args, kwargs, calls, restorer, self.output_check, reference_call)
+                reference = options.reference_index()
+                reference_call = (
+                    self._merge(kwargs, self.config_space[reference], allow_overwrite) if reference is not None else None
+                )
+                runs = CandidateRuns(self.fn, args, kwargs, calls, restorer, options.output_check, reference_call)
 
                 def run(candidate: int) -> None:
-                    if compiled is not None:
-                        compiled.check(candidate)
+                    if before_run is not None:
+                        before_run(candidate)
                     runs.run(candidate)
 
-                report = tuner.resolve(text, [self.candidates[i] for i in surviving], run, verbose, communicator)
+                report = tuner.resolve(text, candidates, run, verbose, communicator)
         finally:
             if restorer is not None:
                 restorer.restore_all()  # the final run sees the caller's inputs
@@ -257,25 +258,6 @@ class AutotunedFunction:
         entry = self.config_space[surviving[report.best]]
         self._remember(key, entry)
         return entry
-
-    def _resolve_isolated(
-        self, tuner: Any, text: str, surviving: list[int], args: tuple, kwargs: dict,
-        compiled: Optional["_Precompiled"], verbose: bool, communicator: Any,
-    ) -> Any:
-        """Resolves the key with every candidate run and timed in the device's worker process."""
-        timer = self._worker_timers[id(tuner)]
-        reference = self.output_check.reference if self.output_check else None
-        tuning = _isolation.Tuning(
-            *self._import_path,
-            args,
-            kwargs,
-            [self.candidates[i] for i in surviving],
-            self.candidates[reference] if isinstance(reference, int) else None,
-            self.output_check,
-            self.restored,
-        )
-        before_run = compiled.check if compiled is not None else None
-        return _isolation.resolve(tuner, timer, tuning, self.candidate_timeout_s, before_run, text, verbose, communicator)
 
 
 class _Precompiled:
