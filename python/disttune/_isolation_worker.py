@@ -17,6 +17,7 @@ error the worker replies and exits: its CUDA context is lost, the caller starts 
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -146,6 +147,8 @@ class _Worker:
 
 def main(connection: Any, device: Optional[tuple]) -> None:
     """The worker's loop (the target of the spawned process)."""
+    # Ctrl-C in a terminal reaches the whole process group: the caller decides, not the worker.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     worker = _Worker(device)
     connection.send(("ready",))
     while True:
