@@ -218,6 +218,28 @@ print("first call x%.1f vs spec, hit +%.0f ns, regret<=0.5%%: %d/10" % (
 }
 STEPS+=(step_python)
 
+# Isolated vs in-process measurement phase (issue 16) on the 32-config matmul; the Python GPU
+# tests of isolation (illegal address, endless kernel, wrong results) run in step_python.
+step_isolation_bench() {
+  local log=$LOG_DIR/isolation_bench.log result=$OUT_DIR/isolation_bench.json cxx=${PYTHON_CXX:-/usr/bin/g++}
+  if ! CXX=$cxx python3 -m pip install --no-build-isolation --no-deps -q . >"$log" 2>&1; then
+    tail -n 30 "$log"
+    record "isolation bench (32-config matmul)" FAIL "pip install . failed; see $log"
+    return 0
+  fi
+  if python3 bench/python/isolation_overhead.py >"$result" 2>>"$log"; then
+    cat "$result"
+    record "isolation bench (32-config matmul)" PASS "$(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print("isolated/in-process x%.2f (target <= 1.5: %s)" % (
+    r["median_ratio_isolated_vs_in_process"], "MET" if r["met"] else "MISSED"))' "$result")"
+  else
+    tail -n 30 "$log"
+    record "isolation bench (32-config matmul)" FAIL "see $log"
+  fi
+}
+STEPS+=(step_isolation_bench)
+
 # Benchmark suite of issue 7 (bench/suite): 4 cases x 4 tuners; suite.json and suite.md in
 # $OUT_DIR, then one row per target, MET or MISSED (a benchmark's result: it fails nothing).
 step_bench_suite() {

@@ -22,7 +22,9 @@ import warnings
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from disttune import _core, _encoding, _ranks, _timing
+from disttune import _checks, _core, _encoding, _isolation, _ranks, _timing
+from disttune._candidate_options import candidate_options
+from disttune._candidate_runs import CandidateRuns
 
 __all__ = ["autotune", "to_hashable", "AutotunedFunction"]
 
@@ -72,6 +74,14 @@ class AutotunedFunction:
         precompile: Optional[Callable],
         precompile_threads: int,
         split_across_ranks: bool = False,
+        isolate: bool = False,
+        candidate_timeout_s: Optional[float] = None,
+        reference: Optional[_checks.Reference] = None,
+        check: Optional[Callable[[Any, Any], bool]] = None,
+        rtol: float = 1e-5,
+        atol: float = 1e-8,
+        restore_value: Sequence[str] = (),
+        reset_to_zero: Sequence[str] = (),
     ) -> None:
         if not callable(fn):
             raise _core.NotCallable("disttune: autotune decorates a callable")
@@ -94,6 +104,11 @@ class AutotunedFunction:
         self.digest = _source_digest(fn)
         self.precompile = precompile
         self.precompile_threads = precompile_threads
+        self.candidate_options = candidate_options(
+            fn, len(self.config_space), isolate=isolate, candidate_timeout_s=candidate_timeout_s,
+            reference=reference, check=check, rtol=rtol, atol=atol, restore_value=restore_value,
+            reset_to_zero=reset_to_zero,
+        )
         self._tuner_options = dict(
             warmup_runs=warmup_runs,
             timed_runs=timed_runs,
@@ -108,6 +123,7 @@ class AutotunedFunction:
         # Check the options now (the engine validates them) rather than on the first miss.
         _core.FunctionTuner(self.name, self.digest, disk_cache=False, **self._without_disk())
         self._tuners: dict[Any, Any] = {}
+        self._worker_timers: dict[int, Any] = {}  # id(tuner) -> its WorkerTimer (isolate=True)
         self._lock = threading.RLock()
         self.cache: dict[Any, dict] = {}  # business key -> chosen entry
         self._hits: dict[Any, tuple] = {}  # business key -> (names, values), for the C hit path
@@ -120,7 +136,10 @@ class AutotunedFunction:
         return options
 
     def _tuner(self, device: Any) -> Any:
-        identity, timer = _timing.timer_for(device, self._timing)
+        if self.candidate_options.isolate:
+            identity, timer = _isolation.worker_timer_for(device, self._timing.flush_l2, self._timing.graph_runs)
+        else:
+            identity, timer = _timing.timer_for(device, self._timing)
         tuner = self._tuners.get(identity)
         if tuner is None:
             tuner = _core.FunctionTuner(
@@ -131,6 +150,8 @@ class AutotunedFunction:
                 **self._tuner_options,
             )
             self._tuners[identity] = tuner
+            if self.candidate_options.isolate:
+                self._worker_timers[id(tuner)] = timer
         return tuner
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -214,13 +235,33 @@ class AutotunedFunction:
         if tuner.split_across_ranks and communicator is not None:
             mine = _core.split_share(len(surviving), communicator.rank, communicator.size)
         compiled = _Precompiled(self, [surviving[i] for i in mine], list(mine), args, kwargs) if self.precompile else None
+        options = self.candidate_options
+        restorer = options.restorer(self.fn, args, kwargs)
+        before_run = compiled.check if compiled is not None else None
+        candidates = [self.candidates[i] for i in surviving]
+        try:
+            if options.isolate:
+                tuning = options.worker_tuning(args, kwargs, candidates, self.candidates)
+                timer = self._worker_timers[id(tuner)]
+                report = _isolation.resolve(
+                    tuner, timer, tuning, options.timeout_s, before_run, text, verbose, communicator
+                )
+            else:
+                reference = options.reference_index()
+                reference_call = (
+                    self._merge(kwargs, self.config_space[reference], allow_overwrite) if reference is not None else None
+                )
+                runs = CandidateRuns(self.fn, args, kwargs, calls, restorer, options.output_check, reference_call)
 
-        def run(candidate: int) -> None:
-            if compiled is not None:
-                compiled.check(candidate)
-            self.fn(*args, **calls[candidate])
+                def run(candidate: int) -> None:
+                    if before_run is not None:
+                        before_run(candidate)
+                    runs.run(candidate)
 
-        report = tuner.resolve(text, [self.candidates[i] for i in surviving], run, verbose, communicator)
+                report = tuner.resolve(text, candidates, run, verbose, communicator)
+        finally:
+            if restorer is not None:
+                restorer.restore_all()  # the final run sees the caller's inputs
         self.last_report = report
         entry = self.config_space[surviving[report.best]]
         self._remember(key, entry)
@@ -275,6 +316,14 @@ def autotune(
     precompile: Optional[Callable] = None,
     precompile_threads: int = 16,
     split_across_ranks: bool = False,
+    isolate: bool = False,
+    candidate_timeout_s: Optional[float] = None,
+    reference: Optional[_checks.Reference] = None,
+    check: Optional[Callable[[Any, Any], bool]] = None,
+    rtol: float = 1e-5,
+    atol: float = 1e-8,
+    restore_value: Sequence[str] = (),
+    reset_to_zero: Sequence[str] = (),
 ) -> Callable[[Callable], Any]:
     """Tunes the decorated launcher over `config_space` per business key `key_fn(*args, **kwargs)`.
 
@@ -295,8 +344,17 @@ def autotune(
     every rank measures every entry, times MAX over ranks).
     `cache_dir` overrides TRITON_DIST_AUTOTUNE_CACHE_DIR (None or "": the variable, else
     ~/.triton_dist/autotune); `disk_cache=False` keeps results in memory only. Bad settings
-    raise disttune.InvalidSetting (a ValueError) naming the setting. Call flags:
-    autotune=True, autotune_verbose=False, autotune_pg=None,
+    raise disttune.InvalidSetting (a ValueError) naming the setting.
+    `isolate=True` runs and times every candidate in a persistent worker process per device
+    (the launcher must be a top-level function of an importable module): a crash or a run
+    longer than `candidate_timeout_s` (default 60) fails that candidate only; the final run is
+    in the caller's process. `reference` (a callable with the launcher's arguments, or a
+    config_space index) gives the expected result; each candidate's result is checked once
+    before it is timed, with `check(result, expected) -> bool` or by default equality
+    (torch.allclose with `rtol`/`atol` for tensors, element-wise through containers).
+    `restore_value` / `reset_to_zero` name tensor arguments put back to their values / zeroed
+    before every tuning run; the final run sees the caller's original inputs.
+    Call flags: autotune=True, autotune_verbose=False, autotune_pg=None,
     autotune_allow_arg_overwrite=False. The result is a callable whose other attributes
     (cache, last_report, candidates, digest) are those of its AutotunedFunction.
     """
@@ -319,6 +377,14 @@ def autotune(
             precompile=precompile,
             precompile_threads=precompile_threads,
             split_across_ranks=split_across_ranks,
+            isolate=isolate,
+            candidate_timeout_s=candidate_timeout_s,
+            reference=reference,
+            check=check,
+            rtol=rtol,
+            atol=atol,
+            restore_value=restore_value,
+            reset_to_zero=reset_to_zero,
         )
         # Positional-only calls with a cached key take the C hit path; everything else (call
         # flags, keywords, misses) reaches tuned.__call__. Attributes are read from `tuned`.
