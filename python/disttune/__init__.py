@@ -9,7 +9,18 @@ imported them. The command line: ``python -m disttune`` or ``disttune``.
 """
 
 from disttune import _core
-from disttune._core import CollectiveTimeout, ContextualRunActive, RankDisagreement
+from disttune._core import (
+    CollectiveTimeout,
+    ContextualRunActive,
+    DisttuneError,
+    EngineError,
+    InvalidSetting,
+    NotCallable,
+    RankDisagreement,
+    TuningFailed,
+)
+from disttune._encoding import EncodingError
+from disttune._sink import set_sink
 from disttune.autotuner import contextual_autotune
 from disttune.tune import autotune
 
@@ -18,8 +29,15 @@ __version__: str = _core.__version__  # the engine's version: the file VERSION
 __all__ = [
     "CollectiveTimeout",
     "ContextualRunActive",
+    "DisttuneError",
+    "EncodingError",
+    "EngineError",
+    "InvalidSetting",
+    "NotCallable",
     "RankDisagreement",
+    "TuningFailed",
     "__version__",
     "autotune",
     "contextual_autotune",
+    "set_sink",
 ]

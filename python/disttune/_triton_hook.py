@@ -24,12 +24,13 @@ SUPPORTED_TRITON = ((3, 2), (3, 7))
 
 
 def check_triton_version(version: str) -> None:
-    """RuntimeError naming `version` and the supported range if the hook cannot drive it."""
+    """EngineError (a DisttuneError and RuntimeError) naming `version` and the supported
+    range if the hook cannot drive it."""
     low, high = SUPPORTED_TRITON
     supported = f">= {low[0]}.{low[1]}, < {high[0]}.{high[1]}"
     match = re.match(r"(\d+)\.(\d+)", version)
     if match is None or not low <= (int(match[1]), int(match[2])) < high:
-        raise RuntimeError(
+        raise _core.EngineError(
             f"disttune: contextual_autotune supports Triton {supported}; this process has "
             f"Triton {version}: install a supported Triton (pip install 'triton{supported.replace(' ', '')}')"
         )

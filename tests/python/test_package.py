@@ -20,7 +20,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 def test_top_level_api_is_the_spec_paths():
     assert disttune.autotune is autotune
     assert disttune.contextual_autotune is contextual_autotune
-    assert {"autotune", "contextual_autotune", "__version__"} <= set(disttune.__all__)
+    assert {"autotune", "contextual_autotune", "__version__", "DisttuneError"} <= set(disttune.__all__)
 
 
 def test_one_version_for_cmake_pyproject_and_the_module():
@@ -38,8 +38,9 @@ def test_supported_triton_versions_pass(version):
 
 @pytest.mark.parametrize("version", ["3.1.0", "3.7.0", "4.0.0", "2.3.1", "unknown", ""])
 def test_other_triton_versions_are_one_clear_error(version):
-    with pytest.raises(RuntimeError) as raised:
+    with pytest.raises(disttune.DisttuneError) as raised:
         _triton_hook.check_triton_version(version)
+    assert isinstance(raised.value, RuntimeError)
     message = str(raised.value)
     assert f"this process has Triton {version}" in message
     assert "supports Triton >= 3.2, < 3.7" in message
