@@ -52,6 +52,7 @@ struct TuningReport {
   std::string key;
   std::vector<CandidateResult> candidates;  ///< pruned candidates, in order
   std::size_t best = 0;                     ///< index into candidates
+  std::string timer;  ///< the timer that measured (Timer::name()); from disk: the record's
   std::optional<std::filesystem::path> record_path;
   std::optional<std::filesystem::path> log_path;
 };

@@ -60,6 +60,9 @@ struct Record {
   /// Whether the timer cleared the device cache before each timed run (Timer::flushes_l2());
   /// stored as measurement.flush_l2.
   bool flush_l2 = false;
+  /// The timer's name (Timer::name(): "cpu", "cuda", "torch-npu-events", ...); stored as
+  /// measurement.timer. Empty for a record written before the field existed.
+  std::string timer;
   std::vector<CandidateResult> candidates;  ///< in candidate-list order
   std::size_t best_index = 0;
   int ranks = 1;

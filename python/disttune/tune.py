@@ -68,6 +68,7 @@ class AutotunedFunction:
         disk_cache: bool,
         precompile: Optional[Callable],
         precompile_threads: int,
+        timer: Any = None,
     ) -> None:
         if not callable(fn):
             raise TypeError("disttune: autotune decorates a callable")
@@ -90,6 +91,8 @@ class AutotunedFunction:
         self.digest = _source_digest(fn)
         self.precompile = precompile
         self.precompile_threads = precompile_threads
+        _timing.check_timer_choice(timer, self.name)
+        self.timer = timer
         self._tuner_options = dict(
             warmup_runs=warmup_runs,
             timed_runs=timed_runs,
@@ -114,8 +117,8 @@ class AutotunedFunction:
         del options["disk_cache"], options["cache_root"]
         return options
 
-    def _tuner(self, device: Any) -> Any:
-        identity, timer = _timing.timer_for(device, self._timing)
+    def _tuner(self, args: tuple, kwargs: dict, group: Any) -> Any:
+        identity, timer = _timing.select_timer(self.timer, args, kwargs, group, self._timing)
         tuner = self._tuners.get(identity)
         if tuner is None:
             tuner = _core.FunctionTuner(
@@ -200,9 +203,9 @@ class AutotunedFunction:
         ]
         if not surviving:
             raise RuntimeError(f"disttune: prune_fn of '{self.name}' removed every config for key {text}")
-        tuner = self._tuner(_timing.device_of(args, kwargs))
         if group is None:
             group = _ranks.default_group()
+        tuner = self._tuner(args, kwargs, group)
         communicator = _ranks.communicator_for(group) if group is not None else None
         calls = [self._merge(kwargs, self.config_space[i], allow_overwrite) for i in surviving]
         compiled = _Precompiled(self, surviving, args, kwargs) if self.precompile else None
@@ -262,6 +265,7 @@ def autotune(
     disk_cache: bool = True,
     precompile: Optional[Callable] = None,
     precompile_threads: int = 16,
+    timer: Any = None,
 ) -> Callable[[Callable], Any]:
     """Tunes the decorated launcher over `config_space` per business key `key_fn(*args, **kwargs)`.
 
@@ -273,6 +277,10 @@ def autotune(
     before each timed run; `graph_runs` > 0 times CUDA-graph replays of that many runs.
     `precompile(entry, *args, **kwargs)`, if given, is a compile-only call run for every
     surviving entry concurrently (`precompile_threads`) before the first measurement.
+    `timer` None (default) follows the work: device events when the call's tensors (nested
+    ones too) are on an accelerator or, with no tensor, when `autotune_pg` is an NCCL/HCCL
+    group or an accelerator context is initialised; the CPU clock otherwise. "cuda", "cpu"
+    or a disttune._core.Timer instance choose it.
     `cache_dir` overrides TRITON_DIST_AUTOTUNE_CACHE_DIR; `disk_cache=False` keeps results
     in memory only. Call flags: autotune=True, autotune_verbose=False, autotune_pg=None,
     autotune_allow_arg_overwrite=False. The result is a callable whose other attributes
@@ -296,6 +304,7 @@ def autotune(
             disk_cache=disk_cache,
             precompile=precompile,
             precompile_threads=precompile_threads,
+            timer=timer,
         )
         # Positional-only calls with a cached key take the C hit path; everything else (call
         # flags, keywords, misses) reaches tuned.__call__. Attributes are read from `tuned`.

@@ -166,6 +166,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
   TuningReport report;
   report.function = s.identity.name;
   report.key = request.key;
+  report.timer = s.options.timer->name();
 
   if (comm.size() > 1) {
     detail::check_ranks_agree(comm, context, s.identity, request.key, request.candidates,
@@ -184,6 +185,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
     report.source = TuningReport::Source::disk;
     report.candidates = record->candidates;
     report.best = *stored;
+    report.timer = record->timer;
     report.record_path = s.store->record_path(id);
     if (request.verbose) std::cerr << format_table(report);
     return report;
@@ -229,6 +231,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
     fresh.deps = s.fingerprint.deps;
     fresh.measurement = m;
     fresh.flush_l2 = s.options.timer->flushes_l2();
+    fresh.timer = report.timer;
     fresh.candidates = report.candidates;
     fresh.best_index = *best;
     fresh.ranks = comm.size();

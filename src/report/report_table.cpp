@@ -9,7 +9,8 @@ namespace disttune {
 std::string format_table(const TuningReport& report) {
   std::ostringstream out;
   out << "disttune: " << report.function << " key " << report.key << " ("
-      << (report.source == TuningReport::Source::disk ? "from disk" : "tuned") << ")\n";
+      << (report.source == TuningReport::Source::disk ? "from disk" : "tuned") << ", timer "
+      << (report.timer.empty() ? "not recorded" : report.timer) << ")\n";
   out << "    #  status   time_ms      samples  config\n";
   for (std::size_t i = 0; i < report.candidates.size(); ++i) {
     const CandidateResult& c = report.candidates[i];
