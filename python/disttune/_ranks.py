@@ -13,6 +13,7 @@ import time
 from typing import Any, Optional
 
 from disttune import _core
+from disttune._missing_ranks import MissingRanks
 
 _communicators: dict[int, tuple[Any, Any]] = {}
 
@@ -64,6 +65,8 @@ class _GroupCollectives:
         if self._rank < 0:
             raise ValueError("disttune: this process is not a member of autotune_pg")
         self._device = self._collective_device(str(dist.get_backend(group)))
+        self._missing = MissingRanks(group, self._rank, self._size)
+        self._waits = 0  # collectives waited on so far: the same sequence on every rank
 
     def communicator(self) -> Any:
         local_rank = self._local_rank()
@@ -89,11 +92,13 @@ class _GroupCollectives:
     def _wait(self, work: Any, seconds_left: float, what: str) -> None:
         deadline = time.monotonic() + seconds_left
         pause = 20e-6
+        self._waits += 1
         while not work.is_completed():
             if time.monotonic() > deadline:
                 raise _core.CollectiveTimeout(
                     f"disttune: {what} did not complete before its deadline on rank {self._rank} "
-                    f"of {self._size} (torch.distributed backend {self._dist.get_backend(self._group)})"
+                    f"of {self._size} (torch.distributed backend {self._dist.get_backend(self._group)}); "
+                    + self._missing.after_missed_deadline(self._waits)
                 )
             time.sleep(pause)
             pause = min(pause * 2, 2e-3)
