@@ -9,7 +9,7 @@
 //   "function": {"name": str, "digest": str}, "key": str (canonical JSON text),
 //   "hardware": object, "hardware_digest": str, "deps": object,
 //   "measurement": {"warmup_runs": int, "timed_runs": int, "statistic": str,
-//                   "strategy": str, "flush_l2": bool},
+//                   "strategy": str, "flush_l2": bool, "timer": str (optional)},
 //   "candidates": [{"config": <JSON value>, "status": "ok"|"dropped"|"failed"|"skipped",
 //                   "error": str, "samples_ms": [num], "local_ms": num|null,
 //                   "agreed_ms": num|null, "noise": num}],

@@ -51,7 +51,7 @@ class MissingRanks:
             return (f"every rank reached it but it did not complete (all {self._size} ranks reported "
                     "missing the same deadline)")
         names = ", ".join(str(rank) for rank in missing)
-        return (f"missing: rank {names} (no sign of {'it' if len(missing) == 1 else 'them'} at this "
+        return (f"ranks that did not arrive: {names} (no sign of {'it' if len(missing) == 1 else 'them'} at this "
                 f"collective within {GRACE_S:g} s of the deadline: killed, hung in a launcher, or far behind)")
 
     def _roll_call(self, collective: int) -> list[int]:

@@ -39,6 +39,6 @@ def test_a_hanging_rank_is_named_by_the_others(tmp_path):
     hung_at = float(open(marker).read())
     for outcome in outcomes.values():
         assert outcome["error"] and outcome["error"].startswith("CollectiveTimeout"), outcome
-        assert "missing: rank 2 " in outcome["error"], outcome
+        assert "ranks that did not arrive: 2 " in outcome["error"], outcome
         # The bound is the no-hang promise (deadline + 5 s), not a speed figure.
         assert outcome["at"] - hung_at <= DEADLINE_S + 5.0, outcome

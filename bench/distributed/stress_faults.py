@@ -1,0 +1,127 @@
+"""Repeats each rank fault of multi-rank tuning over torch.distributed (NCCL with a GPU per
+rank, or gloo) and counts how each repetition ended: every surviving rank raised a
+CollectiveTimeout naming the lost rank within the deadline + 5 s ("named"), a rank was still
+running at the hang limit ("hang"), or anything else ("other"). Faults: the last rank is
+killed with SIGKILL, or hangs in a launcher, in the middle of a tuning.
+
+    python3 bench/distributed/stress_faults.py --ranks 2 --repeats 50 [--backend gloo]
+
+Prints one JSON line; exits non-zero unless every repetition was "named"."""
+
+import argparse
+import json
+import multiprocessing
+import os
+import signal
+import socket
+import statistics
+import time
+
+import torch
+import torch.distributed as dist
+
+DEADLINE_S = 1.0
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _rank(rank, world, backend, port, fault, results):
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    if backend == "nccl":
+        torch.cuda.set_device(rank)
+    dist.init_process_group(backend, rank=rank, world_size=world)
+    from disttune.tune import autotune
+
+    def launch(n, tag):
+        if tag == "b" and rank == world - 1:
+            results.put((rank, "lost", time.time()))
+            if fault == "kill":
+                os.kill(os.getpid(), signal.SIGKILL)
+            time.sleep(3600)
+        if backend == "nccl":
+            torch.cuda._sleep(100_000)
+
+    tuned = autotune(config_space=[{"tag": "a"}, {"tag": "b"}], key_fn=lambda n: (n,), disk_cache=False,
+                     collective_timeout_s=DEADLINE_S, warmup_runs=1, timed_runs=2)(launch)
+    try:
+        tuned(1)
+        results.put((rank, "no error", time.time()))
+    except Exception as error:
+        results.put((rank, f"{type(error).__name__}: {error}", time.time()))
+    results.close()
+    results.join_thread()
+    os._exit(0)
+
+
+def repeat_once(world, backend, fault, hang_limit_s):
+    """'named', 'hang' or 'other: ...' for one run of `fault`, and the survivors' latency."""
+    context = multiprocessing.get_context("fork")  # the parent never initialises CUDA
+    results = context.Queue()
+    port = _free_port()
+    processes = [context.Process(target=_rank, args=(r, world, backend, port, fault, results))
+                 for r in range(world)]
+    for process in processes:
+        process.start()
+    deadline = time.monotonic() + hang_limit_s
+    lost_at, errors = None, {}
+    while len(errors) < world - 1 and time.monotonic() < deadline:
+        try:
+            rank, what, at = results.get(timeout=0.2)
+        except Exception:
+            continue
+        if what == "lost":
+            lost_at = at
+        else:
+            errors[rank] = (what, at)
+    for process in processes:
+        process.join(timeout=0.5)
+        if process.is_alive():
+            process.kill()
+            process.join()
+    if len(errors) < world - 1:
+        return "hang", None
+    latencies = [at - lost_at for _, at in errors.values()] if lost_at else [float("inf")]
+    expected = f"ranks that did not arrive: {world - 1} "
+    for what, _ in errors.values():
+        if not (what.startswith("CollectiveTimeout") and expected in what):
+            return f"other: {what[:200]}", None
+    if max(latencies) > DEADLINE_S + 5.0:
+        return f"other: late by {max(latencies):.1f} s", None
+    return "named", max(latencies)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ranks", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=50)
+    parser.add_argument("--backend", default="nccl", choices=["nccl", "gloo"])
+    options = parser.parse_args()
+    summary = {"ranks": options.ranks, "backend": options.backend, "deadline_s": DEADLINE_S, "faults": {}}
+    begin = time.monotonic()
+    for fault in ("kill", "hang"):
+        counts, latencies, others = {"named": 0, "hang": 0, "other": 0}, [], []
+        for _ in range(options.repeats):
+            outcome, latency = repeat_once(options.ranks, options.backend, fault, hang_limit_s=60.0)
+            counts[outcome.split(":")[0]] += 1
+            if latency is not None:
+                latencies.append(latency)
+            elif outcome.startswith("other"):
+                others.append(outcome)
+        summary["faults"][fault] = {
+            **counts, "repeats": options.repeats,
+            "error_after_s_median": round(statistics.median(latencies), 2) if latencies else None,
+            "error_after_s_max": round(max(latencies), 2) if latencies else None,
+            "first_others": others[:3],
+        }
+    summary["wall_s"] = round(time.monotonic() - begin, 1)
+    print(json.dumps(summary), flush=True)
+    bad = any(f["named"] != options.repeats for f in summary["faults"].values())
+    raise SystemExit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
