@@ -243,6 +243,15 @@ step_multi_gpu() {
     tail -n 60 "$log"
     record "multi-GPU scenarios (NCCL, $gpus GPUs)" FAIL "$(tail -n 1 "$log")"
   fi
+  local mpirun=(mpirun --allow-run-as-root --oversubscribe -x NCCL_NVLS_ENABLE=0)
+  if NCCL_NVLS_ENABLE=0 "${mpirun[@]}" -np "$gpus" "$BUILD_DIR/examples/mpi/allgather_gemm_nccl" \
+       >"$LOG_DIR/allgather_gemm_nccl.log" 2>&1; then
+    cat "$LOG_DIR/allgather_gemm_nccl.log"
+    record "example allgather_gemm_nccl (-np $gpus)" PASS "$(grep -m1 -oE 'chosen config: .*' "$LOG_DIR/allgather_gemm_nccl.log" | cut -c1-150)"
+  else
+    tail -n 30 "$LOG_DIR/allgather_gemm_nccl.log"
+    record "example allgather_gemm_nccl (-np $gpus)" FAIL "see $LOG_DIR/allgather_gemm_nccl.log"
+  fi
   local repeats=${DISTTUNE_GPU_CHECK_STRESS_REPEATS:-5} stress=$OUT_DIR/stress_faults.json
   if NCCL_NVLS_ENABLE=0 python3 bench/distributed/stress_faults.py --ranks "$gpus" --repeats "$repeats" \
        >"$stress" 2>>"$log"; then
