@@ -17,6 +17,10 @@ from disttune._missing_ranks import MissingRanks
 
 _communicators: dict[int, tuple[Any, Any]] = {}
 
+# The longest pause between two polls of a pending collective (the pause starts at 20 us
+# and doubles): a collective that completes is seen at most this late.
+POLL_PAUSE_MAX_S = 2e-3
+
 
 def _dist():
     torch = sys.modules.get("torch")
@@ -101,7 +105,7 @@ class _GroupCollectives:
                     + self._missing.after_missed_deadline(self._waits)
                 )
             time.sleep(pause)
-            pause = min(pause * 2, 2e-3)
+            pause = min(pause * 2, POLL_PAUSE_MAX_S)
         work.wait()
 
     def _all_reduce(self, tensor: Any, op: Any, seconds_left: float, what: str) -> Any:
