@@ -1,7 +1,6 @@
 """A rank that hangs inside a launcher: the other ranks of a gloo group raise
 CollectiveTimeout at the collective deadline, naming the rank that never arrived."""
 
-import os
 import time
 
 import pytest

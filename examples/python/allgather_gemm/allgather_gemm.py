@@ -88,6 +88,14 @@ def chunk_gemm_kernel(
 chunk_gemm_autotuned = triton.autotune(configs=TILES, key=["M", "N", "K"])(chunk_gemm_kernel)
 
 
+def group_device(group: Any) -> Any:
+    """Where the operator's tensors live: the current GPU for an NCCL group, else the CPU
+    (gloo: the CPU tests, the GEMM in Triton's interpreter)."""
+    if "nccl" in str(dist.get_backend(group)):
+        return torch.device("cuda", torch.cuda.current_device())
+    return torch.device("cpu")
+
+
 class AllGatherGemm:
     """The operator's communicators and buffers for one shape; call run() on every rank of
     `group` in the same order."""
@@ -96,17 +104,13 @@ class AllGatherGemm:
         self.group = group
         self.world = dist.get_world_size(group)
         self.shard_rows, self.k, self.n = shard_rows, k, n
-        device = self._device()
+        device = group_device(group)
         ranks = dist.get_process_group_ranks(group) if hasattr(dist, "get_process_group_ranks") else None
         # Two more communicators over the same ranks: the streams of the "two-streams" layout
         # (every rank creates them, in the same order, as new_group requires).
         self.comms = [dist.new_group(ranks), dist.new_group(ranks)]
         self.gathered = torch.empty(self.world * shard_rows, k, dtype=dtype, device=device)
         self.out = torch.empty(self.world * shard_rows, n, dtype=dtype, device=device)
-
-    def _device(self) -> Any:
-        backend = str(dist.get_backend(self.group))
-        return torch.device("cuda", torch.cuda.current_device()) if "nccl" in backend else torch.device("cpu")
 
     def check(self, a_shard: Any, b: Any, chunks: int, layout: str) -> None:
         """Refuses operands or settings the operator cannot run, naming what is wrong."""
@@ -172,7 +176,7 @@ def reference(group: Any, a_shard: Any, b: Any) -> Any:
 def operands(group: Any, shard_rows: int, k: int, n: int, dtype: Any = torch.float16) -> tuple:
     """A shard that differs per rank and a B that is the same on every rank (seeded)."""
     rank = dist.get_rank(group)
-    device = torch.device("cuda", torch.cuda.current_device()) if torch.cuda.is_available() else torch.device("cpu")
+    device = group_device(group)
     generator = torch.Generator(device="cpu").manual_seed(1234 + rank)
     a_shard = (torch.randn(shard_rows, k, generator=generator) / k**0.5).to(device=device, dtype=dtype)
     generator.manual_seed(99)
