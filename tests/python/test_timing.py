@@ -109,8 +109,8 @@ def test_tensors_nested_in_lists_dicts_and_dataclasses_count():
     assert _timing.device_of((Buffers(inputs=[1, 2]), "x", 3), {}) is None
 
 
-def test_no_tensor_and_no_accelerator_context_means_the_cpu_clock():
-    assert not torch.cuda.is_initialized()
+def test_no_tensor_and_no_accelerator_context_means_the_cpu_clock(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: False)  # as in a CPU-only process
     assert _timing.work_device((16, 32), {"name": "sizes only"}) is None
     identity, timer = _timing.select_timer(None, (16, 32), {}, None, _timing.TimingOptions())
     assert identity == ("cpu",) and timer.name == "cpu"
