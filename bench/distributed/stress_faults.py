@@ -1,6 +1,7 @@
 """Repeats each rank fault of multi-rank tuning over torch.distributed (NCCL with a GPU per
 rank, or gloo) and counts how each repetition ended: every surviving rank raised a
-CollectiveTimeout naming the lost rank within the deadline + 5 s ("named"), a rank was still
+CollectiveTimeout (gloo, for a killed rank: a RuntimeError) naming the lost rank within the
+deadline + 5 s ("named"), a rank was still
 running at the hang limit ("hang"), or anything else ("other"). Faults: the last rank is
 killed with SIGKILL, or hangs in a launcher, in the middle of a tuning.
 
@@ -87,7 +88,9 @@ def repeat_once(world, backend, fault, hang_limit_s):
     latencies = [at - lost_at for _, at in errors.values()] if lost_at else [float("inf")]
     expected = f"ranks that did not arrive: {world - 1} "
     for what, _ in errors.values():
-        if not (what.startswith("CollectiveTimeout") and expected in what):
+        # NCCL: the survivors' collective never completes (CollectiveTimeout at the deadline);
+        # gloo notices a killed peer at once (RuntimeError). Either must name the lost rank.
+        if not (what.startswith(("CollectiveTimeout", "RuntimeError")) and expected in what):
             return f"other: {what[:200]}", None
     if max(latencies) > DEADLINE_S + 5.0:
         return f"other: late by {max(latencies):.1f} s", None

@@ -1,11 +1,12 @@
 """Which ranks of a torch.distributed group never reached a collective that missed its
-deadline, told through the group's key-value store (TCPStore) after the fact.
+deadline (or failed: gloo notices a dead peer), told through the group's key-value store
+(TCPStore) after the fact.
 
-Every rank that misses the deadline of its n-th engine collective writes one key for it and
-waits a short grace for the keys of the others: a rank that is alive and waiting at the
-same collective misses the same deadline and writes its key too; a rank that was killed,
-hangs inside a launcher or is far behind writes none, and is named. Nothing is written while
-collectives succeed, so this costs nothing until a deadline is missed."""
+Every rank whose n-th engine collective is lost writes one key for it and waits a short
+grace for the keys of the others: a rank that is alive and waiting at the same collective
+loses it too and writes its key; a rank that was killed, hangs inside a launcher or is far
+behind writes none, and is named. Nothing is written while collectives succeed, so this
+costs nothing until one is lost."""
 
 from __future__ import annotations
 
@@ -40,16 +41,15 @@ class MissingRanks:
         c10d = sys.modules["torch.distributed"].distributed_c10d
         return c10d._get_default_store()
 
-    def after_missed_deadline(self, collective: int) -> str:
-        """Call on a rank that missed the deadline of its `collective`-th collective: a
+    def after_lost_collective(self, collective: int) -> str:
+        """Call on a rank whose `collective`-th collective missed its deadline or failed: a
         sentence naming the ranks that never reached it, or saying why that is unknown."""
         try:
             missing = self._roll_call(collective)
         except Exception as error:  # the store is on a dead rank, or gone: say so
             return f"the missing rank(s) could not be told: the group's store did not answer ({error})"
         if not missing:
-            return (f"every rank reached it but it did not complete (all {self._size} ranks reported "
-                    "missing the same deadline)")
+            return f"every rank reached it (all {self._size} ranks lost the same collective)"
         names = ", ".join(str(rank) for rank in missing)
         return (f"ranks that did not arrive: {names} (no sign of {'it' if len(missing) == 1 else 'them'} at this "
                 f"collective within {GRACE_S:g} s of the deadline: killed, hung in a launcher, or far behind)")

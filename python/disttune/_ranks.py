@@ -106,11 +106,18 @@ class _GroupCollectives:
                 raise _core.CollectiveTimeout(
                     f"disttune: {what} did not complete before its deadline on rank {self._rank} "
                     f"of {self._size} (torch.distributed backend {self._dist.get_backend(self._group)}); "
-                    + self._missing.after_missed_deadline(self._waits)
+                    + self._missing.after_lost_collective(self._waits)
                 )
             time.sleep(pause)
             pause = min(pause * 2, 50e-6 if now - began < POLL_FAST_WINDOW_S else POLL_PAUSE_MAX_S)
-        work.wait()
+        try:
+            work.wait()
+        except RuntimeError as error:  # e.g. gloo: a peer's connection closed (the peer died)
+            raise RuntimeError(
+                f"disttune: {what} failed on rank {self._rank} of {self._size} (torch.distributed "
+                f"backend {self._dist.get_backend(self._group)}): {error}; "
+                + self._missing.after_lost_collective(self._waits)
+            ) from error
 
     def _all_reduce(self, tensor: Any, op: Any, seconds_left: float, what: str) -> Any:
         work = self._dist.all_reduce(tensor, op=op, group=self._group, async_op=True)

@@ -1,6 +1,9 @@
-"""A rank that hangs inside a launcher: the other ranks of a gloo group raise
-CollectiveTimeout at the collective deadline, naming the rank that never arrived."""
+"""A rank that hangs inside a launcher or is killed: the other ranks of a gloo group raise
+a clear error naming the rank that never arrived (CollectiveTimeout at the deadline for a
+hang; a RuntimeError as soon as gloo sees the dead peer for a kill)."""
 
+import os
+import signal
 import time
 
 import pytest
@@ -11,13 +14,15 @@ from spawn_ranks import run_ranks
 DEADLINE_S = 2.0
 
 
-def _hang_on_last_rank(rank, world, marker):
+def _lose_last_rank(rank, world, how, marker):
     from disttune.tune import autotune
 
     def launch(n, tag):
         if tag == "b" and rank == world - 1:
             with open(marker, "w") as out:
                 out.write(repr(time.time()))
+            if how == "kill":
+                os.kill(os.getpid(), signal.SIGKILL)
             time.sleep(3600)
         return tag
 
@@ -31,13 +36,14 @@ def _hang_on_last_rank(rank, world, marker):
 
 
 @pytest.mark.skipif(not dist.is_available(), reason="torch.distributed is not built in this torch")
-def test_a_hanging_rank_is_named_by_the_others(tmp_path):
-    marker = str(tmp_path / "hung-at")
-    outcomes = run_ranks(_hang_on_last_rank, 3, "gloo", marker, timeout_s=120, wait_for=2)
+@pytest.mark.parametrize("how, error_type", [("hang", "CollectiveTimeout"), ("kill", "RuntimeError")])
+def test_a_lost_rank_is_named_by_the_others(tmp_path, how, error_type):
+    marker = str(tmp_path / "lost-at")
+    outcomes = run_ranks(_lose_last_rank, 3, "gloo", how, marker, timeout_s=120, wait_for=2)
     assert sorted(outcomes) == [0, 1], outcomes
     hung_at = float(open(marker).read())
     for outcome in outcomes.values():
-        assert outcome["error"] and outcome["error"].startswith("CollectiveTimeout"), outcome
+        assert outcome["error"] and outcome["error"].startswith(error_type), outcome
         assert "ranks that did not arrive: 2 " in outcome["error"], outcome
         # The bound is the no-hang promise (deadline + 5 s), not a speed figure.
         assert outcome["at"] - hung_at <= DEADLINE_S + 5.0, outcome
