@@ -1,6 +1,5 @@
 """A rank that hangs inside a launcher or is killed: the other ranks of a gloo group raise
-a clear error naming the rank that never arrived (CollectiveTimeout at the deadline for a
-hang; a RuntimeError as soon as gloo sees the dead peer for a kill)."""
+a clear error naming the rank that never arrived, within the deadline + 5 s."""
 
 import os
 import signal
@@ -36,14 +35,17 @@ def _lose_last_rank(rank, world, how, marker):
 
 
 @pytest.mark.skipif(not dist.is_available(), reason="torch.distributed is not built in this torch")
-@pytest.mark.parametrize("how, error_type", [("hang", "CollectiveTimeout"), ("kill", "RuntimeError")])
-def test_a_lost_rank_is_named_by_the_others(tmp_path, how, error_type):
+# A hang is seen at the deadline; a killed peer at the deadline too, or earlier when gloo
+# notices the closed connection first (a RuntimeError).
+@pytest.mark.parametrize("how, error_types", [("hang", ("CollectiveTimeout",)),
+                                              ("kill", ("CollectiveTimeout", "RuntimeError"))])
+def test_a_lost_rank_is_named_by_the_others(tmp_path, how, error_types):
     marker = str(tmp_path / "lost-at")
     outcomes = run_ranks(_lose_last_rank, 3, "gloo", how, marker, timeout_s=120, wait_for=2)
     assert sorted(outcomes) == [0, 1], outcomes
     hung_at = float(open(marker).read())
     for outcome in outcomes.values():
-        assert outcome["error"] and outcome["error"].startswith(error_type), outcome
+        assert outcome["error"] and outcome["error"].startswith(error_types), outcome
         assert "ranks that did not arrive: 2 " in outcome["error"], outcome
         # The bound is the no-hang promise (deadline + 5 s), not a speed figure.
         assert outcome["at"] - hung_at <= DEADLINE_S + 5.0, outcome
