@@ -58,7 +58,7 @@ struct TuningReport {
 };
 
 /// The report as a table: one row per candidate (config, status, agreed time, samples),
-/// the chosen one marked, followed by where the choice came from.
+/// the chosen one marked, followed by the timer and where the choice came from.
 std::string format_table(const TuningReport& report);
 
 /// What the engine needs to tune one key.

@@ -9,8 +9,7 @@ namespace disttune {
 std::string format_table(const TuningReport& report) {
   std::ostringstream out;
   out << "disttune: " << report.function << " key " << report.key << " ("
-      << (report.source == TuningReport::Source::disk ? "from disk" : "tuned") << ", timer "
-      << (report.timer.empty() ? "not recorded" : report.timer) << ")\n";
+      << (report.source == TuningReport::Source::disk ? "from disk" : "tuned") << ")\n";
   out << "    #  status   time_ms      samples  config\n";
   for (std::size_t i = 0; i < report.candidates.size(); ++i) {
     const CandidateResult& c = report.candidates[i];
@@ -28,6 +27,7 @@ std::string format_table(const TuningReport& report) {
     out << '\n';
   }
   out << "  best: [" << report.best << "] " << report.candidates.at(report.best).config << '\n';
+  out << "  timer: " << (report.timer.empty() ? "not recorded" : report.timer) << '\n';
   if (report.record_path) out << "  record: " << report.record_path->string() << '\n';
   if (report.log_path) out << "  log: " << report.log_path->string() << '\n';
   return out.str();

@@ -196,7 +196,7 @@ def test_record_report_and_table_name_the_timer(capfd):
     assert timed(1, autotune_verbose=True) == "b"
     report = timed.last_report
     assert report.timer == "step-events"
-    assert "timer step-events" in capfd.readouterr().err  # the engine prints the table
+    assert "  timer: step-events\n" in capfd.readouterr().err  # the engine prints the table
     record = json.loads(report.record_path.read_text())
     assert record["measurement"]["timer"] == "step-events"
 

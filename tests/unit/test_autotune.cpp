@@ -371,7 +371,7 @@ TEST_F(AutotuneTest, RecordReportAndTableNameTheTimer) {
   Tuned flushing(std::move(spec));
   flushing(8);
   EXPECT_EQ(flushing.last_report()->timer, "flushing");
-  EXPECT_NE(format_table(*flushing.last_report()).find("timer flushing"), std::string::npos);
+  EXPECT_NE(format_table(*flushing.last_report()).find("  timer: flushing\n"), std::string::npos);
   ASSERT_EQ(records().size(), 1u);
   EXPECT_EQ(Value::parse(std::ifstream(records().front()))["measurement"]["timer"], "flushing");
 
