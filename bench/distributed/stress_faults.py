@@ -14,8 +14,8 @@ import json
 import multiprocessing
 import os
 import signal
-import socket
 import statistics
+import tempfile
 import time
 
 import torch
@@ -24,22 +24,17 @@ import torch.distributed as dist
 DEADLINE_S = 1.0
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _rank(rank, world, backend, port, fault, results):
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+def _rank(rank, world, backend, port, fault, marker, results):
     if backend == "nccl":
         torch.cuda.set_device(rank)
-    dist.init_process_group(backend, rank=rank, world_size=world)
+    store = dist.TCPStore("127.0.0.1", port, world, False)  # the parent holds the server
+    dist.init_process_group(backend, store=store, rank=rank, world_size=world)
     from disttune.tune import autotune
 
     def launch(n, tag):
         if tag == "b" and rank == world - 1:
-            results.put((rank, "lost", time.time()))
+            with open(marker, "w") as out:  # on disk before the fault, unlike a queued message
+                out.write(repr(time.time()))
             if fault == "kill":
                 os.kill(os.getpid(), signal.SIGKILL)
             time.sleep(3600)
@@ -62,27 +57,30 @@ def repeat_once(world, backend, fault, hang_limit_s):
     """'named', 'hang' or 'other: ...' for one run of `fault`, and the survivors' latency."""
     context = multiprocessing.get_context("fork")  # the parent never initialises CUDA
     results = context.Queue()
-    port = _free_port()
-    processes = [context.Process(target=_rank, args=(r, world, backend, port, fault, results))
-                 for r in range(world)]
-    for process in processes:
-        process.start()
-    deadline = time.monotonic() + hang_limit_s
-    lost_at, errors = None, {}
-    while len(errors) < world - 1 and time.monotonic() < deadline:
-        try:
-            rank, what, at = results.get(timeout=0.2)
-        except Exception:
-            continue
-        if what == "lost":
-            lost_at = at
-        else:
+    # The parent holds the group's store on a port the system chose: no port race between
+    # repetitions (a race once made a rank fail to start, counted as a hang).
+    store = dist.TCPStore("127.0.0.1", 0, world, True, wait_for_workers=False)
+    with tempfile.TemporaryDirectory() as scratch:
+        marker = os.path.join(scratch, "lost-at")
+        processes = [context.Process(target=_rank, args=(r, world, backend, store.port, fault, marker, results))
+                     for r in range(world)]
+        for process in processes:
+            process.start()
+        deadline = time.monotonic() + hang_limit_s
+        errors = {}
+        while len(errors) < world - 1 and time.monotonic() < deadline:
+            try:
+                rank, what, at = results.get(timeout=0.2)
+            except Exception:
+                continue
             errors[rank] = (what, at)
-    for process in processes:
-        process.join(timeout=0.5)
-        if process.is_alive():
-            process.kill()
-            process.join()
+        for process in processes:
+            process.join(timeout=0.5)
+            if process.is_alive():
+                process.kill()
+                process.join()
+        lost_at = float(open(marker).read()) if os.path.exists(marker) else None
+    del store
     if len(errors) < world - 1:
         return "hang", None
     latencies = [at - lost_at for _, at in errors.values()] if lost_at else [float("inf")]

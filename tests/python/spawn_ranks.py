@@ -3,7 +3,6 @@ each rank returned; a rank that died or hangs is reported missing, never waited 
 
 import os
 import queue
-import socket
 import time
 import traceback
 
@@ -14,18 +13,12 @@ import torch.multiprocessing as mp
 import conftest  # noqa: F401  (the test process's Triton interpreter setup, in each rank too)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _rank_main(target, rank, world, backend, port, env, args, results):
     os.environ.update(env)
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank), WORLD_SIZE=str(world))
     if backend == "nccl":
         torch.cuda.set_device(rank)
-    dist.init_process_group(backend, rank=rank, world_size=world)
+    store = dist.TCPStore("127.0.0.1", port, world, False)  # the parent holds the server
+    dist.init_process_group(backend, store=store, rank=rank, world_size=world)
     try:
         outcome = target(rank, world, *args)
     except BaseException as error:  # reported to the test, which fails with it
@@ -44,7 +37,10 @@ def run_ranks(target, world, backend, *args, timeout_s=180.0, env=None, wait_for
     must be importable (module level)."""
     context = mp.get_context("spawn")
     results = context.Queue()
-    port = free_port()
+    # The group's store lives in this process, on a port the system chose: no port race, and
+    # it outlives any rank a test kills.
+    store = dist.TCPStore("127.0.0.1", 0, world, True, wait_for_workers=False)
+    port = store.port
     env = {key: str(value) for key, value in (env or {}).items()}
     processes = [
         context.Process(target=_rank_main, args=(target, rank, world, backend, port, env, args, results))
