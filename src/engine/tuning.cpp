@@ -1,6 +1,7 @@
 // Tuning: the per-key state machine that schedules runs, keeps samples and picks the best.
 #include "disttune/tuning.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <span>
@@ -13,6 +14,8 @@ namespace {
 enum class Phase { warmup_barrier, warmup, timed_barrier, timed, collect };
 
 constexpr double kFailedTime = std::numeric_limits<double>::infinity();
+/// local_round_values(): time, noise and samples owed, per candidate.
+constexpr std::size_t kRoundValuesPerCandidate = 3;
 
 /// Median absolute deviation over the median: a spread that one outlier does not move.
 double relative_spread(const std::vector<double>& samples) {
@@ -30,18 +33,23 @@ struct Tuning::State {
   Measurement measurement;
   std::unique_ptr<Strategy> strategy;
   std::vector<CandidateResult> results;
-  std::vector<int> retakes;  ///< invalid samples seen per candidate (each earns a re-take)
+  std::vector<int> owed;     ///< valid samples each candidate still owes in this round (this rank)
+  std::vector<int> retaken;  ///< agreed re-takes so far per candidate (the same on every rank)
 
   Round round;
   std::size_t position = 0;  ///< index into round.candidates
   Phase phase = Phase::warmup_barrier;
   int run = 0;               ///< runs issued in the current phase
-  int timed_target = 0;      ///< timed runs this candidate owes in this round (grows on re-takes)
   int collected = 0;         ///< timed runs of this candidate already collected
   bool awaiting_end_round = false;
   bool finished = false;
 
-  void start_round(Round next) {
+  /// A strategy's round: each of its candidates owes its timed runs. A re-take round keeps
+  /// what the candidates owe.
+  void start_round(Round next, bool retake) {
+    if (!retake) {
+      for (std::size_t c : next.candidates) owed.at(c) = next.timed_runs;
+    }
     round = std::move(next);
     position = 0;
     phase = Phase::warmup_barrier;
@@ -49,6 +57,34 @@ struct Tuning::State {
   }
 
   bool failed(std::size_t candidate) const { return results[candidate].failed; }
+
+  void fail(std::size_t candidate, std::string reason) {
+    CandidateResult& result = results.at(candidate);
+    if (result.failed) return;
+    result.failed = true;
+    result.measured = true;
+    result.error = std::move(reason);
+  }
+
+  /// The re-take round for what the candidates owe by agreement, or nullopt if none owes.
+  /// A candidate beyond timed_runs re-takes in all fails instead.
+  std::optional<Round> retake_round(std::span<const double> agreed_owed) {
+    Round retakes;
+    for (std::size_t c = 0; c < results.size(); ++c) {
+      if (!results[c].measured || results[c].failed || agreed_owed[c] <= 0.0) continue;
+      const int owing = static_cast<int>(agreed_owed[c]);
+      retaken[c] += owing;
+      if (retaken[c] > measurement.timed_runs) {
+        fail(c, "more than " + std::to_string(measurement.timed_runs) +
+                    " invalid times (negative or non-finite)");
+        continue;
+      }
+      retakes.candidates.push_back(c);
+      retakes.timed_runs = std::max(retakes.timed_runs, owing);
+    }
+    if (retakes.candidates.empty()) return std::nullopt;
+    return retakes;
+  }
 };
 
 Tuning::Tuning(std::vector<std::string> candidates, Measurement measurement)
@@ -59,8 +95,9 @@ Tuning::Tuning(std::vector<std::string> candidates, Measurement measurement)
   state_->strategy = make_strategy(measurement);
   state_->results.resize(candidates.size());
   for (std::size_t i = 0; i < candidates.size(); ++i) state_->results[i].config = std::move(candidates[i]);
-  state_->retakes.assign(candidates.size(), 0);
-  state_->start_round(state_->strategy->first_round(candidates.size()));
+  state_->owed.assign(candidates.size(), 0);
+  state_->retaken.assign(candidates.size(), 0);
+  state_->start_round(state_->strategy->first_round(candidates.size()), false);
 }
 
 Tuning::~Tuning() = default;
@@ -91,11 +128,10 @@ std::optional<Step> Tuning::next() {
         s.phase = Phase::timed;
         s.run = 0;
         s.collected = 0;
-        s.timed_target = s.round.timed_runs;
         return Step{StepKind::barrier, c, 0, s.round.timed_runs, true};
       case Phase::timed:
-        if (!s.failed(c) && s.run < s.timed_target) {
-          return Step{StepKind::timed, c, s.run++, s.timed_target, false};
+        if (!s.failed(c) && s.run < s.round.timed_runs) {
+          return Step{StepKind::timed, c, s.run++, s.round.timed_runs, false};
         }
         s.phase = Phase::collect;
         if (s.run > s.collected) {
@@ -105,11 +141,6 @@ std::optional<Step> Tuning::next() {
         }
         continue;
       case Phase::collect:
-        // After a collect: re-takes earned by invalid samples extend the timed phase.
-        if (!s.failed(c) && s.run < s.timed_target) {
-          s.phase = Phase::timed;
-          continue;
-        }
         ++s.position;
         s.phase = Phase::warmup_barrier;
         continue;
@@ -122,39 +153,39 @@ void Tuning::record_sample(std::size_t candidate, double ms) {
   CandidateResult& result = s.results.at(candidate);
   if (result.failed) return;
   result.measured = true;
-  if (std::isfinite(ms) && ms >= 0.0) {
-    result.samples.push_back(ms);
-    return;
+  if (!std::isfinite(ms) || ms < 0.0) return;  // still owed: re-taken after the round
+  // A rank that owes nothing more ran only to keep in step with a rank that re-takes.
+  if (s.owed[candidate] <= 0) return;
+  --s.owed[candidate];
+  result.samples.push_back(ms);
+}
+
+void Tuning::batch_timed_phase() {
+  State& s = *state_;
+  if (s.phase != Phase::timed || s.run != 1) {
+    throw std::logic_error("disttune: batch_timed_phase() not right after a phase's first timed step");
   }
-  if (++s.retakes[candidate] > s.measurement.timed_runs) {
-    record_failure(candidate, "more than " + std::to_string(s.measurement.timed_runs) +
-                                  " invalid (negative or non-finite) timings");
-    return;
-  }
-  if (s.position < s.round.candidates.size() && s.round.candidates[s.position] == candidate) {
-    ++s.timed_target;
-  }
+  s.run = s.round.timed_runs;
 }
 
 void Tuning::record_failure(std::size_t candidate, std::string reason) {
-  CandidateResult& result = state_->results.at(candidate);
-  if (result.failed) return;
-  result.failed = true;
-  result.measured = true;
-  result.error = std::move(reason);
+  state_->fail(candidate, std::move(reason));
 }
 
 std::vector<double> Tuning::local_round_values() const {
   const std::size_t count = state_->results.size();
-  std::vector<double> values(2 * count, 0.0);
+  std::vector<double> values(kRoundValuesPerCandidate * count, 0.0);
   for (std::size_t i = 0; i < count; ++i) {
     const CandidateResult& result = state_->results[i];
     if (result.failed) {
       values[i] = kFailedTime;
-    } else if (!result.samples.empty()) {
+      continue;
+    }
+    if (!result.samples.empty()) {
       values[i] = summarize(result.samples, state_->measurement.statistic);
       values[count + i] = relative_spread(result.samples);
     }
+    values[2 * count + i] = result.measured ? state_->owed[i] : 0;
   }
   return values;
 }
@@ -163,10 +194,10 @@ void Tuning::end_round(const std::vector<double>& agreed_values) {
   State& s = *state_;
   const std::size_t count = s.results.size();
   if (!s.awaiting_end_round) throw std::logic_error("disttune: end_round() before the round ended");
-  if (agreed_values.size() != 2 * count) {
+  if (agreed_values.size() != kRoundValuesPerCandidate * count) {
     throw std::invalid_argument("disttune: end_round() got " + std::to_string(agreed_values.size()) +
                                 " values for " + std::to_string(count) + " candidates (expected " +
-                                std::to_string(2 * count) + ")");
+                                std::to_string(kRoundValuesPerCandidate * count) + ")");
   }
   const std::vector<double> local = local_round_values();
   const std::span<const double> agreed_times(agreed_values.data(), count);
@@ -184,9 +215,14 @@ void Tuning::end_round(const std::vector<double>& agreed_values) {
     standings[i] = {result.failed, result.agreed_ms, result.noise,
                     static_cast<int>(result.samples.size())};
   }
+  if (std::optional<Round> retakes = s.retake_round(std::span(agreed_values).subspan(2 * count, count))) {
+    s.start_round(std::move(*retakes), true);
+    return;
+  }
+  for (std::size_t i = 0; i < count; ++i) standings[i].failed = s.results[i].failed;
   Round next = s.strategy->next_round(standings);
   if (next.timed_runs > 0) {
-    s.start_round(std::move(next));
+    s.start_round(std::move(next), false);
     return;
   }
   s.awaiting_end_round = false;
