@@ -39,6 +39,7 @@ class ContextualFunction:
         collective_timeout_s: Optional[float],
         log_dir: Optional[str],
         timer: Any = None,
+        split_across_ranks: bool = False,
     ) -> None:
         if not callable(fn):
             raise TypeError("disttune: contextual_autotune decorates a callable")
@@ -58,6 +59,9 @@ class ContextualFunction:
         self._compile_threads = compile_threads
         # Check the settings now (the engine validates them) rather than at the first call.
         _core.ContextualAutotuner(self.name, **{**self._options, "is_dist": False})
+        if is_dist and split_across_ranks:
+            # Refused by the engine: every rank must run the same config at the same time.
+            _core.ContextualAutotuner(self.name, is_dist=True, split_across_ranks=True)
         self._tuners: dict[Any, Any] = {}
         self.last_tuner: Optional[Any] = None
 
@@ -112,6 +116,7 @@ def contextual_autotune(
     collective_timeout_s: Optional[float] = None,
     log_dir: Optional[str] = None,
     timer: Any = None,
+    split_across_ranks: bool = False,
 ) -> Callable[[Callable], ContextualFunction]:
     """Tunes the triton.autotune kernels launched inside the decorated function, in context.
 
@@ -122,7 +127,8 @@ def contextual_autotune(
     before each timed launch. `timer` chooses the timer as in tune.autotune (None: it follows
     where the work runs). Logs go to `<log_dir or ./.autotune_logs>/rank-<rank>.log`.
     One contextual call may be active per process: nesting or concurrent use raises
-    ContextualRunActive.
+    ContextualRunActive. `split_across_ranks=True` with `is_dist=True` is refused (ValueError):
+    rank-split tuning is for function-level `autotune` of launchers that do not communicate.
     """
 
     def decorate(fn: Callable) -> ContextualFunction:
@@ -137,6 +143,7 @@ def contextual_autotune(
             collective_timeout_s=collective_timeout_s,
             log_dir=log_dir,
             timer=timer,
+            split_across_ranks=split_across_ranks,
         )
         functools.update_wrapper(contextual, fn)
         return contextual

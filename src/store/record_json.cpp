@@ -14,6 +14,8 @@ namespace disttune {
 namespace {
 
 constexpr const char* kSchemaName = "disttune.record";
+/// How a split tuning shared the candidates out (Record::split_ranks).
+constexpr const char* kSplitAssignment = "index modulo ranks";
 
 [[noreturn]] void bad_field(const std::string& field, const std::string& problem) {
   throw std::runtime_error("disttune: record field '" + field + "' " + problem);
@@ -225,6 +227,10 @@ Value record_to_json(const Record& record) {
     throw std::invalid_argument(
         "disttune: record measurement.strategy must name the strategy used");
   }
+  if (record.split_ranks != 0 && record.split_ranks != record.ranks) {
+    throw std::invalid_argument("disttune: record split_ranks must be 0 or ranks (" +
+                                std::to_string(record.ranks) + "), got " + std::to_string(record.split_ranks));
+  }
   if (!is_utc_timestamp(record.created_utc)) {
     throw std::invalid_argument("disttune: record created_utc must be YYYY-MM-DDTHH:MM:SSZ, got '" +
                                 record.created_utc + "'");
@@ -240,7 +246,7 @@ Value record_to_json(const Record& record) {
                     {"strategy", m.strategy},
                     {"flush_l2", record.flush_l2}};
   if (!record.timer.empty()) measurement["timer"] = record.timer;
-  return Value{
+  Value json{
       {"schema", kSchemaName},
       {"schema_version", kRecordSchemaVersion},
       {"library_version", record.library_version},
@@ -256,6 +262,10 @@ Value record_to_json(const Record& record) {
         {"config", parse_config(record.candidates[record.best_index].config, record.best_index)}}},
       {"ranks", record.ranks},
       {"created_utc", record.created_utc}};
+  if (record.split_ranks > 0) {
+    json["split"] = Value{{"ranks", record.split_ranks}, {"assignment", kSplitAssignment}};
+  }
+  return json;
 }
 
 Record record_from_json(const Value& json) {
@@ -301,6 +311,14 @@ Record record_from_json(const Value& json) {
   }
 
   record.ranks = static_cast<int>(fields.integer("ranks", 1, std::numeric_limits<int>::max()));
+  if (json.contains("split")) {
+    const Fields split(fields.object("split"), "split");
+    record.split_ranks = static_cast<int>(split.integer("ranks", 2, record.ranks));
+    if (record.split_ranks != record.ranks) bad_field("split.ranks", "differs from ranks");
+    if (split.string("assignment") != kSplitAssignment) {
+      bad_field("split.assignment", std::string("must be \"") + kSplitAssignment + "\"");
+    }
+  }
   record.created_utc = fields.string("created_utc");
   if (!is_utc_timestamp(record.created_utc))
     bad_field("created_utc", "must be YYYY-MM-DDTHH:MM:SSZ");
