@@ -1,9 +1,9 @@
 """Multi-GPU scenarios through torch NCCL groups, one GPU per rank (scripts/gpu_check.sh runs
 them where there are 2+ GPUs): the MAX rule with a launcher that has no tensor argument, a
-record on some ranks only, a divergent prune, a config that fails on one rank, contextual
-is_dist=True with a failure on one rank, the all-gather + GEMM tuned both ways, and a rank
-killed (SIGKILL) or hanging in a launcher: the others raise within the deadline + 5 s,
-naming it."""
+record on some ranks only, a divergent prune, a config that fails on one rank, rank-split
+tuning, contextual is_dist=True with a failure on one rank, the all-gather + GEMM tuned both
+ways, and a rank killed (SIGKILL) or hanging in a launcher: the others raise within the
+deadline + 5 s, naming it."""
 
 import os
 import signal
@@ -100,6 +100,13 @@ def _cooperative(rank, world, cache):
     outcome["fail_choice"] = fails(4, autotune_pg=group)
     outcome["fail_agreed"] = [c.agreed_ms for c in fails.last_report.candidates]
 
+    # Rank-split: each rank measures its share of a launcher that does not communicate.
+    split = autotune(config_space=SPACE, key_fn=lambda n: (n,), cache_dir=cache,
+                     split_across_ranks=True)(launcher)
+    outcome["split_choice"] = split(5, autotune_pg=group)
+    outcome["split_ranks"] = split.last_report.split_ranks
+    outcome["split_timer"] = split.last_report.timer
+
     outcome["contextual"] = _contextual_failure(rank, world)
     outcome["allgather_gemm"] = _allgather_gemm(group)
     return outcome
@@ -178,6 +185,8 @@ def test_ranks_agree_through_nccl_groups(tmp_path):
         assert outcome["partial_record_source"] == outcomes[0]["partial_record_source"]
         assert outcome["prune"] and "candidate" in outcome["prune"].lower(), outcome
         assert outcome["fail_choice"] != "c" and outcome["fail_agreed"][2] == float("inf"), outcome
+        assert outcome["split_choice"] == outcomes[0]["split_choice"], outcome
+        assert outcome["split_ranks"] == GPUS and outcome["split_timer"] == "cuda", outcome
         assert outcome["contextual"] == outcomes[0]["contextual"]
         assert outcome["contextual"]["best"] != 1024 and outcome["contextual"]["correct"], outcome
         op = outcome["allgather_gemm"]
