@@ -168,6 +168,24 @@ step_multi_rank() {
 }
 STEPS+=(step_multi_rank)
 
+# No deadline: the NCCL example with TRITON_DIST_AUTOTUNE_TIMEOUT=inf tunes as with a finite
+# one (NCCL collectives poll against a deadline that never passes, instead of overflowing).
+step_no_deadline() {
+  local log=$LOG_DIR/scale_nccl_no_deadline.log gpus
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+  ((gpus > 0)) || gpus=1
+  if TRITON_DIST_AUTOTUNE_CACHE_DIR=$BUILD_DIR/gpu-check-cache/scale_nccl_no_deadline \
+     TRITON_DIST_AUTOTUNE_TIMEOUT=inf timeout 600 mpirun --allow-run-as-root --oversubscribe \
+     -np "$gpus" -x TRITON_DIST_AUTOTUNE_CACHE_DIR -x TRITON_DIST_AUTOTUNE_TIMEOUT \
+     "$BUILD_DIR/examples/mpi/scale_nccl" >"$log" 2>&1; then
+    record "scale_nccl, TIMEOUT=inf (-np $gpus)" PASS "$(grep -m1 '^rank 0 uses' "$log" | sed 's/^rank 0 uses //')"
+  else
+    tail -n 40 "$log"
+    record "scale_nccl, TIMEOUT=inf (-np $gpus)" FAIL "see $log"
+  fi
+}
+STEPS+=(step_no_deadline)
+
 # Python package: installs it into the machine's python3 (offline build), runs tests/python
 # (the GPU tests included) and bench/python/bench_gpu.py (result JSON in $OUT_DIR).
 step_python() {
@@ -202,6 +220,28 @@ print("first call x%.1f vs spec, hit +%.0f ns, regret<=0.5%%: %d/10" % (
   fi
 }
 STEPS+=(step_python)
+
+# Isolated vs in-process measurement phase (issue 16) on the 32-config matmul; the Python GPU
+# tests of isolation (illegal address, endless kernel, wrong results) run in step_python.
+step_isolation_bench() {
+  local log=$LOG_DIR/isolation_bench.log result=$OUT_DIR/isolation_bench.json cxx=${PYTHON_CXX:-/usr/bin/g++}
+  if ! CXX=$cxx python3 -m pip install --no-build-isolation --no-deps -q . >"$log" 2>&1; then
+    tail -n 30 "$log"
+    record "isolation bench (32-config matmul)" FAIL "pip install . failed; see $log"
+    return 0
+  fi
+  if python3 bench/python/isolation_overhead.py >"$result" 2>>"$log"; then
+    cat "$result"
+    record "isolation bench (32-config matmul)" PASS "$(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print("isolated/in-process x%.2f (target <= 1.5: %s)" % (
+    r["median_ratio_isolated_vs_in_process"], "MET" if r["met"] else "MISSED"))' "$result")"
+  else
+    tail -n 30 "$log"
+    record "isolation bench (32-config matmul)" FAIL "see $log"
+  fi
+}
+STEPS+=(step_isolation_bench)
 
 # Benchmark suite of issue 7 (bench/suite): 4 cases x 4 tuners; suite.json and suite.md in
 # $OUT_DIR, then one row per target, MET or MISSED (a benchmark's result: it fails nothing).

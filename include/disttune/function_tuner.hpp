@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "disttune/communicator.hpp"
+#include "disttune/error.hpp"
 #include "disttune/measurement.hpp"
 #include "disttune/timer.hpp"
 #include "disttune/tuning.hpp"
@@ -50,7 +51,7 @@ std::vector<std::size_t> split_share(std::size_t count, int rank, int ranks);
 /// Per-call switches (the spec's call flags).
 struct CallOptions {
   bool autotune = true;   ///< false: run the first config; no tuning, no cache
-  bool verbose = false;   ///< print the table of candidates and the choice to stderr
+  bool verbose = false;   ///< send the table of candidates and the choice to the sink (stderr)
   /// Ranks to agree with for this call; default: the tuner's communicator.
   Communicator* communicator = nullptr;
 };
@@ -93,7 +94,8 @@ class FunctionTuner {
   FunctionTuner& operator=(const FunctionTuner&) = delete;
 
   /// The best candidate's index for request.key, from the disk store or by tuning. Throws
-  /// std::runtime_error if every candidate failed (listing why) or the list is empty,
+  /// TuningFailed (a std::runtime_error) if every candidate failed (listing why) or the list
+  /// is empty, InvalidSetting for a bad environment variable,
   /// RankDisagreement or CollectiveTimeout in multi-rank runs.
   TuningReport resolve(const TuningRequest& request);
 

@@ -6,6 +6,30 @@ function-level method); ``disttune.autotuner.contextual_autotune`` tunes the
 neither torch nor Triton; they are used when the program has imported them.
 """
 
-from disttune._core import CollectiveTimeout, RankDisagreement, __version__
+from disttune._core import (
+    CollectiveTimeout,
+    ContextualRunActive,
+    DisttuneError,
+    EngineError,
+    InvalidSetting,
+    NotCallable,
+    RankDisagreement,
+    TuningFailed,
+    __version__,
+)
+from disttune._encoding import EncodingError
+from disttune._sink import set_sink
 
-__all__ = ["CollectiveTimeout", "RankDisagreement", "__version__"]
+__all__ = [
+    "CollectiveTimeout",
+    "ContextualRunActive",
+    "DisttuneError",
+    "EncodingError",
+    "EngineError",
+    "InvalidSetting",
+    "NotCallable",
+    "RankDisagreement",
+    "TuningFailed",
+    "__version__",
+    "set_sink",
+]

@@ -6,7 +6,6 @@ uint8 tensors with their sizes gathered first (no pickling)."""
 
 from __future__ import annotations
 
-import os
 import socket
 import sys
 import time
@@ -52,8 +51,8 @@ def communicator_for(group: Any) -> Any:
 
 
 def _default_timeout_s() -> float:
-    text = os.environ.get("TRITON_DIST_AUTOTUNE_TIMEOUT")
-    return float(text) if text else 600.0
+    # The engine reads and checks TRITON_DIST_AUTOTUNE_TIMEOUT (inf when there is no deadline).
+    return _core.collective_timeout_setting_s()
 
 
 class _GroupCollectives:
@@ -62,14 +61,14 @@ class _GroupCollectives:
     def __init__(self, group: Any) -> None:
         dist = _dist()
         if dist is None or not dist.is_initialized():
-            raise RuntimeError("disttune: autotune_pg needs torch.distributed to be initialised")
+            raise _core.EngineError("disttune: autotune_pg needs torch.distributed to be initialised")
         self._torch = sys.modules["torch"]
         self._dist = dist
         self._group = group
         self._rank = dist.get_rank(group)
         self._size = dist.get_world_size(group)
         if self._rank < 0:
-            raise ValueError("disttune: this process is not a member of autotune_pg")
+            raise _core.InvalidSetting("disttune: this process is not a member of autotune_pg")
         self._device = self._collective_device(str(dist.get_backend(group)))
         self._missing = MissingRanks(group, self._rank, self._size)
         self._waits = 0  # collectives waited on so far: the same sequence on every rank

@@ -22,6 +22,9 @@ from disttune import _core, _ranks, _timing, _triton_hook
 
 __all__ = ["contextual_autotune", "ContextualFunction"]
 
+# The engine's defaults (C++ ContextOptions{}); the signature of contextual_autotune() shows them.
+_DEFAULTS = _core.contextual_defaults
+
 
 class ContextualFunction:
     """An outer function whose triton.autotune kernels are tuned in its real context."""
@@ -42,7 +45,7 @@ class ContextualFunction:
         split_across_ranks: bool = False,
     ) -> None:
         if not callable(fn):
-            raise TypeError("disttune: contextual_autotune decorates a callable")
+            raise _core.NotCallable("disttune: contextual_autotune decorates a callable")
         self.fn = fn
         self.name = fn.__name__
         self._options = dict(
@@ -70,7 +73,7 @@ class ContextualFunction:
         if self._options["is_dist"]:
             group = _ranks.default_group()
             if group is None:
-                raise RuntimeError(
+                raise _core.EngineError(
                     f"disttune: contextual function '{self.name}' has is_dist=True but "
                     "torch.distributed is not initialised with more than one rank"
                 )
@@ -106,14 +109,14 @@ class ContextualFunction:
 
 
 def contextual_autotune(
-    is_dist: bool = False,
-    n_repeat: int = 5,
-    n_warmup: int = 3,
+    is_dist: bool = _DEFAULTS["is_dist"],
+    n_repeat: int = _DEFAULTS["n_repeat"],
+    n_warmup: int = _DEFAULTS["n_warmup"],
     *,
-    statistic: str = "mean",
+    statistic: str = _DEFAULTS["statistic"],
     flush_l2: bool = True,
     compile_threads: int = min(32, os.cpu_count() or 1),
-    collective_timeout_s: Optional[float] = None,
+    collective_timeout_s: Optional[float] = _DEFAULTS["collective_timeout_s"],
     log_dir: Optional[str] = None,
     timer: Any = None,
     split_across_ranks: bool = False,
@@ -124,8 +127,11 @@ def contextual_autotune(
     `statistic` (the spec's mean); `is_dist=True` takes each config's time as the MAX over
     the ranks of torch's default WORLD group. All candidate configs of a kernel are compiled
     concurrently (`compile_threads`) before it is timed; `flush_l2` clears the device cache
-    before each timed launch. `timer` chooses the timer as in tune.autotune (None: it follows
-    where the work runs). Logs go to `<log_dir or ./.autotune_logs>/rank-<rank>.log`.
+    before each timed launch; `collective_timeout_s` as in autotune() (at least 0.001 s,
+    math.inf: none, None: TRITON_DIST_AUTOTUNE_TIMEOUT, else 600). `timer` chooses the timer
+    as in tune.autotune (None: it follows where the work runs). Logs go to
+    `<log_dir or ./.autotune_logs>/rank-<rank>.log`. Counts are at most 1,000,000; bad
+    settings raise disttune.InvalidSetting (a ValueError).
     One contextual call may be active per process: nesting or concurrent use raises
     ContextualRunActive. `split_across_ranks=True` with `is_dist=True` is refused (ValueError):
     rank-split tuning is for function-level `autotune` of launchers that do not communicate.

@@ -5,6 +5,12 @@
 
 namespace disttune::python {
 
+/// DisttuneError and the errors under it (InvalidSetting, TuningFailed, CollectiveTimeout, ...).
+void bind_errors(nanobind::module_& module);
+/// environment_settings, the defaults of both tuners and the settings read from the environment.
+void bind_settings(nanobind::module_& module);
+/// set_sink: a Python callable receiving disttune's console output.
+void bind_sink(nanobind::module_& module);
 /// Timer, CpuTimer, CudaTimer and cuda_unavailable_reason.
 void bind_timer(nanobind::module_& module);
 /// Communicator, CollectiveContext, make_callback_communicator and the collective errors.

@@ -73,7 +73,7 @@ def test_torch_event_timer_reports_its_flush_and_the_record_keeps_it(monkeypatch
     assert plain.flushes_l2() is False
     assert flushing.flushes_l2() is True
 
-    tuner = _core.FunctionTuner("fake", "digest", timer=flushing, cache_root=str(tmp_path), warmup_runs=0, timed_runs=2)
+    tuner = _core.FunctionTuner("fake", "digest", timer=flushing, cache_dir=str(tmp_path), warmup_runs=0, timed_runs=2)
     report = tuner.resolve("[1]", ['{"i":0}', '{"i":1}'], lambda i: None)
     assert len(zeroed) == 4  # before each timed run of each candidate
     record = json.loads(report.record_path.read_text())
