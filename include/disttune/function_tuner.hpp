@@ -64,6 +64,7 @@ struct TuningReport {
   std::string key;
   std::vector<CandidateResult> candidates;  ///< pruned candidates, in order
   std::size_t best = 0;                     ///< index into candidates
+  std::string timer;  ///< the timer that measured (Timer::name()); from disk: the record's
   std::optional<std::filesystem::path> record_path;
   std::optional<std::filesystem::path> log_path;
   /// 0, or the number of ranks the tuning was split across (TunerOptions::split_across_ranks).
@@ -71,7 +72,7 @@ struct TuningReport {
 };
 
 /// The report as a table: one row per candidate (config, status, agreed time, samples),
-/// the chosen one marked, followed by where the choice came from.
+/// the chosen one marked, followed by the timer and where the choice came from.
 std::string format_table(const TuningReport& report);
 
 /// What the engine needs to tune one key.

@@ -9,7 +9,7 @@
 //   "function": {"name": str, "digest": str}, "key": str (canonical JSON text),
 //   "hardware": object, "hardware_digest": str, "deps": object,
 //   "measurement": {"warmup_runs": int, "timed_runs": int, "statistic": str,
-//                   "strategy": str, "flush_l2": bool},
+//                   "strategy": str, "flush_l2": bool, "timer": str (optional)},
 //   "candidates": [{"config": <JSON value>, "status": "ok"|"dropped"|"failed"|"skipped",
 //                   "error": str, "samples_ms": [num], "local_ms": num|null,
 //                   "agreed_ms": num|null, "noise": num}],
@@ -88,6 +88,9 @@ struct Record {
   /// Whether the timer cleared the device cache before each timed run (Timer::flushes_l2());
   /// stored as measurement.flush_l2.
   bool flush_l2 = false;
+  /// The timer's name (Timer::name(): "cpu", "cuda", "torch-npu-events", ...); stored as
+  /// measurement.timer. Empty for a record written before the field existed.
+  std::string timer;
   std::vector<CandidateResult> candidates;  ///< in candidate-list order
   std::size_t best_index = 0;
   int ranks = 1;

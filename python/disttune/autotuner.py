@@ -43,6 +43,7 @@ class ContextualFunction(Generic[P, R]):
         compile_threads: int,
         collective_timeout_s: Optional[float],
         log_dir: Optional[str],
+        timer: Any = None,
         split_across_ranks: bool = False,
     ) -> None:
         if not callable(fn):
@@ -58,6 +59,8 @@ class ContextualFunction(Generic[P, R]):
             log_dir=log_dir,
         )
         self._flush_l2 = flush_l2
+        _timing.check_timer_choice(timer, self.name)
+        self.timer = timer
         self._compile_threads = compile_threads
         # Check the settings now (the engine validates them) rather than at the first call.
         _core.ContextualAutotuner(self.name, **{**self._options, "is_dist": False})
@@ -68,19 +71,19 @@ class ContextualFunction(Generic[P, R]):
         self.last_tuner: Optional[Any] = None
 
     def _tuner(self, args: tuple, kwargs: dict) -> Any:
-        device = _timing.device_of(args, kwargs)
-        identity, timer = _timing.timer_for(device, _timing.TimingOptions(flush_l2=self._flush_l2))
+        group = None
+        if self._options["is_dist"]:
+            group = _ranks.default_group()
+            if group is None:
+                raise _core.EngineError(
+                    f"disttune: contextual function '{self.name}' has is_dist=True but "
+                    "torch.distributed is not initialised with more than one rank"
+                )
+        options = _timing.TimingOptions(flush_l2=self._flush_l2)
+        identity, timer = _timing.select_timer(self.timer, args, kwargs, group, options)
         tuner = self._tuners.get(identity)
         if tuner is None:
-            communicator = None
-            if self._options["is_dist"]:
-                group = _ranks.default_group()
-                if group is None:
-                    raise _core.EngineError(
-                        f"disttune: contextual function '{self.name}' has is_dist=True but "
-                        "torch.distributed is not initialised with more than one rank"
-                    )
-                communicator = _ranks.communicator_for(group)
+            communicator = _ranks.communicator_for(group) if group is not None else None
             tuner = _core.ContextualAutotuner(
                 self.name, timer=timer, communicator=communicator, **self._options
             )
@@ -117,6 +120,7 @@ def contextual_autotune(
     compile_threads: int = min(32, os.cpu_count() or 1),
     collective_timeout_s: Optional[float] = _DEFAULTS["collective_timeout_s"],
     log_dir: Optional[str] = None,
+    timer: Any = None,
     split_across_ranks: bool = False,
 ) -> Callable[[Callable[P, R]], ContextualFunction[P, R]]:
     """Tunes the triton.autotune kernels launched inside the decorated function, in context.
@@ -126,7 +130,8 @@ def contextual_autotune(
     the ranks of torch's default WORLD group. All candidate configs of a kernel are compiled
     concurrently (`compile_threads`) before it is timed; `flush_l2` clears the device cache
     before each timed launch; `collective_timeout_s` as in autotune() (at least 0.001 s,
-    math.inf: none, None: TRITON_DIST_AUTOTUNE_TIMEOUT, else 600). Logs go to
+    math.inf: none, None: TRITON_DIST_AUTOTUNE_TIMEOUT, else 600). `timer` chooses the timer
+    as in tune.autotune (None: it follows where the work runs). Logs go to
     `<log_dir or ./.autotune_logs>/rank-<rank>.log`. Counts are at most 1,000,000; bad
     settings raise disttune.InvalidSetting (a ValueError).
     One contextual call may be active per process: nesting or concurrent use raises
@@ -145,6 +150,7 @@ def contextual_autotune(
             compile_threads=compile_threads,
             collective_timeout_s=collective_timeout_s,
             log_dir=log_dir,
+            timer=timer,
             split_across_ranks=split_across_ranks,
         )
         functools.update_wrapper(contextual, fn)

@@ -74,6 +74,7 @@ class AutotunedFunction:
         disk_cache: bool,
         precompile: Optional[Callable],
         precompile_threads: int,
+        timer: Any = None,
         split_across_ranks: bool = False,
         isolate: bool = False,
         candidate_timeout_s: Optional[float] = None,
@@ -105,6 +106,8 @@ class AutotunedFunction:
         self.digest = _source_digest(fn)
         self.precompile = precompile
         self.precompile_threads = precompile_threads
+        _timing.check_timer_choice(timer, self.name)
+        self.timer = timer
         self.candidate_options = candidate_options(
             fn, len(self.config_space), isolate=isolate, candidate_timeout_s=candidate_timeout_s,
             reference=reference, check=check, rtol=rtol, atol=atol, restore_value=restore_value,
@@ -136,11 +139,12 @@ class AutotunedFunction:
         del options["disk_cache"], options["cache_dir"]
         return options
 
-    def _tuner(self, device: Any) -> Any:
+    def _tuner(self, args: tuple, kwargs: dict, group: Any) -> Any:
         if self.candidate_options.isolate:
+            device = _timing.work_device(args, kwargs, group)
             identity, timer = _isolation.worker_timer_for(device, self._timing.flush_l2, self._timing.graph_runs)
         else:
-            identity, timer = _timing.timer_for(device, self._timing)
+            identity, timer = _timing.select_timer(self.timer, args, kwargs, group, self._timing)
         tuner = self._tuners.get(identity)
         if tuner is None:
             tuner = _core.FunctionTuner(
@@ -227,9 +231,9 @@ class AutotunedFunction:
         ]
         if not surviving:
             raise _core.TuningFailed(f"disttune: prune_fn of '{self.name}' removed every config for key {text}")
-        tuner = self._tuner(_timing.device_of(args, kwargs))
         if group is None:
             group = _ranks.default_group()
+        tuner = self._tuner(args, kwargs, group)
         communicator = _ranks.communicator_for(group) if group is not None else None
         calls = [self._merge(kwargs, self.config_space[i], allow_overwrite) for i in surviving]
         mine = range(len(surviving))
@@ -316,6 +320,7 @@ def autotune(
     disk_cache: bool = _DEFAULTS["disk_cache"],
     precompile: Optional[Callable] = None,
     precompile_threads: int = 16,
+    timer: Any = None,
     split_across_ranks: bool = False,
     isolate: bool = False,
     candidate_timeout_s: Optional[float] = None,
@@ -339,6 +344,10 @@ def autotune(
     seconds (at least 0.001; math.inf: none); None takes TRITON_DIST_AUTOTUNE_TIMEOUT, else 600.
     `precompile(entry, *args, **kwargs)`, if given, is a compile-only call run for every
     surviving entry concurrently (`precompile_threads`) before the first measurement.
+    `timer` None (default) follows the work: device events when the call's tensors (nested
+    ones too) are on an accelerator or, with no tensor, when `autotune_pg` is an NCCL/HCCL
+    group or an accelerator context is initialised; the CPU clock otherwise. "cuda", "cpu"
+    or a disttune._core.Timer instance choose it.
     `split_across_ranks=True` (for launchers whose runs do not communicate): with several
     ranks, each rank precompiles and measures only its share of the surviving entries, the
     results are all-gathered once and every rank takes the same best entry (off by default:
@@ -379,6 +388,7 @@ def autotune(
             disk_cache=disk_cache,
             precompile=precompile,
             precompile_threads=precompile_threads,
+            timer=timer,
             split_across_ranks=split_across_ranks,
             isolate=isolate,
             candidate_timeout_s=candidate_timeout_s,

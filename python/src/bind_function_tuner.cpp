@@ -123,6 +123,7 @@ void bind_function_tuner(nb::module_& module) {
       .def_ro("key", &TuningReport::key)
       .def_ro("candidates", &TuningReport::candidates)
       .def_ro("best", &TuningReport::best)
+      .def_ro("timer", &TuningReport::timer, "the timer that measured (its name); from disk: the record's")
       .def_ro("record_path", &TuningReport::record_path)
       .def_ro("log_path", &TuningReport::log_path)
       .def_ro("split_ranks", &TuningReport::split_ranks,

@@ -155,6 +155,7 @@ TuningReport FunctionTuner::State::stored_report(const TuningRequest& request,
   report.best = *choice.best;
   report.record_path = store->record_path(id);
   report.split_ranks = choice.record->split_ranks;
+  report.timer = choice.record->timer;
   return report;
 }
 
@@ -189,6 +190,7 @@ TuningReport FunctionTuner::State::measure(const TuningRequest& request, Communi
   TuningReport report;
   report.function = identity.name;
   report.key = request.key;
+  report.timer = options.timer->name();
   options.timer->begin_tuning();
   detail::Progress progress(identity.name);
   std::optional<std::size_t> best;
@@ -304,7 +306,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
     Record record = detail::build_record(
         id, s.fingerprint,
         detail::TuningOutcome{s.options.measurement, s.options.timer->flushes_l2(), report.candidates,
-                              report.best, comm.size(), report.split_ranks});
+                              report.best, comm.size(), report.split_ranks, report.timer});
     if (refreshed) {
       refreshed->utc = record.created_utc;
       record.refreshed = std::move(refreshed);

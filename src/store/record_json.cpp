@@ -207,6 +207,8 @@ void read_measurement(const Value& json, Record& record) {
   measurement.strategy = fields.string("strategy");
   if (measurement.strategy.empty()) bad_field(fields.path("strategy"), "must not be empty");
   record.flush_l2 = fields.boolean("flush_l2");
+  // Optional: records written before the timer was named lack it.
+  if (json.contains("timer")) record.timer = fields.string("timer");
 }
 
 Value refresh_to_json(const RecordRefresh& refresh, const Record& record) {
@@ -273,6 +275,12 @@ Value record_to_json(const Record& record) {
     candidates.push_back(candidate_to_json(record.candidates[i], i));
   }
   const Measurement& m = record.measurement;
+  Value measurement{{"warmup_runs", m.warmup_runs},
+                    {"timed_runs", m.timed_runs},
+                    {"statistic", to_string(m.statistic)},
+                    {"strategy", m.strategy},
+                    {"flush_l2", record.flush_l2}};
+  if (!record.timer.empty()) measurement["timer"] = record.timer;
   Value json{
       {"schema", kSchemaName},
       {"schema_version", kRecordSchemaVersion},
@@ -282,12 +290,7 @@ Value record_to_json(const Record& record) {
       {"hardware", record.hardware},
       {"hardware_digest", record.id.hardware_digest},
       {"deps", record.deps},
-      {"measurement",
-       {{"warmup_runs", m.warmup_runs},
-        {"timed_runs", m.timed_runs},
-        {"statistic", to_string(m.statistic)},
-        {"strategy", m.strategy},
-        {"flush_l2", record.flush_l2}}},
+      {"measurement", std::move(measurement)},
       {"candidates", std::move(candidates)},
       {"best",
        {{"index", record.best_index},

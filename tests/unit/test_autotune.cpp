@@ -387,6 +387,24 @@ TEST_F(AutotuneTest, RecordTakesFlushL2FromTheTimer) {
   }
 }
 
+TEST_F(AutotuneTest, RecordReportAndTableNameTheTimer) {
+  Tuned::Spec spec = make(kThree).spec();
+  spec.options.timer = std::make_shared<FlushingTimer>();
+  Tuned flushing(std::move(spec));
+  flushing(8);
+  EXPECT_EQ(flushing.last_report()->timer, "flushing");
+  EXPECT_NE(format_table(*flushing.last_report()).find("  timer: flushing\n"), std::string::npos);
+  ASSERT_EQ(records().size(), 1u);
+  EXPECT_EQ(Value::parse(std::ifstream(records().front()))["measurement"]["timer"], "flushing");
+
+  Tuned::Spec again = make(kThree).spec();
+  again.options.timer = std::make_shared<FlushingTimer>();
+  Tuned second(std::move(again));
+  second(8);  // read from disk: the report names the record's timer
+  EXPECT_EQ(second.last_report()->source, TuningReport::Source::disk);
+  EXPECT_EQ(second.last_report()->timer, "flushing");
+}
+
 TEST_F(AutotuneTest, RanksCompareWhetherTheirTimersFlushL2) {
   // What a rank whose timer does not flush sends in the digest check (the first gather).
   std::vector<std::string> plain_parts;
