@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "disttune/settings.hpp"
 #include "disttune/store.hpp"
 
 namespace disttune {
@@ -26,12 +27,12 @@ struct RedisOptions {
   /// Prepended to every key; lets several caches share one database.
   std::string prefix = "disttune:";
   /// Deadline of connecting and of each command.
-  std::chrono::milliseconds timeout{1000};
+  std::chrono::milliseconds timeout = kDefaultRedisTimeout;
 };
 
 /// TRITON_DIST_AUTOTUNE_REDIS_URL (empty or unset: no Redis), TRITON_DIST_AUTOTUNE_REDIS_PREFIX
-/// and TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT (seconds, > 0). Throws std::invalid_argument naming
-/// the variable for a bad timeout.
+/// and TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT, read by settings.hpp. Throws InvalidSetting (a
+/// std::invalid_argument) naming the variable for a bad timeout.
 RedisOptions redis_options_from_environment();
 
 /// Whether this build has the Redis store (it is built when hiredis is found).

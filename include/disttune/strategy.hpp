@@ -50,7 +50,8 @@ std::unique_ptr<Strategy> make_exhaustive_strategy(const Measurement& measuremen
 /// survivors are compared by their statistic, ties to the lowest index.
 std::unique_ptr<Strategy> make_adaptive_strategy(const Measurement& measurement);
 
-/// measurement.strategy, or when it is empty TRITON_DIST_AUTOTUNE_STRATEGY, or "exhaustive".
+/// measurement.strategy, or when it is empty TRITON_DIST_AUTOTUNE_STRATEGY (strategy_setting();
+/// an unknown name there throws InvalidSetting naming the variable), or "exhaustive".
 std::string strategy_name(const Measurement& measurement);
 
 /// Makes one tuning's strategy from its measurement settings.
@@ -66,8 +67,8 @@ void register_strategy(const std::string& name, StrategyFactory factory);
 /// The registered names, built-in ones first, then in registration order.
 std::vector<std::string> registered_strategies();
 
-/// A new strategy of the registered name strategy_name(measurement); throws
-/// std::invalid_argument for an unknown name, listing the registered ones.
+/// A new strategy of the registered name strategy_name(measurement); throws InvalidSetting
+/// (a std::invalid_argument) for an unknown name, listing the registered ones.
 std::unique_ptr<Strategy> make_strategy(const Measurement& measurement);
 
 }  // namespace disttune

@@ -15,13 +15,13 @@
 #include <vector>
 
 #include "bindings.hpp"
-#include "collective_timeout.hpp"
 #include "disttune/config.hpp"
 #include "disttune/function_tuner.hpp"
 #include "disttune/store.hpp"
 #include "facts_timer.hpp"
 #include "interrupt_guard.hpp"
 #include "python_timer.hpp"
+#include "setting_values.hpp"
 
 namespace nb = nanobind;
 
@@ -30,25 +30,26 @@ namespace {
 
 /// The engine's options from the Python keyword arguments.
 TunerOptions make_options(
-    int warmup_runs, int timed_runs,
-    const std::string& statistic, std::string strategy,
+    const nb::int_& warmup_runs, const nb::int_& timed_runs,
+    const std::string& statistic, std::optional<std::string> strategy,
     std::shared_ptr<Timer> timer, const std::string& hardware_json, const std::string& deps_json,
     std::shared_ptr<Communicator> communicator, std::optional<double> collective_timeout_s,
-    std::optional<std::filesystem::path> cache_root, bool disk_cache, bool split_across_ranks,
+    std::optional<std::filesystem::path> cache_dir, bool disk_cache, bool split_across_ranks,
     std::optional<std::string> redis_url, std::optional<std::string> redis_prefix,
     std::optional<double> redis_timeout_s) {
   TunerOptions options;
-  options.measurement.warmup_runs = warmup_runs;
-  options.measurement.timed_runs = timed_runs;
+  options.measurement.warmup_runs = run_count(warmup_runs, "warmup_runs", 0);
+  options.measurement.timed_runs = run_count(timed_runs, "timed_runs", 1);
   options.measurement.statistic = parse_statistic(statistic);
-  options.measurement.strategy = std::move(strategy);
+  // None: the engine's choice (TRITON_DIST_AUTOTUNE_STRATEGY, else "exhaustive").
+  options.measurement.strategy = strategy.value_or("");
   if (!timer) timer = std::make_shared<CpuTimer>();
   options.timer = std::make_shared<FactsTimer>(std::move(timer),
                                                parse_json_object(hardware_json, "hardware facts"),
                                                parse_json_object(deps_json, "dependency facts"));
   options.communicator = std::move(communicator);
   options.collective_timeout = collective_timeout_from_seconds(collective_timeout_s);
-  options.cache_root = std::move(cache_root);
+  options.cache_root = cache_dir_from_python(std::move(cache_dir));
   options.disk_cache = disk_cache;
   options.split_across_ranks = split_across_ranks;
   if (redis_url || redis_prefix || redis_timeout_s) {
@@ -58,7 +59,7 @@ TunerOptions make_options(
     if (redis_prefix) options.redis->prefix = std::move(*redis_prefix);
     if (redis_timeout_s) {
       if (!std::isfinite(*redis_timeout_s) || *redis_timeout_s < 0.001 || *redis_timeout_s > 86400.0) {
-        throw std::invalid_argument("disttune: redis_timeout_s must be from 0.001 to 86400 seconds");
+        throw InvalidSetting("disttune: redis_timeout_s must be from 0.001 to 86400 seconds");
       }
       options.redis->timeout = std::chrono::milliseconds(std::llround(*redis_timeout_s * 1000.0));
     }
@@ -138,6 +139,7 @@ void bind_function_tuner(nb::module_& module) {
       .def_ro("key", &TuningReport::key)
       .def_ro("candidates", &TuningReport::candidates)
       .def_ro("best", &TuningReport::best)
+      .def_ro("timer", &TuningReport::timer, "the timer that measured (its name); from disk: the record's")
       .def_ro("record_path", &TuningReport::record_path)
       .def_ro("log_path", &TuningReport::log_path)
       .def_ro("split_ranks", &TuningReport::split_ranks,
@@ -150,29 +152,32 @@ void bind_function_tuner(nb::module_& module) {
       "The engine of one tuned function: disk lookup, rank agreement, measurement, selection, "
       "record and log. One tuning at a time.")
       .def("__init__",
-           [](FunctionTuner* self, std::string name, std::string digest, int warmup_runs,
-              int timed_runs, const std::string& statistic, std::string strategy,
+           [](FunctionTuner* self, std::string name, std::string digest, const nb::int_& warmup_runs,
+              const nb::int_& timed_runs, const std::string& statistic,
+              std::optional<std::string> strategy,
               std::shared_ptr<Timer> timer, const std::string& hardware_json,
               const std::string& deps_json, std::shared_ptr<Communicator> communicator,
               std::optional<double> collective_timeout_s,
-              std::optional<std::filesystem::path> cache_root, bool disk_cache,
+              std::optional<std::filesystem::path> cache_dir, bool disk_cache,
               bool split_across_ranks, std::optional<std::string> redis_url,
               std::optional<std::string> redis_prefix, std::optional<double> redis_timeout_s) {
              new (self) FunctionTuner(
                  FunctionIdentity{std::move(name), std::move(digest)},
                  make_options(warmup_runs, timed_runs, statistic, std::move(strategy),
                               std::move(timer), hardware_json, deps_json, std::move(communicator),
-                              collective_timeout_s, std::move(cache_root), disk_cache,
+                              collective_timeout_s, std::move(cache_dir), disk_cache,
                               split_across_ranks, std::move(redis_url), std::move(redis_prefix),
                               redis_timeout_s));
            },
-           nb::arg("name"), nb::arg("digest"), nb::kw_only(), nb::arg("warmup_runs") = 5,
-           nb::arg("timed_runs") = 10, nb::arg("statistic") = "median",
-           nb::arg("strategy") = "exhaustive",
+           nb::arg("name"), nb::arg("digest"), nb::kw_only(),
+           nb::arg("warmup_runs") = nb::int_(Measurement{}.warmup_runs),
+           nb::arg("timed_runs") = nb::int_(Measurement{}.timed_runs),
+           nb::arg("statistic") = to_string(Measurement{}.statistic),
+           nb::arg("strategy").none() = nb::none(),
            nb::arg("timer").none() = nb::none(), nb::arg("hardware_json") = "{}",
            nb::arg("deps_json") = "{}", nb::arg("communicator").none() = nb::none(),
            nb::arg("collective_timeout_s").none() = nb::none(),
-           nb::arg("cache_root").none() = nb::none(), nb::arg("disk_cache") = true,
+           nb::arg("cache_dir").none() = nb::none(), nb::arg("disk_cache") = true,
            nb::arg("split_across_ranks") = false,
            nb::arg("redis_url").none() = nb::none(), nb::arg("redis_prefix").none() = nb::none(),
            nb::arg("redis_timeout_s").none() = nb::none())

@@ -1,11 +1,11 @@
 // CudaTimer: event pairs on the caller's stream, L2 flush, graph replay, capture refusal.
-#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "device_facts.hpp"
 #include "disttune/cuda.hpp"
+#include "disttune/sink.hpp"
 #include "driver_api.hpp"
 #include "driver_resources.hpp"
 #include "l2_flush.hpp"
@@ -98,10 +98,10 @@ struct CudaTimer::State {
   void note_graph_fallback(const std::string& reason) {
     if (graph_note_printed) return;
     graph_note_printed = true;
-    std::fprintf(stderr,
-                 "disttune: CUDA graph capture failed (%s); timing runs one by one "
-                 "(further failures of this timer are not reported)\n",
-                 reason.c_str());
+    current_sink()->write(MessageKind::warning,
+                          "CUDA graph capture failed (" + reason +
+                              "); timing runs one by one (further failures of this timer are "
+                              "not reported)");
   }
 
   /// Captures `count` runs into a graph and instantiates it; nullopt (with a note) if the

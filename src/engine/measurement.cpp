@@ -4,19 +4,24 @@
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 #include <vector>
+
+#include "disttune/error.hpp"
 
 namespace disttune {
 
+void validate_run_count(long long count, std::string_view setting, int least) {
+  if (count < least || count > kMostRuns) {
+    throw InvalidSetting("disttune: " + std::string(setting) + " must be between " +
+                         std::to_string(least) + " and " + std::to_string(kMostRuns) + ", got " +
+                         std::to_string(count));
+  }
+}
+
 void validate(const Measurement& measurement) {
-  if (measurement.warmup_runs < 0) {
-    throw std::invalid_argument("disttune: warmup_runs must be >= 0, got " +
-                                std::to_string(measurement.warmup_runs));
-  }
-  if (measurement.timed_runs < 1) {
-    throw std::invalid_argument("disttune: timed_runs must be >= 1, got " +
-                                std::to_string(measurement.timed_runs));
-  }
+  validate_run_count(measurement.warmup_runs, "warmup_runs", 0);
+  validate_run_count(measurement.timed_runs, "timed_runs", 1);
 }
 
 std::string to_string(Statistic statistic) {
@@ -32,7 +37,7 @@ Statistic parse_statistic(const std::string& name) {
   if (name == "median") return Statistic::median;
   if (name == "mean") return Statistic::mean;
   if (name == "min") return Statistic::min;
-  throw std::invalid_argument("disttune: unknown statistic '" + name +
+  throw InvalidSetting("disttune: unknown statistic '" + name +
                               "' (expected median, mean or min)");
 }
 

@@ -1,30 +1,14 @@
-// Redis options from the environment: TRITON_DIST_AUTOTUNE_REDIS_URL, _PREFIX and _TIMEOUT.
-#include <cmath>
-#include <cstdlib>
-#include <stdexcept>
-#include <string>
-
+// Redis options from the environment, through the settings module (settings.hpp).
 #include "disttune/redis_store.hpp"
+#include "disttune/settings.hpp"
 
 namespace disttune {
 
 RedisOptions redis_options_from_environment() {
   RedisOptions options;
-  if (const char* url = std::getenv("TRITON_DIST_AUTOTUNE_REDIS_URL")) options.url = url;
-  if (const char* prefix = std::getenv("TRITON_DIST_AUTOTUNE_REDIS_PREFIX")) options.prefix = prefix;
-  const char* timeout = std::getenv("TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT");
-  if (timeout != nullptr && *timeout != '\0') {
-    char* end = nullptr;
-    const double seconds = std::strtod(timeout, &end);
-    // At least 1 ms and at most a day: a Redis call longer than that is a fault.
-    if (end == timeout || *end != '\0' || !std::isfinite(seconds) || seconds < 0.001 ||
-        seconds > 86400.0) {
-      throw std::invalid_argument(
-          std::string("disttune: TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT must be a number of seconds "
-                      "from 0.001 to 86400, got '") + timeout + "'");
-    }
-    options.timeout = std::chrono::milliseconds(std::llround(seconds * 1000.0));
-  }
+  if (std::optional<std::string> url = redis_url_setting()) options.url = std::move(*url);
+  if (std::optional<std::string> prefix = redis_prefix_setting()) options.prefix = std::move(*prefix);
+  options.timeout = redis_timeout_setting();
   return options;
 }
 

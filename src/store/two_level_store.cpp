@@ -1,8 +1,6 @@
 // TwoLevelStore: local directory, then shared store, then a miss; a shared hit is copied down.
 #include "store/two_level_store.hpp"
 
-#include "store/stored_choice.hpp"
-
 namespace disttune::detail {
 
 TwoLevelStore::TwoLevelStore(std::optional<DiskStore> local, std::shared_ptr<Store> shared)
@@ -13,18 +11,15 @@ std::optional<TwoLevelStore::Found> TwoLevelStore::find(const RecordId& id,
                                                         const Fingerprint& fingerprint,
                                                         bool version_check,
                                                         bool local_writer) const {
-  std::optional<std::size_t> choice;
   if (local_) {
-    if (auto record =
-            load_usable_record(*local_, id, candidates, fingerprint, version_check, choice)) {
-      return Found{std::move(*record), *choice, Level::local, local_->record_path(id)};
-    }
+    StoredChoice choice = load_stored_choice(*local_, id, candidates, fingerprint, version_check);
+    if (choice.record) return Found{std::move(choice), Level::local, local_->record_path(id)};
   }
   if (!shared_) return std::nullopt;
-  auto record = load_usable_record(*shared_, id, candidates, fingerprint, version_check, choice);
-  if (!record) return std::nullopt;
-  Found found{std::move(*record), *choice, Level::shared, std::nullopt};
-  if (local_ && local_writer) found.local_path = local_->save(found.record);
+  StoredChoice choice = load_stored_choice(*shared_, id, candidates, fingerprint, version_check);
+  if (!choice.record) return std::nullopt;
+  Found found{std::move(choice), Level::shared, std::nullopt};
+  if (local_ && local_writer) found.local_path = local_->save(*found.choice.record);
   return found;
 }
 

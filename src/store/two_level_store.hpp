@@ -10,6 +10,7 @@
 
 #include "disttune/fingerprint.hpp"
 #include "disttune/store.hpp"
+#include "store/stored_choice.hpp"
 
 namespace disttune::detail {
 
@@ -23,16 +24,15 @@ class TwoLevelStore {
 
   /// Which level answered a lookup.
   enum class Level { local, shared };
-  /// A record that may answer the current call, and the index of its best config.
+  /// A usable record read against the current call (a hit or a grown space), and where.
   struct Found {
-    Record record;
-    std::size_t choice = 0;
+    StoredChoice choice;  ///< choice.record and choice.best are set
     Level level = Level::local;
     /// The local record: where it was read, or where a shared record was copied.
     std::optional<std::filesystem::path> local_path;
   };
 
-  /// The first usable record (load_usable_record's rules) of the local directory, then of
+  /// The first usable record (load_stored_choice's rules) of the local directory, then of
   /// the shared store. A record found only in the shared store is copied into the local
   /// directory when `local_writer` (one process per node writes its directory).
   std::optional<Found> find(const RecordId& id, const std::vector<std::string>& candidates,

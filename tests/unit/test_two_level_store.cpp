@@ -115,6 +115,32 @@ TEST(TwoLevelStore, RedisGoingAwayLeavesTheLocalStoreAlone) {
   EXPECT_EQ(node.resolve(R"({"n":3})").source, TuningReport::Source::disk);
 }
 
+TEST(TwoLevelStore, AGrownSpaceReadFromRedisMeasuresTheStoredBestAgainAndRefreshesBoth) {
+  RedisServer server;
+  TempDir a, b, c;
+  Node first(a.path(), server.url());
+  const std::vector<std::string> smaller(kCandidates.begin(), kCandidates.begin() + 2);
+  ASSERT_EQ(first.resolve(R"({"n":1})", smaller).source, TuningReport::Source::tuned);
+
+  // A new node with one candidate more: the Redis record is read (no local one), and only
+  // its best and the added candidate are measured, in one round.
+  Node second(b.path(), server.url());
+  const TuningReport grown = second.resolve();
+  EXPECT_EQ(grown.source, TuningReport::Source::tuned);
+  EXPECT_EQ(second.runs, 2);
+  ASSERT_EQ(grown.candidates.size(), 3u);
+  ASSERT_TRUE(grown.record_path);
+  const std::string local = testing::read_file(*grown.record_path);
+  EXPECT_NE(local.find("\"refreshed\""), std::string::npos) << local;
+
+  // The refreshed record went to Redis too: a third node takes it without tuning.
+  Node third(c.path(), server.url());
+  const TuningReport shared = third.resolve();
+  EXPECT_EQ(shared.source, TuningReport::Source::redis);
+  EXPECT_EQ(third.runs, 0);
+  EXPECT_EQ(shared.best, grown.best);
+}
+
 TEST(TwoLevelStore, TheEnvironmentNamesTheServerAndAnEmptyUrlTurnsItOff) {
   RedisServer server;
   TempDir root;
