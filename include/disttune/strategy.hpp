@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,15 +18,27 @@ struct CandidateStanding {
   double time_ms = 0.0;  ///< agreed statistic; meaningless when failed
   double noise = 0.0;    ///< agreed relative spread of the samples
   int samples = 0;       ///< this candidate's samples so far (the same on every rank)
+  /// The same three numbers over the samples of the last round only (0 if it took none):
+  /// what an interleaved round compares.
+  double round_time_ms = 0.0;
+  double round_noise = 0.0;
+  int round_samples = 0;
+  bool baseline = false;  ///< the space entry to keep unless another is faster beyond noise
 };
 
-/// One round of measurement: these candidates, each with this many warm-up and timed runs.
+/// One round of measurement: these candidates, in list order, each with this many warm-up
+/// and timed runs. A candidate may appear several times: A B A B ... interleaves their runs.
 /// A round without timed runs ends measurement: its candidates are the finalists, among
 /// which the best is chosen.
 struct Round {
-  std::vector<std::size_t> candidates;  ///< indices into the tuning's candidate list, ascending
+  std::vector<std::size_t> candidates;  ///< indices into the tuning's candidate list
   int warmup_runs = 0;
   int timed_runs = 0;
+  /// End round only: the strategy's choice among the finalists; nullopt: the lowest agreed
+  /// time, or the baseline if that is within noise of it.
+  std::optional<std::size_t> chosen;
+  /// End round only, with `chosen`: the finalists the measurement could not tell apart from it.
+  std::vector<std::size_t> within_noise;
 };
 
 /// Decides rounds from agreed numbers only, so every rank takes the same decisions.
@@ -47,10 +60,18 @@ std::unique_ptr<Strategy> make_exhaustive_strategy(const Measurement& measuremen
 /// survivors are compared by their statistic, ties to the lowest index.
 std::unique_ptr<Strategy> make_adaptive_strategy(const Measurement& measurement);
 
-/// measurement.strategy, or when it is empty TRITON_DIST_AUTOTUNE_STRATEGY, or "exhaustive".
+/// Per candidate, samples until the relative standard error of its statistic is under
+/// measurement.max_noise after measurement.min_time_ms of device time, or until its
+/// confidence interval shows it cannot beat the leader; within measurement.budget_ms in
+/// total; then candidates still within noise of the leader run interleaved (A B A B ...)
+/// and are compared on those runs (docs/strategies.md).
+std::unique_ptr<Strategy> make_converge_strategy(const Measurement& measurement);
+
+/// measurement.strategy, or when it is empty TRITON_DIST_AUTOTUNE_STRATEGY, or "converge".
 std::string strategy_name(const Measurement& measurement);
 
-/// The strategy named by strategy_name(measurement) ("exhaustive" or "adaptive"); throws
+/// The strategy named by strategy_name(measurement) ("exhaustive", "adaptive" or
+/// "converge"); throws
 /// std::invalid_argument for an unknown name.
 std::unique_ptr<Strategy> make_strategy(const Measurement& measurement);
 

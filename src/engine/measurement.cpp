@@ -2,6 +2,7 @@
 #include "disttune/measurement.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <stdexcept>
 #include <vector>
@@ -16,6 +17,18 @@ void validate(const Measurement& measurement) {
   if (measurement.timed_runs < 1) {
     throw std::invalid_argument("disttune: timed_runs must be >= 1, got " +
                                 std::to_string(measurement.timed_runs));
+  }
+  if (!(measurement.max_noise > 0.0 && measurement.max_noise < 1.0)) {
+    throw std::invalid_argument("disttune: max_noise must be in (0, 1), got " +
+                                std::to_string(measurement.max_noise));
+  }
+  if (!(measurement.min_time_ms >= 0.0 && std::isfinite(measurement.min_time_ms))) {
+    throw std::invalid_argument("disttune: min_time_ms must be finite and >= 0, got " +
+                                std::to_string(measurement.min_time_ms));
+  }
+  if (!(measurement.budget_ms >= 0.0 && std::isfinite(measurement.budget_ms))) {
+    throw std::invalid_argument("disttune: budget_ms must be finite and >= 0 (0: no budget), got " +
+                                std::to_string(measurement.budget_ms));
   }
 }
 

@@ -41,15 +41,16 @@ std::unique_ptr<Strategy> make_exhaustive_strategy(const Measurement& measuremen
 std::string strategy_name(const Measurement& measurement) {
   if (!measurement.strategy.empty()) return measurement.strategy;
   const char* chosen = std::getenv("TRITON_DIST_AUTOTUNE_STRATEGY");
-  return chosen != nullptr && *chosen != '\0' ? chosen : "exhaustive";
+  return chosen != nullptr && *chosen != '\0' ? chosen : "converge";
 }
 
 std::unique_ptr<Strategy> make_strategy(const Measurement& measurement) {
   const std::string name = strategy_name(measurement);
   if (name == "exhaustive") return make_exhaustive_strategy(measurement);
   if (name == "adaptive") return make_adaptive_strategy(measurement);
+  if (name == "converge") return make_converge_strategy(measurement);
   throw std::invalid_argument("disttune: unknown strategy '" + name +
-                              "' (known: exhaustive, adaptive)");
+                              "' (known: exhaustive, adaptive, converge)");
 }
 
 }  // namespace disttune

@@ -1,11 +1,14 @@
 // Tuning: the per-key state machine that schedules runs, keeps samples and picks the best.
 #include "disttune/tuning.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <span>
 #include <stdexcept>
 #include <utility>
+
+#include "noise_interval.hpp"
 
 namespace disttune {
 namespace {
@@ -13,6 +16,8 @@ namespace {
 enum class Phase { warmup_barrier, warmup, timed_barrier, timed, collect };
 
 constexpr double kFailedTime = std::numeric_limits<double>::infinity();
+/// Agreed values per candidate at a round's end: time, noise, last round's time and noise.
+constexpr std::size_t kValuesPerCandidate = 4;
 
 /// Median absolute deviation over the median: a spread that one outlier does not move.
 double relative_spread(const std::vector<double>& samples) {
@@ -31,6 +36,9 @@ struct Tuning::State {
   std::unique_ptr<Strategy> strategy;
   std::vector<CandidateResult> results;
   std::vector<int> retakes;  ///< invalid samples seen per candidate (each earns a re-take)
+  std::vector<std::size_t> round_start;  ///< each candidate's sample count when the round began
+  std::optional<std::size_t> baseline;   ///< index of measurement.baseline among the candidates
+  std::optional<std::size_t> chosen;     ///< the choice, once finished
 
   Round round;
   std::size_t position = 0;  ///< index into round.candidates
@@ -46,6 +54,37 @@ struct Tuning::State {
     position = 0;
     phase = Phase::warmup_barrier;
     awaiting_end_round = false;
+    round_start.clear();
+    for (const CandidateResult& result : results) round_start.push_back(result.samples.size());
+  }
+
+  std::vector<double> round_samples(std::size_t candidate) const {
+    const std::vector<double>& all = results[candidate].samples;
+    return {all.begin() + static_cast<std::ptrdiff_t>(round_start[candidate]), all.end()};
+  }
+
+  /// Marks the finalists, and decides: the strategy's choice, else the lowest agreed time
+  /// unless the baseline is within noise of it.
+  void finish(const Round& end) {
+    finished = true;
+    awaiting_end_round = false;
+    std::vector<bool> finalist(results.size(), false);
+    std::vector<std::size_t> alive;
+    std::vector<detail::TimeEstimate> estimates;
+    for (std::size_t c : end.candidates) finalist.at(c) = true;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      CandidateResult& result = results[i];
+      result.dropped = result.measured && !result.failed && !finalist[i];
+      estimates.push_back({result.agreed_ms, result.noise, static_cast<int>(result.samples.size())});
+      if (finalist[i] && result.measured && !result.failed) alive.push_back(i);
+    }
+    detail::NoiseChoice choice{end.chosen, end.within_noise};
+    if (!end.chosen) choice = detail::choose_within_noise(estimates, alive, baseline, false);
+    if (choice.chosen && (results.at(*choice.chosen).failed || !finalist[*choice.chosen])) {
+      throw std::logic_error("disttune: the strategy chose a candidate that is not a finalist");
+    }
+    chosen = choice.chosen;
+    for (std::size_t c : choice.within_noise) results.at(c).within_noise = true;
   }
 
   bool failed(std::size_t candidate) const { return results[candidate].failed; }
@@ -60,6 +99,11 @@ Tuning::Tuning(std::vector<std::string> candidates, Measurement measurement)
   state_->results.resize(candidates.size());
   for (std::size_t i = 0; i < candidates.size(); ++i) state_->results[i].config = std::move(candidates[i]);
   state_->retakes.assign(candidates.size(), 0);
+  if (!measurement.baseline.empty()) {
+    for (std::size_t i = 0; i < state_->results.size(); ++i) {
+      if (state_->results[i].config == measurement.baseline) state_->baseline = i;
+    }
+  }
   state_->start_round(state_->strategy->first_round(candidates.size()));
 }
 
@@ -146,14 +190,21 @@ void Tuning::record_failure(std::size_t candidate, std::string reason) {
 
 std::vector<double> Tuning::local_round_values() const {
   const std::size_t count = state_->results.size();
-  std::vector<double> values(2 * count, 0.0);
+  std::vector<double> values(kValuesPerCandidate * count, 0.0);
   for (std::size_t i = 0; i < count; ++i) {
     const CandidateResult& result = state_->results[i];
     if (result.failed) {
       values[i] = kFailedTime;
-    } else if (!result.samples.empty()) {
+      continue;
+    }
+    if (!result.samples.empty()) {
       values[i] = summarize(result.samples, state_->measurement.statistic);
       values[count + i] = relative_spread(result.samples);
+    }
+    const std::vector<double> recent = state_->round_samples(i);
+    if (!recent.empty()) {
+      values[2 * count + i] = summarize(recent, state_->measurement.statistic);
+      values[3 * count + i] = relative_spread(recent);
     }
   }
   return values;
@@ -163,10 +214,10 @@ void Tuning::end_round(const std::vector<double>& agreed_values) {
   State& s = *state_;
   const std::size_t count = s.results.size();
   if (!s.awaiting_end_round) throw std::logic_error("disttune: end_round() before the round ended");
-  if (agreed_values.size() != 2 * count) {
+  if (agreed_values.size() != kValuesPerCandidate * count) {
     throw std::invalid_argument("disttune: end_round() got " + std::to_string(agreed_values.size()) +
                                 " values for " + std::to_string(count) + " candidates (expected " +
-                                std::to_string(2 * count) + ")");
+                                std::to_string(kValuesPerCandidate * count) + ")");
   }
   const std::vector<double> local = local_round_values();
   const std::span<const double> agreed_times(agreed_values.data(), count);
@@ -181,37 +232,28 @@ void Tuning::end_round(const std::vector<double>& agreed_values) {
       result.failed = true;
       result.error = "failed on another rank";
     }
+    const int recent = static_cast<int>(result.samples.size() - s.round_start[i]);
     standings[i] = {result.failed, result.agreed_ms, result.noise,
-                    static_cast<int>(result.samples.size())};
+                    static_cast<int>(result.samples.size()), agreed_values[2 * count + i],
+                    agreed_values[3 * count + i], recent};
   }
+  for (std::size_t i = 0; i < count; ++i) standings[i].baseline = s.baseline == i;
   Round next = s.strategy->next_round(standings);
   if (next.timed_runs > 0) {
     s.start_round(std::move(next));
     return;
   }
-  s.awaiting_end_round = false;
-  s.finished = true;
-  std::vector<bool> finalist(count, false);
-  for (std::size_t c : next.candidates) finalist.at(c) = true;
-  for (std::size_t i = 0; i < count; ++i) {
-    CandidateResult& result = s.results[i];
-    result.dropped = result.measured && !result.failed && !finalist[i];
-  }
+  s.finish(next);
 }
 
 bool Tuning::finished() const { return state_->finished; }
 const Measurement& Tuning::measurement() const { return state_->measurement; }
 const std::vector<CandidateResult>& Tuning::results() const { return state_->results; }
+std::optional<std::size_t> Tuning::baseline() const { return state_->baseline; }
 
 std::optional<std::size_t> Tuning::best() const {
   if (!state_->finished) throw std::logic_error("disttune: best() before the tuning finished");
-  std::optional<std::size_t> best;
-  for (std::size_t i = 0; i < state_->results.size(); ++i) {
-    const CandidateResult& result = state_->results[i];
-    if (!result.measured || result.failed || result.dropped) continue;
-    if (!best || result.agreed_ms < state_->results[*best].agreed_ms) best = i;
-  }
-  return best;
+  return state_->chosen;
 }
 
 }  // namespace disttune

@@ -1,0 +1,60 @@
+// Confidence intervals of agreed times, and the choice among candidates within noise of the fastest.
+#include "noise_interval.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace disttune::detail {
+namespace {
+
+/// Standard deviation over median absolute deviation (normal samples), and the median's
+/// standard error over the mean's (normal samples, large n).
+constexpr double kMadToSd = 1.4826;
+constexpr double kMedianEfficiency = 1.2533;
+/// The least relative spread assumed of real timings.
+constexpr double kNoiseFloor = 0.002;
+
+}  // namespace
+
+double relative_standard_error(const TimeEstimate& estimate) {
+  if (estimate.samples <= 0) return std::numeric_limits<double>::infinity();
+  const double spread = std::max(estimate.noise, kNoiseFloor);
+  return kMadToSd * kMedianEfficiency * spread / std::sqrt(static_cast<double>(estimate.samples));
+}
+
+TimeInterval interval(const TimeEstimate& estimate, double width) {
+  const double half = width * relative_standard_error(estimate) * estimate.time_ms;
+  return {estimate.time_ms - half, estimate.time_ms + half};
+}
+
+bool clearly_faster(const TimeEstimate& a, const TimeEstimate& b, double width) {
+  return interval(a, width).high < interval(b, width).low;
+}
+
+NoiseChoice choose_within_noise(const std::vector<TimeEstimate>& estimates,
+                                const std::vector<std::size_t>& contenders,
+                                std::optional<std::size_t> baseline, bool ties_to_lowest_index) {
+  NoiseChoice choice;
+  std::optional<std::size_t> fastest;
+  for (std::size_t c : contenders) {
+    if (!fastest || estimates[c].time_ms < estimates[*fastest].time_ms) fastest = c;
+  }
+  if (!fastest) return choice;
+  std::vector<std::size_t> group;
+  for (std::size_t c : contenders) {
+    if (c == *fastest || !clearly_faster(estimates[*fastest], estimates[c], kTieWidth)) group.push_back(c);
+  }
+  std::sort(group.begin(), group.end());
+  if (baseline && std::find(group.begin(), group.end(), *baseline) != group.end()) {
+    choice.chosen = baseline;
+  } else if (ties_to_lowest_index) {
+    choice.chosen = group.front();
+  } else {
+    choice.chosen = fastest;
+  }
+  if (group.size() > 1) choice.within_noise = std::move(group);
+  return choice;
+}
+
+}  // namespace disttune::detail
