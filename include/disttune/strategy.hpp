@@ -18,8 +18,9 @@ struct CandidateStanding {
   double time_ms = 0.0;  ///< agreed statistic; meaningless when failed
   double noise = 0.0;    ///< agreed relative spread of the samples
   int samples = 0;       ///< this candidate's samples so far (the same on every rank)
-  /// The same three numbers over the samples of the last round only (0 if it took none):
-  /// what an interleaved round compares.
+  /// The same three numbers over the samples of the last round only (0 if it took none).
+  /// After an interleaved round (A B A B ...) the samples are paired ratios, each run over
+  /// the mean of its pass (dimensionless, about 1): what the near-tie decision compares.
   double round_time_ms = 0.0;
   double round_noise = 0.0;
   int round_samples = 0;

@@ -79,7 +79,8 @@ class ConvergeStrategy final : public Strategy {
     round.timed_runs = std::max(1, std::min(fewest, kMaxSamples - fewest));
     if (budget_ms_ > 0.0 && per_run_ms > 0.0) {
       const double affordable = (budget_ms_ - spent_ms) / per_run_ms - kRewarmRuns;
-      round.timed_runs = std::max(1, std::min(round.timed_runs, static_cast<int>(affordable)));
+      if (affordable < 1.0) return pair_near_ties(standings, spent_ms);
+      round.timed_runs = std::min(round.timed_runs, static_cast<int>(affordable));
     }
     return round;
   }

@@ -22,8 +22,8 @@ struct TimeEstimate {
 
 /// Relative standard error of the median of `samples` samples of relative spread `noise`:
 /// 1.4826 * noise estimates the standard deviation, the median's error is 1.2533 sd / sqrt(n).
-/// The spread counts as at least 0.2%: a few samples that look identical do not prove a
-/// noiseless clock. +inf without samples.
+/// The spread counts as at least 0.2% (a few samples that look identical do not prove a
+/// noiseless clock), and the error is widened for few samples. +inf without samples.
 double relative_standard_error(const TimeEstimate& estimate);
 
 struct TimeInterval {

@@ -63,6 +63,37 @@ struct Tuning::State {
     return {all.begin() + static_cast<std::ptrdiff_t>(round_start[candidate]), all.end()};
   }
 
+  /// Each candidate's samples of this round. In an interleaved round (a candidate listed
+  /// more than once), sample k of each candidate is divided by the mean of sample k of all
+  /// its candidates (one pass of A B ...): a drift of the device common to a pass cancels,
+  /// and the candidates compare by these paired ratios.
+  std::vector<std::vector<double>> round_sample_lists() const {
+    std::vector<std::vector<double>> lists(results.size());
+    for (std::size_t i = 0; i < results.size(); ++i) lists[i] = round_samples(i);
+    std::vector<std::size_t> members(round.candidates);
+    std::sort(members.begin(), members.end());
+    members.erase(std::unique(members.begin(), members.end()), members.end());
+    if (members.size() == round.candidates.size()) return lists;
+    std::size_t passes = std::numeric_limits<std::size_t>::max();
+    for (std::size_t c : members) {
+      if (!results[c].failed) passes = std::min(passes, lists[c].size());
+    }
+    if (passes == std::numeric_limits<std::size_t>::max()) return lists;
+    std::vector<std::vector<double>> paired(results.size());
+    for (std::size_t k = 0; k < passes; ++k) {
+      double sum = 0.0;
+      std::size_t count = 0;
+      for (std::size_t c : members) {
+        if (!results[c].failed) sum += lists[c][k], ++count;
+      }
+      const double mean = sum / static_cast<double>(count);
+      for (std::size_t c : members) {
+        if (!results[c].failed && mean > 0.0) paired[c].push_back(lists[c][k] / mean);
+      }
+    }
+    return paired;
+  }
+
   /// Marks the finalists, and decides: the strategy's choice, else the lowest agreed time
   /// unless the baseline is within noise of it.
   void finish(const Round& end) {
@@ -190,6 +221,7 @@ void Tuning::record_failure(std::size_t candidate, std::string reason) {
 
 std::vector<double> Tuning::local_round_values() const {
   const std::size_t count = state_->results.size();
+  const std::vector<std::vector<double>> recent_lists = state_->round_sample_lists();
   std::vector<double> values(kValuesPerCandidate * count, 0.0);
   for (std::size_t i = 0; i < count; ++i) {
     const CandidateResult& result = state_->results[i];
@@ -201,7 +233,7 @@ std::vector<double> Tuning::local_round_values() const {
       values[i] = summarize(result.samples, state_->measurement.statistic);
       values[count + i] = relative_spread(result.samples);
     }
-    const std::vector<double> recent = state_->round_samples(i);
+    const std::vector<double>& recent = recent_lists[i];
     if (!recent.empty()) {
       values[2 * count + i] = summarize(recent, state_->measurement.statistic);
       values[3 * count + i] = relative_spread(recent);
@@ -220,6 +252,7 @@ void Tuning::end_round(const std::vector<double>& agreed_values) {
                                 std::to_string(kValuesPerCandidate * count) + ")");
   }
   const std::vector<double> local = local_round_values();
+  const std::vector<std::vector<double>> recent_lists = s.round_sample_lists();
   const std::span<const double> agreed_times(agreed_values.data(), count);
   std::vector<CandidateStanding> standings(s.results.size());
   for (std::size_t i = 0; i < s.results.size(); ++i) {
@@ -232,7 +265,7 @@ void Tuning::end_round(const std::vector<double>& agreed_values) {
       result.failed = true;
       result.error = "failed on another rank";
     }
-    const int recent = static_cast<int>(result.samples.size() - s.round_start[i]);
+    const int recent = static_cast<int>(recent_lists[i].size());
     standings[i] = {result.failed, result.agreed_ms, result.noise,
                     static_cast<int>(result.samples.size()), agreed_values[2 * count + i],
                     agreed_values[3 * count + i], recent};
