@@ -9,14 +9,20 @@
 //   "function": {"name": str, "digest": str}, "key": str (canonical JSON text),
 //   "hardware": object, "hardware_digest": str, "deps": object,
 //   "measurement": {"warmup_runs": int, "timed_runs": int, "statistic": str,
-//                   "strategy": str, "flush_l2": bool},
+//                   "strategy": str, "flush_l2": bool,
+//                   optional: "max_noise", "min_time_ms", "budget_ms": num (converge),
+//                   "baseline": <JSON value> (the baseline entry, when one was set)},
 //   "candidates": [{"config": <JSON value>, "status": "ok"|"dropped"|"failed"|"skipped",
 //                   "error": str, "samples_ms": [num], "local_ms": num|null,
 //                   "agreed_ms": num|null, "noise": num}],
 //   ("dropped": measured, then left out by the adaptive strategy; "noise": the agreed
 //    relative spread of the samples, median absolute deviation over the median)
+//   (optional "within_noise": true: not told apart from the choice by the measurement)
 //   "best": {"index": int, "config": <JSON value>},
-//   "ranks": int, "created_utc": "YYYY-MM-DDTHH:MM:SSZ"
+//   optional "baseline": {"index": int|null (null: pruned for this key), "won": bool,
+//                         "baseline_ms": num|null, "chosen_ms": num},
+//   "ranks": int, "created_utc": "YYYY-MM-DDTHH:MM:SSZ",
+//   optional "clocks": {"steady_sm_mhz": num, "lowest_sm_mhz": num, "discarded_runs": int}
 //
 // Rules: data only (never executed); written atomically (temp file in the same directory,
 // fsync, rename, fsync of the directory); directories 0700, files 0600; only names of 64
@@ -60,6 +66,9 @@ struct Record {
   /// Whether the timer cleared the device cache before each timed run (Timer::flushes_l2());
   /// stored as measurement.flush_l2.
   bool flush_l2 = false;
+  /// The timer's clocks during the tuning (Timer::clocks(); "clocks" in the record, written
+  /// when not empty; older records lack it).
+  Value clocks = Value::object();
   std::vector<CandidateResult> candidates;  ///< in candidate-list order
   std::size_t best_index = 0;
   int ranks = 1;

@@ -61,6 +61,10 @@ class AutotunedFunction:
         timed_runs: int,
         statistic: str,
         strategy: str,
+        baseline: Optional[Mapping[str, Any]],
+        budget_ms: float,
+        max_noise: float,
+        min_time_ms: float,
         flush_l2: bool,
         graph_runs: int,
         collective_timeout_s: Optional[float],
@@ -84,6 +88,11 @@ class AutotunedFunction:
         self.candidates = [
             _encoding.entry_text(entry, f"config_space[{i}]") for i, entry in enumerate(self.config_space)
         ]
+        baseline_text = ""
+        if baseline is not None:
+            baseline_text = _encoding.entry_text(baseline, "baseline")
+            if baseline_text not in self.candidates:
+                raise ValueError(f"disttune: baseline of '{fn.__name__}' is not an entry of its config_space")
         self.key_fn = key_fn
         self.prune_fn = prune_fn
         self.name = fn.__name__
@@ -95,6 +104,10 @@ class AutotunedFunction:
             timed_runs=timed_runs,
             statistic=statistic,
             strategy=strategy,
+            baseline=baseline_text,
+            budget_ms=budget_ms,
+            max_noise=max_noise,
+            min_time_ms=min_time_ms,
             collective_timeout_s=collective_timeout_s,
             cache_root=cache_dir,
             disk_cache=disk_cache,
@@ -255,6 +268,10 @@ def autotune(
     timed_runs: int = 10,
     statistic: str = "median",
     strategy: str = "exhaustive",
+    baseline: Optional[Mapping[str, Any]] = None,
+    budget_ms: float = 0.0,
+    max_noise: float = 0.005,
+    min_time_ms: float = 0.5,
     flush_l2: bool = False,
     graph_runs: int = 0,
     collective_timeout_s: Optional[float] = None,
@@ -269,7 +286,11 @@ def autotune(
     strings, bools, None, tuples, lists, dicts); `prune_fn(entry, *args, **kwargs)` keeps an
     entry when true. Measurement: `warmup_runs` untimed and `timed_runs` timed runs per entry
     (the spec's 5 and 10), summarised by `statistic` ("median", "mean", "min"); `strategy`
-    "exhaustive" (the spec's) or another engine strategy; `flush_l2` clears the device cache
+    "exhaustive" (the spec's, the default here), "adaptive" or "converge" (stops sampling an
+    entry once the relative error of its statistic is under `max_noise` after `min_time_ms`
+    of device time; `budget_ms` > 0 bounds the total; docs/strategies.md); `baseline`, an
+    entry of `config_space`, is kept unless another entry is faster by more than the noise
+    (any strategy; off by default); `flush_l2` clears the device cache
     before each timed run; `graph_runs` > 0 times CUDA-graph replays of that many runs.
     `precompile(entry, *args, **kwargs)`, if given, is a compile-only call run for every
     surviving entry concurrently (`precompile_threads`) before the first measurement.
@@ -289,6 +310,10 @@ def autotune(
             timed_runs=timed_runs,
             statistic=statistic,
             strategy=strategy,
+            baseline=baseline,
+            budget_ms=budget_ms,
+            max_noise=max_noise,
+            min_time_ms=min_time_ms,
             flush_l2=flush_l2,
             graph_runs=graph_runs,
             collective_timeout_s=collective_timeout_s,

@@ -31,8 +31,8 @@ namespace {
 /// The engine's options from the Python keyword arguments.
 TunerOptions make_options(
     int warmup_runs, int timed_runs,
-    const std::string& statistic, std::string strategy,
-    std::shared_ptr<Timer> timer, const std::string& hardware_json, const std::string& deps_json,
+    const std::string& statistic, std::string strategy, std::string baseline, double budget_ms,
+    double max_noise, double min_time_ms, std::shared_ptr<Timer> timer, const std::string& hardware_json, const std::string& deps_json,
     std::shared_ptr<Communicator> communicator, std::optional<double> collective_timeout_s,
     std::optional<std::filesystem::path> cache_root, bool disk_cache) {
   TunerOptions options;
@@ -40,6 +40,10 @@ TunerOptions make_options(
   options.measurement.timed_runs = timed_runs;
   options.measurement.statistic = parse_statistic(statistic);
   options.measurement.strategy = std::move(strategy);
+  options.measurement.baseline = std::move(baseline);
+  options.measurement.budget_ms = budget_ms;
+  options.measurement.max_noise = max_noise;
+  options.measurement.min_time_ms = min_time_ms;
   if (!timer) timer = std::make_shared<CpuTimer>();
   options.timer = std::make_shared<FactsTimer>(std::move(timer),
                                                parse_json_object(hardware_json, "hardware facts"),
@@ -109,7 +113,10 @@ void bind_function_tuner(nb::module_& module) {
       .def_ro("samples", &CandidateResult::samples)
       .def_ro("local_ms", &CandidateResult::local_ms)
       .def_ro("agreed_ms", &CandidateResult::agreed_ms)
-      .def_ro("measured", &CandidateResult::measured);
+      .def_ro("measured", &CandidateResult::measured)
+      .def_ro("dropped", &CandidateResult::dropped)
+      .def_ro("noise", &CandidateResult::noise)
+      .def_ro("within_noise", &CandidateResult::within_noise);
 
   nb::class_<TuningReport>(module, "TuningReport",
                            "Where a choice came from ('tuned' or 'disk') and what was measured.")
@@ -133,6 +140,7 @@ void bind_function_tuner(nb::module_& module) {
       .def("__init__",
            [](FunctionTuner* self, std::string name, std::string digest, int warmup_runs,
               int timed_runs, const std::string& statistic, std::string strategy,
+              std::string baseline, double budget_ms, double max_noise, double min_time_ms,
               std::shared_ptr<Timer> timer, const std::string& hardware_json,
               const std::string& deps_json, std::shared_ptr<Communicator> communicator,
               std::optional<double> collective_timeout_s,
@@ -140,12 +148,14 @@ void bind_function_tuner(nb::module_& module) {
              new (self) FunctionTuner(
                  FunctionIdentity{std::move(name), std::move(digest)},
                  make_options(warmup_runs, timed_runs, statistic, std::move(strategy),
+                              std::move(baseline), budget_ms, max_noise, min_time_ms,
                               std::move(timer), hardware_json, deps_json, std::move(communicator),
                               collective_timeout_s, std::move(cache_root), disk_cache));
            },
            nb::arg("name"), nb::arg("digest"), nb::kw_only(), nb::arg("warmup_runs") = 5,
            nb::arg("timed_runs") = 10, nb::arg("statistic") = "median",
-           nb::arg("strategy") = "exhaustive",
+           nb::arg("strategy") = "exhaustive", nb::arg("baseline") = "",
+           nb::arg("budget_ms") = 0.0, nb::arg("max_noise") = 0.005, nb::arg("min_time_ms") = 0.5,
            nb::arg("timer").none() = nb::none(), nb::arg("hardware_json") = "{}",
            nb::arg("deps_json") = "{}", nb::arg("communicator").none() = nb::none(),
            nb::arg("collective_timeout_s").none() = nb::none(),

@@ -12,7 +12,8 @@ namespace {
 
 using detail::TimeEstimate;
 
-/// Samples every candidate gets in the first round (two give a first spread).
+/// Samples every candidate gets in the first round, without a warm-up: their spread shows a
+/// cold first run as noise, which keeps the candidate from being dropped on it.
 constexpr int kFirstRoundSamples = 2;
 /// Samples before a candidate's spread is trusted enough to stop on it.
 constexpr int kMinSamplesToConverge = 5;
@@ -28,7 +29,7 @@ TimeEstimate last_round(const CandidateStanding& s) {
   return {s.round_time_ms, s.round_noise, s.round_samples};
 }
 
-/// Rounds: (1) every candidate, min(warm-up, 1) + 2 timed runs; (2) each later round, the
+/// Rounds: (1) every candidate, 2 timed runs; (2) each later round, the
 /// candidates that are neither converged nor clearly slower than the leader double their
 /// samples (one re-warm-up each), within the budget; (3) the finalists within noise of the
 /// leader run interleaved, kPairedRuns each, and are compared on those runs alone. Every
@@ -36,15 +37,14 @@ TimeEstimate last_round(const CandidateStanding& s) {
 class ConvergeStrategy final : public Strategy {
  public:
   explicit ConvergeStrategy(const Measurement& measurement)
-      : first_warmup_(std::min(measurement.warmup_runs, 1)),
-        max_noise_(measurement.max_noise),
+      : max_noise_(measurement.max_noise),
         min_time_ms_(measurement.min_time_ms),
         budget_ms_(measurement.budget_ms) {}
 
   Round first_round(std::size_t count) override {
     Round round;
     for (std::size_t i = 0; i < count; ++i) round.candidates.push_back(i);
-    round.warmup_runs = first_warmup_;
+    round.warmup_runs = 0;
     round.timed_runs = kFirstRoundSamples;
     active_ = round.candidates;
     return round;
@@ -151,7 +151,6 @@ class ConvergeStrategy final : public Strategy {
     return std::nullopt;
   }
 
-  int first_warmup_;
   double max_noise_;
   double min_time_ms_;
   double budget_ms_;

@@ -229,6 +229,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
     fresh.deps = s.fingerprint.deps;
     fresh.measurement = m;
     fresh.flush_l2 = s.options.timer->flushes_l2();
+    fresh.clocks = s.options.timer->clocks();
     fresh.candidates = report.candidates;
     fresh.best_index = *best;
     fresh.ranks = comm.size();
