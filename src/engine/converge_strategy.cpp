@@ -53,7 +53,13 @@ class ConvergeStrategy final : public Strategy {
   Round next_round(const std::vector<CandidateStanding>& standings) override {
     if (paired_) return settle(standings, paired_contenders_, true);
     drop_clearly_slower(standings);
-    if (active_.empty()) return Round{};  // every candidate failed
+    if (active_.empty()) {  // every candidate left failed: those dropped come back
+      for (std::size_t i : dropped_) {
+        if (!standings[i].failed) active_.push_back(i);
+      }
+      dropped_.clear();
+      if (active_.empty()) return Round{};  // every candidate failed
+    }
     double spent_ms = 0.0;
     for (const CandidateStanding& s : standings) {
       if (!s.failed) spent_ms += s.time_ms * s.samples;
@@ -97,8 +103,11 @@ class ConvergeStrategy final : public Strategy {
       if (standings[i].failed) continue;
       if (!detail::clearly_faster(overall(standings[*leader]), overall(standings[i]), detail::kDropWidth)) {
         kept.push_back(i);
+      } else {
+        dropped_.push_back(i);
       }
     }
+    std::sort(dropped_.begin(), dropped_.end());
     active_ = std::move(kept);
   }
 
@@ -107,7 +116,7 @@ class ConvergeStrategy final : public Strategy {
   Round pair_near_ties(const std::vector<CandidateStanding>& standings, double spent_ms) {
     std::vector<TimeEstimate> estimates;
     for (const CandidateStanding& s : standings) estimates.push_back(overall(s));
-    const detail::NoiseChoice first = detail::choose_within_noise(estimates, active_, baseline_of(standings), false);
+    const detail::NoiseChoice first = detail::choose_within_noise(estimates, active_, baseline_of(standings), 0.0);
     double cost_ms = 0.0;
     for (std::size_t i : first.within_noise) cost_ms += standings[i].time_ms * kPairedRuns;
     const bool affordable = budget_ms_ <= 0.0 || spent_ms + cost_ms <= budget_ms_;
@@ -137,8 +146,8 @@ class ConvergeStrategy final : public Strategy {
     for (std::size_t i : active_) {
       if (!standings[i].failed) end.candidates.push_back(i);
     }
-    const detail::NoiseChoice choice =
-        detail::choose_within_noise(estimates, alive, baseline_of(standings), on_last_round);
+    const detail::NoiseChoice choice = detail::choose_within_noise(
+        estimates, alive, baseline_of(standings), on_last_round ? max_noise_ : 0.0);
     end.chosen = choice.chosen;
     end.within_noise = choice.within_noise;
     return end;
@@ -154,7 +163,8 @@ class ConvergeStrategy final : public Strategy {
   double max_noise_;
   double min_time_ms_;
   double budget_ms_;
-  std::vector<std::size_t> active_;  ///< candidates not (yet) dropped, ascending
+  std::vector<std::size_t> active_;   ///< candidates not (yet) dropped, ascending
+  std::vector<std::size_t> dropped_;  ///< dropped, kept in case every active one fails
   bool paired_ = false;
   std::vector<std::size_t> paired_contenders_;
 };

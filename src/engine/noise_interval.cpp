@@ -39,7 +39,7 @@ bool clearly_faster(const TimeEstimate& a, const TimeEstimate& b, double width) 
 
 NoiseChoice choose_within_noise(const std::vector<TimeEstimate>& estimates,
                                 const std::vector<std::size_t>& contenders,
-                                std::optional<std::size_t> baseline, bool ties_to_lowest_index) {
+                                std::optional<std::size_t> baseline, double equal_within) {
   NoiseChoice choice;
   std::optional<std::size_t> fastest;
   for (std::size_t c : contenders) {
@@ -53,10 +53,14 @@ NoiseChoice choose_within_noise(const std::vector<TimeEstimate>& estimates,
   std::sort(group.begin(), group.end());
   if (baseline && std::find(group.begin(), group.end(), *baseline) != group.end()) {
     choice.chosen = baseline;
-  } else if (ties_to_lowest_index) {
-    choice.chosen = group.front();
   } else {
-    choice.chosen = fastest;
+    const double limit = estimates[*fastest].time_ms * (1.0 + equal_within);
+    for (std::size_t c : group) {
+      if (c == *fastest || estimates[c].time_ms <= limit) {
+        choice.chosen = c;  // the group is ascending: the lowest such index
+        break;
+      }
+    }
   }
   if (group.size() > 1) choice.within_noise = std::move(group);
   return choice;

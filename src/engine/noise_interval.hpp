@@ -39,15 +39,16 @@ bool clearly_faster(const TimeEstimate& a, const TimeEstimate& b, double width);
 
 /// The choice among `contenders` (indices into `estimates`, none failed): the lowest time,
 /// and every contender whose kTieWidth interval overlaps it is within noise of it. If the
-/// baseline is within noise of the lowest, the baseline is kept; otherwise, with
-/// `ties_to_lowest_index`, the lowest index of the tie group (stable from one tuning to the
-/// next), else the lowest time. `within_noise` lists the tie group when it has two or more.
+/// baseline is within noise of the lowest, the baseline is kept; otherwise the lowest index
+/// among the tie group's members whose time is within `equal_within` (a fraction) of the
+/// lowest (stable from one tuning to the next where nothing measured separates them; 0:
+/// the lowest time itself). `within_noise` lists the tie group when it has two or more.
 struct NoiseChoice {
   std::optional<std::size_t> chosen;
   std::vector<std::size_t> within_noise;
 };
 NoiseChoice choose_within_noise(const std::vector<TimeEstimate>& estimates,
                                 const std::vector<std::size_t>& contenders,
-                                std::optional<std::size_t> baseline, bool ties_to_lowest_index);
+                                std::optional<std::size_t> baseline, double equal_within);
 
 }  // namespace disttune::detail

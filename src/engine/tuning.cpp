@@ -110,7 +110,7 @@ struct Tuning::State {
       if (finalist[i] && result.measured && !result.failed) alive.push_back(i);
     }
     detail::NoiseChoice choice{end.chosen, end.within_noise};
-    if (!end.chosen) choice = detail::choose_within_noise(estimates, alive, baseline, false);
+    if (!end.chosen) choice = detail::choose_within_noise(estimates, alive, baseline, 0.0);
     if (choice.chosen && (results.at(*choice.chosen).failed || !finalist[*choice.chosen])) {
       throw std::logic_error("disttune: the strategy chose a candidate that is not a finalist");
     }

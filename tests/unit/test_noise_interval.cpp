@@ -42,11 +42,12 @@ TEST(NoiseInterval, IdenticalSamplesStillHaveAFloorOfNoise) {
 TEST(NoiseInterval, ChoiceAmongTiesIsTheBaselineThenTheLowestIndexOrTime) {
   const std::vector<TimeEstimate> estimates = {{1.002, 0.01, 10}, {1.0, 0.01, 10}, {2.0, 0.01, 10}};
   const std::vector<std::size_t> all = {0, 1, 2};
-  EXPECT_EQ(choose_within_noise(estimates, all, std::nullopt, false).chosen, 1u);
-  EXPECT_EQ(choose_within_noise(estimates, all, std::nullopt, true).chosen, 0u);
-  EXPECT_EQ(choose_within_noise(estimates, all, 0u, false).chosen, 0u);
-  EXPECT_EQ(choose_within_noise(estimates, all, 2u, false).chosen, 1u);  // clearly slower baseline
-  EXPECT_EQ(choose_within_noise(estimates, all, std::nullopt, false).within_noise,
+  EXPECT_EQ(choose_within_noise(estimates, all, std::nullopt, 0.0).chosen, 1u);
+  EXPECT_EQ(choose_within_noise(estimates, all, std::nullopt, 0.005).chosen, 0u);  // 0.2% apart
+  EXPECT_EQ(choose_within_noise(estimates, all, std::nullopt, 0.001).chosen, 1u);
+  EXPECT_EQ(choose_within_noise(estimates, all, 0u, 0.0).chosen, 0u);
+  EXPECT_EQ(choose_within_noise(estimates, all, 2u, 0.0).chosen, 1u);  // clearly slower baseline
+  EXPECT_EQ(choose_within_noise(estimates, all, std::nullopt, 0.0).within_noise,
             (std::vector<std::size_t>{0, 1}));
 }
 
