@@ -23,8 +23,9 @@ struct CudaTimerOptions {
   /// If > 0, time_batch() captures this many runs into one CUDA graph and times replays of
   /// it: each sample is one replay's time over graph_runs. For launch-bound launchers.
   int graph_runs = 0;
-  /// Clock control: before a tuning, a 20 ms busy kernel on every SM brings the SM clock to
-  /// a steady state, which is measured (clock64 against %globaltimer); the clock is measured
+  /// Clock control: before a tuning, busy kernels on every SM (1 ms each, at most 20 ms)
+  /// bring the SM clock to 90% of the rated clock, and the clock reached is measured
+  /// (clock64 against %globaltimer) as the steady clock; the clock is measured
   /// again after every timed run (outside its events), and a run below 75% of the steady
   /// clock is discarded and taken again; while the host captures a graph, a 1 ms busy
   /// kernel keeps the device from idling. The card's clock settings are never changed.

@@ -72,6 +72,10 @@ ClockProbe::ClockProbe(CUdevice device) {
     check(api.cuModuleGetFunction(&clock_, module_, "disttune_clock"), "cuModuleGetFunction(disttune_clock)");
     check(api.cuDeviceGetAttribute(&sm_count_, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device),
           "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)");
+    int rated_khz = 0;
+    check(api.cuDeviceGetAttribute(&rated_khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, device),
+          "cuDeviceGetAttribute(CLOCK_RATE)");
+    rated_mhz_ = rated_khz / 1e3;
     slots_.emplace(device, kMaxProbes * 2 * sizeof(std::uint64_t));
   } catch (...) {
     api.cuModuleUnload(module_);
@@ -119,6 +123,19 @@ std::vector<double> ClockProbe::read(CUstream stream) {
     mhz.push_back(ns > 0.0 ? cycles / ns * 1e3 : std::nan(""));
   }
   used_ = 0;
+  return mhz;
+}
+
+double ClockProbe::settle(CUstream stream, double fraction, double cap_ms) {
+  constexpr double kStepMs = 1.0;
+  (void)read(stream);  // probes of an earlier batch are not this one's
+  probe(stream);
+  double mhz = read(stream).at(0);
+  for (double spent = 0.0; mhz < fraction * rated_mhz_ && spent < cap_ms; spent += kStepMs) {
+    keep_busy(stream, kStepMs);
+    probe(stream);
+    mhz = read(stream).at(0);
+  }
   return mhz;
 }
 

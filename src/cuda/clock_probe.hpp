@@ -28,12 +28,17 @@ class ClockProbe {
   void probe(CUstream stream);
   /// Waits for the stream and returns the SM clock (MHz) of every probe since the last read().
   std::vector<double> read(CUstream stream);
+  /// Brings the SM clock to a steady state and returns it (MHz): probes it, and while it is
+  /// below `fraction` of the device's rated clock keeps the SMs busy 1 ms at a time, for at
+  /// most `cap_ms` in all. Costs one probe (about 20 us) on a device already clocked up.
+  double settle(CUstream stream, double fraction, double cap_ms);
 
  private:
   CUmodule module_ = nullptr;
   CUfunction busy_ = nullptr;
   CUfunction clock_ = nullptr;
   int sm_count_ = 1;
+  double rated_mhz_ = 0.0;  ///< the device's rated SM clock (CU_DEVICE_ATTRIBUTE_CLOCK_RATE)
   std::optional<DeviceBuffer> slots_;  ///< two 64-bit counters per probe
   std::size_t used_ = 0;
 };

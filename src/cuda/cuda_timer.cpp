@@ -21,7 +21,9 @@ using detail::Event;
 
 namespace {
 
-/// Device time of the kernel that brings the SM clock to a steady state before a tuning.
+/// Before a tuning the SMs are kept busy until their clock reaches this fraction of the
+/// rated clock, for at most kSettleMs.
+constexpr double kSettledClock = 0.9;
 constexpr double kSettleMs = 20.0;
 /// Device time of the kernel that keeps the device busy while the host captures a graph.
 constexpr double kCaptureBusyMs = 1.0;
@@ -211,9 +213,7 @@ void CudaTimer::begin_tuning() {
   state_->lowest_mhz = 0.0;
   state_->discarded = 0;
   if (!state_->probe) return;
-  state_->probe->keep_busy(state_->stream, kSettleMs);
-  state_->probe->probe(state_->stream);
-  state_->steady_mhz = state_->probe->read(state_->stream).at(0);
+  state_->steady_mhz = state_->probe->settle(state_->stream, kSettledClock, kSettleMs);
 }
 
 void CudaTimer::prepare_timed_run() {
