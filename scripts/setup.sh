@@ -7,6 +7,7 @@ packages=(
   nlohmann-json3-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
   libopenmpi-dev openmpi-bin
   python3-dev python3-venv python3-pip python3-pytest python3-torch
+  clang-14 libclang-rt-14-dev  # tests/fuzz: libFuzzer, ASan, UBSan (scripts/fuzz.sh)
 )
 missing=()
 for package in "${packages[@]}"; do

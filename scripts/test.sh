@@ -6,5 +6,6 @@ preset="${DISTTUNE_PRESET:-dev}"
 bash scripts/setup.sh
 bash scripts/build.sh "$preset"
 ctest --preset "$preset" -j "$(nproc)"
+bash scripts/fuzz.sh "${DISTTUNE_FUZZ_SECONDS:-60}"
 bash scripts/python_setup.sh
 .venv/bin/python -m pytest tests/python -q

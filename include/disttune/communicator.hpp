@@ -50,13 +50,9 @@ class Communicator {
   virtual void barrier(const CollectiveContext& context) = 0;
   /// Element-wise maximum across ranks, in place.
   virtual void all_reduce_max(std::span<double> values, const CollectiveContext& context) = 0;
-  /// Element-wise minimum across ranks, in place.
-  virtual void all_reduce_min(std::span<double> values, const CollectiveContext& context) = 0;
   /// Every rank's bytes, indexed by rank.
   virtual std::vector<std::string> all_gather(const std::string& bytes,
                                               const CollectiveContext& context) = 0;
-  /// `bytes` of rank `root` on every rank.
-  virtual void broadcast(std::string& bytes, int root, const CollectiveContext& context) = 0;
 };
 
 /// One rank alone: every collective returns at once.
@@ -67,12 +63,10 @@ class SingleProcessCommunicator final : public Communicator {
   int local_rank() const override { return 0; }
   void barrier(const CollectiveContext&) override {}
   void all_reduce_max(std::span<double>, const CollectiveContext&) override {}
-  void all_reduce_min(std::span<double>, const CollectiveContext&) override {}
   std::vector<std::string> all_gather(const std::string& bytes,
                                       const CollectiveContext&) override {
     return {bytes};
   }
-  void broadcast(std::string&, int, const CollectiveContext&) override {}
 };
 
 /// The collectives as callbacks, for a caller's own transport (e.g. a torch ProcessGroup).
@@ -82,9 +76,8 @@ struct CommunicatorCallbacks {
   int size = 1;
   int local_rank = 0;
   std::function<void(const CollectiveContext&)> barrier;
-  std::function<void(std::span<double>, bool is_max, const CollectiveContext&)> all_reduce;
+  std::function<void(std::span<double>, const CollectiveContext&)> all_reduce_max;
   std::function<std::vector<std::string>(const std::string&, const CollectiveContext&)> all_gather;
-  std::function<void(std::string&, int root, const CollectiveContext&)> broadcast;
 };
 
 /// A Communicator over caller-supplied callbacks; throws std::invalid_argument if one is missing.

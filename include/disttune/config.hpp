@@ -19,9 +19,14 @@ namespace disttune {
 /// Maps are ordered by key, so the order in which entries were added never matters.
 using Value = nlohmann::json;
 
+/// How deeply a config or key value may nest (a list or map is one level). Deeper values
+/// are refused: walking and printing them would need a stack without bound.
+inline constexpr std::size_t kMaxValueDepth = 100;
+
 /// The canonical text of a value: compact JSON, map keys sorted, floats in shortest
 /// round-trip form. Equal values give equal text in every process on every machine.
-/// Throws std::invalid_argument for a non-finite float (it has no JSON form).
+/// Throws std::invalid_argument for a non-finite float (it has no JSON form) or a value
+/// nested deeper than kMaxValueDepth.
 std::string canonical_json(const Value& value);
 
 /// Lower-case hex SHA-256 of bytes (64 characters).

@@ -31,12 +31,17 @@
 // then keeps results in memory only). A record that does not parse or has the wrong
 // schema, types or identity is a miss: logged once and moved aside to "<name>.bad-<UTC>".
 // Replacing a record keeps the old one as "<name>.json.<UTC>".
+//
+// Limits of the reader (everything read from any store is untrusted): at most
+// kMaxRecordBytes bytes and kMaxRecordDepth levels of nesting; any other failure of the
+// JSON library or of validation is an unusable record, never an exception or a crash.
 #pragma once
 
 #include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "disttune/config.hpp"
@@ -46,6 +51,12 @@
 namespace disttune {
 
 inline constexpr int kRecordSchemaVersion = 1;
+
+/// The largest record the reader reads; a larger one is not one we wrote.
+inline constexpr std::size_t kMaxRecordBytes = std::size_t{64} << 20;
+/// The deepest nesting the reader parses: a config (kMaxValueDepth) inside
+/// record.candidates[i].config.
+inline constexpr std::size_t kMaxRecordDepth = kMaxValueDepth + 3;
 
 /// Which record: the parts of its identity.
 struct RecordId {
@@ -80,11 +91,17 @@ struct Record {
 Value record_to_json(const Record& record);
 Record record_from_json(const Value& json);
 
-/// One record file read without changing anything on disk: the record, or why it is bad.
+/// One record read without changing anything: the record, or why it is unusable.
 struct RecordRead {
-  std::optional<Record> record;  ///< set when the file is a valid schema-1 record
-  std::string error;             ///< why it is not (empty when record is set)
+  std::optional<Record> record;  ///< set when the bytes are a valid schema-1 record
+  std::string error;             ///< why they are not (empty when record is set)
 };
+
+/// The one reader of record bytes from any store (a file, a Redis value): parses them
+/// within kMaxRecordBytes and kMaxRecordDepth and validates them with record_from_json.
+/// Never throws and never crashes, whatever the bytes; an unusable record gets a reason.
+/// The caller checks the record's identity against what it asked for.
+RecordRead parse_record(std::string_view bytes) noexcept;
 
 /// Reads the record file at `path` read-only, for inspection tools: the final component is
 /// never followed if it is a symbolic link, and a bad file is reported, not moved aside.

@@ -21,6 +21,10 @@ enum class StepKind {
   round_end,  ///< all ranks: reduce local_round_values() with MAX, then call end_round()
 };
 
+// A round's runs are issued candidate by candidate (each one's warm-ups, then its timed
+// runs). Drivers follow the steps and never assume that order, so a schedule that pairs
+// near-tied candidates (A B A B ...) can be added to Round and next() alone.
+
 struct Step {
   StepKind kind = StepKind::round_end;
   std::size_t candidate = 0;  ///< index into the candidate list
@@ -43,9 +47,10 @@ struct CandidateResult {
   bool within_noise = false;      ///< the measurement could not tell it apart from the choice (or it is the choice, tied)
 };
 
-/// The state machine of one tuning. A driver loops: next(), do the step, report.
-/// Failed candidates keep their barrier steps so that every rank makes the same collectives.
-/// Not thread-safe: one driver at a time.
+/// The state machine of one tuning. A driver (src/engine/round_driver.hpp) loops: next(),
+/// do the step, report. Failed candidates keep their barrier steps so that every rank makes
+/// the same collectives. Re-takes of invalid samples are agreed at a round's end, so every
+/// rank makes the same runs: see record_sample(). Not thread-safe: one driver at a time.
 class Tuning {
  public:
   /// `candidates` are canonical JSON texts; there must be at least one.
@@ -58,20 +63,31 @@ class Tuning {
   std::optional<Step> next();
 
   /// A timed sample (ms) of `candidate`. Ignored for a failed candidate. A non-finite or
-  /// negative sample is not a time: it is discarded and one more timed run is scheduled
-  /// after the collect step (at most timed_runs re-takes; beyond that the candidate fails).
+  /// negative sample is not a time: it is discarded and the candidate owes one sample. At
+  /// the round's end the ranks agree (MAX) on what each candidate owes; before the strategy
+  /// sees the round, a re-take round gives every rank that many more timed runs of those
+  /// candidates (a rank that owes fewer keeps only what it owes). Beyond timed_runs
+  /// re-takes in all, the candidate fails on every rank.
   void record_sample(std::size_t candidate, double ms);
+
+  /// The timed runs of the current timed phase were timed as one batch (e.g. a CUDA-graph
+  /// replay) by the driver after it got the phase's first timed step: the phase's other
+  /// timed steps are not issued; the next step is the collect of all of them.
+  void batch_timed_phase();
 
   /// `candidate` failed on this rank; its remaining runs are skipped.
   void record_failure(std::size_t candidate, std::string reason);
 
-  /// This rank's numbers for the round just ended, 4 per candidate: every candidate's time
-  /// (its statistic; +inf if it failed here), then every candidate's noise (relative
-  /// spread of its samples), then the same two over the samples of this round only. Reduce
-  /// them element-wise with MAX across ranks (one all-reduce) and pass the result to end_round().
+  /// This rank's numbers for the round just ended, 5 per candidate: first every candidate's
+  /// time (its statistic; +inf if it failed here), then every candidate's noise (relative
+  /// spread of its samples), then the samples it still owes after invalid ones, then the
+  /// time and noise of the samples of the strategy's last round only (paired ratios after an
+  /// interleaved round). Reduce them element-wise with MAX across ranks (one all-reduce) and
+  /// pass the result to end_round().
   std::vector<double> local_round_values() const;
 
-  /// Applies the agreed values (an +inf time marks a candidate failed on some rank).
+  /// Applies the agreed values (an +inf time marks a candidate failed on some rank) and
+  /// starts the next round: a re-take round if a candidate owes samples, else the strategy's.
   void end_round(const std::vector<double>& agreed_values);
 
   bool finished() const;

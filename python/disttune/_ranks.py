@@ -68,7 +68,7 @@ class _GroupCollectives:
     def communicator(self) -> Any:
         local_rank = self._local_rank()
         return _core.make_callback_communicator(
-            self._rank, self._size, local_rank, self.barrier, self.all_reduce, self.all_gather, self.broadcast
+            self._rank, self._size, local_rank, self.barrier, self.all_reduce_max, self.all_gather
         )
 
     def _collective_device(self, backend: str) -> Any:
@@ -126,16 +126,12 @@ class _GroupCollectives:
         token = torch.zeros(1, dtype=torch.float64, device=self._device)
         self._all_reduce(token, self._dist.ReduceOp.SUM, context.seconds_left, context.describe())
 
-    def all_reduce(self, values: list[float], is_max: bool, context: Any) -> list[float]:
+    def all_reduce_max(self, values: list[float], context: Any) -> list[float]:
         torch = self._torch
         tensor = torch.tensor(values, dtype=torch.float64, device=self._device)
-        op = self._dist.ReduceOp.MAX if is_max else self._dist.ReduceOp.MIN
+        op = self._dist.ReduceOp.MAX
         return self._all_reduce(tensor, op, context.seconds_left, context.describe()).cpu().tolist()
 
     def all_gather(self, data: bytes, context: Any) -> list[bytes]:
         return self._gather(data, context.seconds_left, context.describe())
-
-    def broadcast(self, data: bytes, root: int, context: Any) -> bytes:
-        # An all-gather carries the root's bytes to everyone and checks every rank joined.
-        return self._gather(data, context.seconds_left, context.describe())[root]
 

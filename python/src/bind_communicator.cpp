@@ -34,8 +34,8 @@ std::string bytes_of(const nb::handle& value, const char* callback) {
 
 /// The engine's callback communicator over Python callables.
 std::shared_ptr<Communicator> make_python_communicator(int rank, int size, int local_rank,
-                                                       nb::object barrier, nb::object all_reduce,
-                                                       nb::object all_gather, nb::object broadcast) {
+                                                       nb::object barrier, nb::object all_reduce_max,
+                                                       nb::object all_gather) {
   CommunicatorCallbacks callbacks;
   callbacks.rank = rank;
   callbacks.size = size;
@@ -45,20 +45,19 @@ std::shared_ptr<Communicator> make_python_communicator(int rank, int size, int l
       call(context);
     };
   }
-  if (!all_reduce.is_none()) {
-    callbacks.all_reduce = [call = PythonCallable(all_reduce)](
-                               std::span<double> values, bool is_max,
-                               const CollectiveContext& context) {
+  if (!all_reduce_max.is_none()) {
+    callbacks.all_reduce_max = [call = PythonCallable(all_reduce_max)](
+                                   std::span<double> values, const CollectiveContext& context) {
       std::vector<double> reduced;
       {
         nb::gil_scoped_acquire gil;
         nb::list input;
         for (double value : values) input.append(value);
-        nb::object result = call(input, is_max, context);
+        nb::object result = call(input, context);
         for (nb::handle item : result) reduced.push_back(nb::cast<double>(item));
       }
       if (reduced.size() != values.size()) {
-        throw std::runtime_error("disttune: communicator callback 'all_reduce' returned " +
+        throw std::runtime_error("disttune: communicator callback 'all_reduce_max' returned " +
                                  std::to_string(reduced.size()) + " values for " +
                                  std::to_string(values.size()));
       }
@@ -73,14 +72,6 @@ std::shared_ptr<Communicator> make_python_communicator(int rank, int size, int l
       std::vector<std::string> gathered;
       for (nb::handle item : result) gathered.push_back(bytes_of(item, "all_gather"));
       return gathered;
-    };
-  }
-  if (!broadcast.is_none()) {
-    callbacks.broadcast = [call = PythonCallable(broadcast)](std::string& bytes, int root,
-                                                             const CollectiveContext& context) {
-      nb::gil_scoped_acquire gil;
-      nb::object result = call(nb::bytes(bytes.data(), bytes.size()), root, context);
-      bytes = bytes_of(result, "broadcast");
     };
   }
   return make_callback_communicator(std::move(callbacks));
@@ -110,12 +101,11 @@ void bind_communicator(nb::module_& module) {
 
   module.def("make_callback_communicator", &make_python_communicator, nb::arg("rank"),
              nb::arg("size"), nb::arg("local_rank"), nb::arg("barrier").none(),
-             nb::arg("all_reduce").none(), nb::arg("all_gather").none(),
-             nb::arg("broadcast").none(),
+             nb::arg("all_reduce_max").none(), nb::arg("all_gather").none(),
              "A Communicator whose collectives call barrier(context), "
-             "all_reduce(values: list[float], is_max: bool, context) -> list[float], "
-             "all_gather(data: bytes, context) -> list[bytes] (indexed by rank) and "
-             "broadcast(data: bytes, root: int, context) -> bytes. Each must finish before "
+             "all_reduce_max(values: list[float], context) -> list[float] (element-wise "
+             "maximum) and all_gather(data: bytes, context) -> list[bytes] (indexed by rank). "
+             "Each must finish before "
              "context.seconds_left runs out, else raise CollectiveTimeout. A missing callback "
              "is a ValueError.");
 }

@@ -25,10 +25,7 @@ class CallbackCommunicator final : public Communicator {
   int local_rank() const override { return callbacks_.local_rank; }
   void barrier(const CollectiveContext& context) override { callbacks_.barrier(context); }
   void all_reduce_max(std::span<double> values, const CollectiveContext& context) override {
-    callbacks_.all_reduce(values, true, context);
-  }
-  void all_reduce_min(std::span<double> values, const CollectiveContext& context) override {
-    callbacks_.all_reduce(values, false, context);
+    callbacks_.all_reduce_max(values, context);
   }
   std::vector<std::string> all_gather(const std::string& bytes,
                                       const CollectiveContext& context) override {
@@ -39,9 +36,6 @@ class CallbackCommunicator final : public Communicator {
                                std::to_string(callbacks_.size) + " ranks");
     }
     return gathered;
-  }
-  void broadcast(std::string& bytes, int root, const CollectiveContext& context) override {
-    callbacks_.broadcast(bytes, root, context);
   }
 
  private:
@@ -62,11 +56,10 @@ std::unique_ptr<Communicator> make_callback_communicator(CommunicatorCallbacks c
   if (callbacks.local_rank < 0) {
     throw std::invalid_argument("disttune: local rank must be >= 0");
   }
-  const char* missing = !callbacks.barrier      ? "barrier"
-                        : !callbacks.all_reduce ? "all_reduce"
-                        : !callbacks.all_gather ? "all_gather"
-                        : !callbacks.broadcast  ? "broadcast"
-                                                : nullptr;
+  const char* missing = !callbacks.barrier          ? "barrier"
+                        : !callbacks.all_reduce_max ? "all_reduce_max"
+                        : !callbacks.all_gather     ? "all_gather"
+                                                    : nullptr;
   if (missing != nullptr) {
     throw std::invalid_argument(std::string("disttune: communicator callback '") + missing +
                                 "' is missing");

@@ -108,10 +108,6 @@ struct ContextualAutotuner::State {
   std::optional<std::size_t> abandoned_at;         ///< launch where a failure (any rank's) stopped the run
   std::optional<std::string> disagreement;         ///< found at a launch: the run cannot go on
 
-  detail::ContextMaker context_of(const detail::KeyTuning& tuning) const {
-    return detail::ContextMaker{tuning.kernel_name(), tuning.key(), timeout};
-  }
-
   void begin_outer_run() {
     launches.clear();
     launch_text.clear();
@@ -152,11 +148,11 @@ struct ContextualAutotuner::State {
   /// Digest check of a tuning new in this run, then the barriers owed before its first run.
   void settle_new(TuningSlot& slot) {
     if (slot.checked) return;
-    const detail::ContextMaker context = context_of(*slot.tuning);
+    const detail::ContextMaker& context = slot.tuning->context();
     detail::check_ranks_agree(*comm, context,
                               FunctionIdentity{slot.tuning->kernel_name(), slot.tuning->kernel_name()},
                               slot.tuning->key(), slot.tuning->candidates(), measurement, *timer);
-    slot.tuning->settle_owed(*comm, context);
+    slot.tuning->settle_owed();
     slot.checked = true;
   }
 
@@ -240,7 +236,7 @@ struct ContextualAutotuner::State {
       if (!slot->launched) continue;
       const std::optional<double> sample =
           slot->timed_pair ? std::optional<double>(samples.at(*slot->timed_pair)) : std::nullopt;
-      slot->tuning->commit(sample, *comm, context_of(*slot->tuning), *log);
+      slot->tuning->commit(sample);
     }
     retire_finished();
     if (tuned_here) return false;
@@ -277,7 +273,7 @@ struct ContextualAutotuner::State {
     });
     for (auto& slot : slots) {
       settle_new(*slot);
-      if (slot.get() == failed) slot->tuning->fail_pending(reason, *comm, context_of(*slot->tuning), *log);
+      if (slot.get() == failed) slot->tuning->fail_pending(reason);
     }
     retire_finished();
   }
@@ -417,7 +413,8 @@ std::size_t ContextualAutotuner::launch(KernelTuningState& kernel, const std::st
     }
     s.timer->begin_tuning();
     auto fresh = std::make_unique<TuningSlot>();
-    fresh->tuning = std::make_unique<detail::KeyTuning>(kernel, key, candidates, s.measurement, s.function);
+    fresh->tuning = std::make_unique<detail::KeyTuning>(kernel, key, candidates, s.measurement, s.function,
+                                                        *s.comm, s.timeout, *s.log);
     fresh->created_run = s.outer_runs;
     fresh->created_at = ordinal;
     slot = fresh.get();

@@ -1,28 +1,35 @@
 // KeyTuning: one kernel's Tuning of one key, advanced one run step per outer run.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "collective/rank_agreement.hpp"
 #include "context_log.hpp"
 #include "disttune/communicator.hpp"
 #include "disttune/context.hpp"
 #include "disttune/tuning.hpp"
-#include "collective/rank_agreement.hpp"
+#include "engine/round_driver.hpp"
 
 namespace disttune::detail {
 
-/// Drives a Tuning across outer runs. At any time between runs it either holds the run step
-/// (warm-up or timed) its next launch does, or is finished. Steps that are not runs
-/// (barrier, collect, round_end) are done only between outer runs, in advance(), so every
-/// rank makes its collectives at the same points whatever happened inside the runs.
-class KeyTuning {
+/// Drives a Tuning across outer runs through the engine's RoundDriver. At any time between
+/// runs it either holds the run step (warm-up or timed) its next launch does, or is
+/// finished. The steps that are not runs (barriers, collects, re-takes, round ends) are
+/// done only between outer runs, in commit() and fail_pending(), so every rank makes its
+/// collectives at the same points whatever happened inside the runs.
+class KeyTuning final : private RunSite, private RoundObserver {
  public:
-  /// Pulls the first run step. The barriers before it are owed until settle_owed().
+  /// Takes the first run step; the barriers before it are owed until settle_owed(). `comm`
+  /// and `log` must outlive this tuning.
   KeyTuning(KernelTuningState& kernel, std::string key, std::vector<std::string> candidates,
-            const Measurement& measurement, std::string function);
+            const Measurement& measurement, std::string function, Communicator& comm,
+            std::chrono::milliseconds timeout, ContextLog& log);
+  KeyTuning(const KeyTuning&) = delete;
+  KeyTuning& operator=(const KeyTuning&) = delete;
 
   /// The kernel, or nullptr once it was destroyed (orphan()).
   KernelTuningState* kernel() const { return kernel_; }
@@ -35,36 +42,43 @@ class KeyTuning {
   const Step& pending() const { return *pending_; }
   bool finished() const { return tuning_.finished(); }
   const Tuning& tuning() const { return tuning_; }
+  /// The context of this tuning's collectives (kernel, key, deadline).
+  const ContextMaker& context() const { return context_; }
   /// "function: f | kernel: k | key: [..]", the start of this tuning's log lines.
   std::string log_prefix() const;
   /// "config-id: i | config: {..}".
   std::string describe_candidate(std::size_t candidate) const;
 
   /// Makes the barriers owed since construction (the same count on every rank).
-  void settle_owed(Communicator& comm, const ContextMaker& context);
+  void settle_owed();
   /// The pending step was done in an outer run that counts; `sample` is its time if timed.
   /// Then advances to the next run step.
-  void commit(std::optional<double> sample, Communicator& comm, const ContextMaker& context,
-              ContextLog& log);
+  void commit(std::optional<double> sample);
   /// The pending step's candidate failed (here or on another rank): records it and
   /// advances past the candidate's remaining runs.
-  void fail_pending(const std::string& reason, Communicator& comm, const ContextMaker& context,
-                    ContextLog& log);
+  void fail_pending(const std::string& reason);
   /// The choice once finished, or nullopt if every candidate failed.
   std::optional<KernelChoice> choice() const;
 
  private:
-  void advance(Communicator& comm, const ContextMaker& context, ContextLog& log);
-  void collect(const Step& step, ContextLog& log);
+  // RunSite: runs happen inside the outer function, one per outer run; never batched.
+  std::optional<std::vector<double>> time_batch(std::size_t candidate, int runs) override;
+  std::vector<double> collect(std::size_t candidate) override;
+  // RoundObserver: the log lines of a collect and of a round's agreed numbers.
+  void collected(std::size_t candidate, const std::vector<double>& samples,
+                 const CandidateResult& result) override;
+  void round_ended(const Tuning& tuning) override;
 
   KernelTuningState* kernel_;
   std::string kernel_name_;
   std::string key_;
   std::vector<std::string> candidates_;
   std::string function_;
+  ContextMaker context_;
+  ContextLog& log_;
   Tuning tuning_;
+  RoundDriver driver_;
   std::optional<Step> pending_;
-  int owed_barriers_ = 0;
   std::vector<double> samples_;  ///< committed timed samples of the current candidate
 };
 

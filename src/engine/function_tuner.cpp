@@ -15,6 +15,7 @@
 #include "util/env_flag.hpp"
 #include "report/progress.hpp"
 #include "collective/rank_agreement.hpp"
+#include "engine/round_driver.hpp"
 #include "store/stored_choice.hpp"
 #include "report/tuning_log.hpp"
 #include "util/utc_time.hpp"
@@ -32,86 +33,71 @@ struct FunctionTuner::State {
 
 namespace {
 
-/// Runs candidate `c` once; an exception fails the candidate instead of the tuning.
-bool run_guarded(const TuningRequest& request, Tuning& tuning, std::size_t c) {
-  try {
-    request.run(c);
-    return true;
-  } catch (const std::exception& error) {
-    tuning.record_failure(c, error.what());
-  } catch (...) {
-    tuning.record_failure(c, "unknown exception");
-  }
-  return false;
-}
-
 std::string sample_list(const std::vector<double>& samples) {
   std::ostringstream text;
   for (std::size_t i = 0; i < samples.size(); ++i) text << (i ? " " : "") << samples[i];
   return text.str();
 }
 
-/// Drives a Tuning to its end: runs, times, collects, reduces across ranks.
+/// The function-level side of the runs: the tuner's timer times them, one by one or as a batch.
+class TimerSite final : public detail::RunSite {
+ public:
+  TimerSite(Timer& timer, const TuningRequest& request) : timer_(timer), request_(request) {}
+
+  std::optional<std::vector<double>> time_batch(std::size_t candidate, int runs) override {
+    return timer_.time_batch([&] { request_.run(candidate); }, runs);
+  }
+  std::vector<double> collect(std::size_t) override { return timer_.collect(); }
+
+  /// Makes one run; a timed one between the timer's marks (stopped even if the run throws).
+  void run(const Step& step) {
+    if (step.kind != StepKind::timed) {
+      request_.run(step.candidate);
+      return;
+    }
+    timer_.prepare_timed_run();
+    timer_.start();
+    struct Stop {
+      Timer& timer;
+      ~Stop() { timer.stop(); }
+    } stop{timer_};
+    request_.run(step.candidate);
+  }
+
+ private:
+  Timer& timer_;
+  const TuningRequest& request_;
+};
+
+/// Progress on the terminal and each candidate's samples or failure in the log.
+class TuningProgress final : public detail::RoundObserver {
+ public:
+  TuningProgress(detail::TuningLog& log, detail::Progress& progress, std::size_t count)
+      : log_(log), progress_(progress), count_(count) {}
+
+  void step(const Step& step) override {
+    if (step.kind == StepKind::barrier) progress_.show(step.candidate, count_);
+  }
+  void collected(std::size_t candidate, const std::vector<double>& samples,
+                 const CandidateResult& result) override {
+    const std::string head = "candidate " + std::to_string(candidate) + " " + result.config;
+    log_.write(result.failed ? head + " failed: " + result.error
+                             : head + " samples_ms: " + sample_list(samples));
+  }
+
+ private:
+  detail::TuningLog& log_;
+  detail::Progress& progress_;
+  std::size_t count_;
+};
+
+/// Drives a Tuning to its end through the round driver, the runs made here.
 void drive(Tuning& tuning, const TuningRequest& request, Timer& timer, Communicator& comm,
            const detail::ContextMaker& context, detail::TuningLog& log, detail::Progress& progress) {
-  std::vector<double> batch_samples;
-  for (std::optional<Step> step = tuning.next(); step; step = tuning.next()) {
-    const std::size_t c = step->candidate;
-    switch (step->kind) {
-      case StepKind::barrier:
-        progress.show(c, tuning.results().size());
-        if (comm.size() > 1) {
-          comm.barrier(context(step->before_timed ? "barrier before timed runs"
-                                                  : "barrier before warm-up", c));
-        }
-        break;
-      case StepKind::warmup:
-        run_guarded(request, tuning, c);
-        break;
-      case StepKind::timed:
-        if (step->index == 0) {
-          try {
-            if (auto batch = timer.time_batch([&] { request.run(c); }, step->count)) {
-              batch_samples = std::move(*batch);
-              // The batch stands for this phase's runs: skip its remaining timed steps.
-              for (int i = 1; i < step->count; ++i) tuning.next();
-              break;
-            }
-          } catch (const std::exception& error) {
-            tuning.record_failure(c, error.what());
-            break;
-          }
-        }
-        timer.prepare_timed_run();
-        timer.start();
-        run_guarded(request, tuning, c);
-        timer.stop();
-        break;
-      case StepKind::collect: {
-        std::vector<double> samples = std::exchange(batch_samples, {});
-        try {
-          for (double sample : timer.collect()) samples.push_back(sample);
-        } catch (const std::exception& error) {
-          tuning.record_failure(c, std::string("timer: ") + error.what());
-        }
-        for (double sample : samples) tuning.record_sample(c, sample);
-        const CandidateResult& result = tuning.results()[c];
-        if (result.failed) {
-          log.write("candidate " + std::to_string(c) + " " + result.config + " failed: " + result.error);
-        } else {
-          log.write("candidate " + std::to_string(c) + " " + result.config +
-                    " samples_ms: " + sample_list(samples));
-        }
-        break;
-      }
-      case StepKind::round_end: {
-        std::vector<double> values = tuning.local_round_values();
-        if (comm.size() > 1) comm.all_reduce_max(values, context("reduce", std::nullopt));
-        tuning.end_round(values);
-        break;
-      }
-    }
-  }
+  TimerSite site(timer, request);
+  TuningProgress observer(log, progress, tuning.results().size());
+  detail::RoundDriver driver(tuning, comm, context, site, observer);
+  driver.drive([&](const Step& step) { site.run(step); });
   progress.done();
 }
 

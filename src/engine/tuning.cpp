@@ -16,8 +16,9 @@ namespace {
 enum class Phase { warmup_barrier, warmup, timed_barrier, timed, collect };
 
 constexpr double kFailedTime = std::numeric_limits<double>::infinity();
-/// Agreed values per candidate at a round's end: time, noise, last round's time and noise.
-constexpr std::size_t kValuesPerCandidate = 4;
+/// local_round_values(): time, noise, samples owed, and the last round's time and noise,
+/// per candidate.
+constexpr std::size_t kRoundValuesPerCandidate = 5;
 
 /// Median absolute deviation over the median: a spread that one outlier does not move.
 double relative_spread(const std::vector<double>& samples) {
@@ -35,8 +36,10 @@ struct Tuning::State {
   Measurement measurement;
   std::unique_ptr<Strategy> strategy;
   std::vector<CandidateResult> results;
-  std::vector<int> retakes;  ///< invalid samples seen per candidate (each earns a re-take)
-  std::vector<std::size_t> round_start;  ///< each candidate's sample count when the round began
+  std::vector<int> owed;     ///< valid samples each candidate still owes in this round (this rank)
+  std::vector<int> retaken;  ///< agreed re-takes so far per candidate (the same on every rank)
+  std::vector<std::size_t> round_start;  ///< each candidate's sample count when the strategy's round began
+  std::vector<std::size_t> interleaved;  ///< the candidates of an interleaved strategy round (else empty)
   std::optional<std::size_t> baseline;   ///< index of measurement.baseline among the candidates
   std::optional<std::size_t> chosen;     ///< the choice, once finished
 
@@ -44,38 +47,47 @@ struct Tuning::State {
   std::size_t position = 0;  ///< index into round.candidates
   Phase phase = Phase::warmup_barrier;
   int run = 0;               ///< runs issued in the current phase
-  int timed_target = 0;      ///< timed runs this candidate owes in this round (grows on re-takes)
   int collected = 0;         ///< timed runs of this candidate already collected
   bool awaiting_end_round = false;
   bool finished = false;
 
-  void start_round(Round next) {
+  /// A strategy's round: each of its candidates owes its timed runs. A re-take round keeps
+  /// what the candidates owe.
+  void start_round(Round next, bool retake) {
+    if (!retake) {
+      // A candidate listed several times (an interleaved round) owes runs for each listing.
+      for (std::size_t c : next.candidates) owed.at(c) = 0;
+      for (std::size_t c : next.candidates) owed.at(c) += next.timed_runs;
+      round_start.clear();
+      for (const CandidateResult& result : results) round_start.push_back(result.samples.size());
+      std::vector<std::size_t> members(next.candidates);
+      std::sort(members.begin(), members.end());
+      members.erase(std::unique(members.begin(), members.end()), members.end());
+      interleaved = members.size() < next.candidates.size() ? members : std::vector<std::size_t>{};
+    }
     round = std::move(next);
     position = 0;
     phase = Phase::warmup_barrier;
     awaiting_end_round = false;
-    round_start.clear();
-    for (const CandidateResult& result : results) round_start.push_back(result.samples.size());
   }
+
+  bool failed(std::size_t candidate) const { return results[candidate].failed; }
 
   std::vector<double> round_samples(std::size_t candidate) const {
     const std::vector<double>& all = results[candidate].samples;
     return {all.begin() + static_cast<std::ptrdiff_t>(round_start[candidate]), all.end()};
   }
 
-  /// Each candidate's samples of this round. In an interleaved round (a candidate listed
-  /// more than once), sample k of each candidate is divided by the mean of sample k of all
-  /// its candidates (one pass of A B ...): a drift of the device common to a pass cancels,
-  /// and the candidates compare by these paired ratios.
+  /// Each candidate's samples since the strategy's round began (re-takes included). After
+  /// an interleaved round, sample k of each of its candidates is divided by the mean of
+  /// sample k of all of them (one pass of A B ...): a drift of the device common to a pass
+  /// cancels, and the candidates compare by these paired ratios.
   std::vector<std::vector<double>> round_sample_lists() const {
     std::vector<std::vector<double>> lists(results.size());
     for (std::size_t i = 0; i < results.size(); ++i) lists[i] = round_samples(i);
-    std::vector<std::size_t> members(round.candidates);
-    std::sort(members.begin(), members.end());
-    members.erase(std::unique(members.begin(), members.end()), members.end());
-    if (members.size() == round.candidates.size()) return lists;
+    if (interleaved.empty()) return lists;
     std::size_t passes = std::numeric_limits<std::size_t>::max();
-    for (std::size_t c : members) {
+    for (std::size_t c : interleaved) {
       if (!results[c].failed) passes = std::min(passes, lists[c].size());
     }
     if (passes == std::numeric_limits<std::size_t>::max()) return lists;
@@ -83,11 +95,11 @@ struct Tuning::State {
     for (std::size_t k = 0; k < passes; ++k) {
       double sum = 0.0;
       std::size_t count = 0;
-      for (std::size_t c : members) {
+      for (std::size_t c : interleaved) {
         if (!results[c].failed) sum += lists[c][k], ++count;
       }
       const double mean = sum / static_cast<double>(count);
-      for (std::size_t c : members) {
+      for (std::size_t c : interleaved) {
         if (!results[c].failed && mean > 0.0) paired[c].push_back(lists[c][k] / mean);
       }
     }
@@ -118,7 +130,33 @@ struct Tuning::State {
     for (std::size_t c : choice.within_noise) results.at(c).within_noise = true;
   }
 
-  bool failed(std::size_t candidate) const { return results[candidate].failed; }
+  void fail(std::size_t candidate, std::string reason) {
+    CandidateResult& result = results.at(candidate);
+    if (result.failed) return;
+    result.failed = true;
+    result.measured = true;
+    result.error = std::move(reason);
+  }
+
+  /// The re-take round for what the candidates owe by agreement, or nullopt if none owes.
+  /// A candidate beyond timed_runs re-takes in all fails instead.
+  std::optional<Round> retake_round(std::span<const double> agreed_owed) {
+    Round retakes;
+    for (std::size_t c = 0; c < results.size(); ++c) {
+      if (!results[c].measured || results[c].failed || agreed_owed[c] <= 0.0) continue;
+      const int owing = static_cast<int>(agreed_owed[c]);
+      retaken[c] += owing;
+      if (retaken[c] > measurement.timed_runs) {
+        fail(c, "more than " + std::to_string(measurement.timed_runs) +
+                    " invalid times (negative or non-finite)");
+        continue;
+      }
+      retakes.candidates.push_back(c);
+      retakes.timed_runs = std::max(retakes.timed_runs, owing);
+    }
+    if (retakes.candidates.empty()) return std::nullopt;
+    return retakes;
+  }
 };
 
 Tuning::Tuning(std::vector<std::string> candidates, Measurement measurement)
@@ -129,13 +167,14 @@ Tuning::Tuning(std::vector<std::string> candidates, Measurement measurement)
   state_->strategy = make_strategy(measurement);
   state_->results.resize(candidates.size());
   for (std::size_t i = 0; i < candidates.size(); ++i) state_->results[i].config = std::move(candidates[i]);
-  state_->retakes.assign(candidates.size(), 0);
+  state_->owed.assign(candidates.size(), 0);
+  state_->retaken.assign(candidates.size(), 0);
   if (!measurement.baseline.empty()) {
     for (std::size_t i = 0; i < state_->results.size(); ++i) {
       if (state_->results[i].config == measurement.baseline) state_->baseline = i;
     }
   }
-  state_->start_round(state_->strategy->first_round(candidates.size()));
+  state_->start_round(state_->strategy->first_round(candidates.size()), false);
 }
 
 Tuning::~Tuning() = default;
@@ -166,11 +205,10 @@ std::optional<Step> Tuning::next() {
         s.phase = Phase::timed;
         s.run = 0;
         s.collected = 0;
-        s.timed_target = s.round.timed_runs;
         return Step{StepKind::barrier, c, 0, s.round.timed_runs, true};
       case Phase::timed:
-        if (!s.failed(c) && s.run < s.timed_target) {
-          return Step{StepKind::timed, c, s.run++, s.timed_target, false};
+        if (!s.failed(c) && s.run < s.round.timed_runs) {
+          return Step{StepKind::timed, c, s.run++, s.round.timed_runs, false};
         }
         s.phase = Phase::collect;
         if (s.run > s.collected) {
@@ -180,11 +218,6 @@ std::optional<Step> Tuning::next() {
         }
         continue;
       case Phase::collect:
-        // After a collect: re-takes earned by invalid samples extend the timed phase.
-        if (!s.failed(c) && s.run < s.timed_target) {
-          s.phase = Phase::timed;
-          continue;
-        }
         ++s.position;
         s.phase = Phase::warmup_barrier;
         continue;
@@ -197,32 +230,29 @@ void Tuning::record_sample(std::size_t candidate, double ms) {
   CandidateResult& result = s.results.at(candidate);
   if (result.failed) return;
   result.measured = true;
-  if (std::isfinite(ms) && ms >= 0.0) {
-    result.samples.push_back(ms);
-    return;
+  if (!std::isfinite(ms) || ms < 0.0) return;  // still owed: re-taken after the round
+  // A rank that owes nothing more ran only to keep in step with a rank that re-takes.
+  if (s.owed[candidate] <= 0) return;
+  --s.owed[candidate];
+  result.samples.push_back(ms);
+}
+
+void Tuning::batch_timed_phase() {
+  State& s = *state_;
+  if (s.phase != Phase::timed || s.run != 1) {
+    throw std::logic_error("disttune: batch_timed_phase() not right after a phase's first timed step");
   }
-  if (++s.retakes[candidate] > s.measurement.timed_runs) {
-    record_failure(candidate, "more than " + std::to_string(s.measurement.timed_runs) +
-                                  " invalid (negative or non-finite) timings");
-    return;
-  }
-  if (s.position < s.round.candidates.size() && s.round.candidates[s.position] == candidate) {
-    ++s.timed_target;
-  }
+  s.run = s.round.timed_runs;
 }
 
 void Tuning::record_failure(std::size_t candidate, std::string reason) {
-  CandidateResult& result = state_->results.at(candidate);
-  if (result.failed) return;
-  result.failed = true;
-  result.measured = true;
-  result.error = std::move(reason);
+  state_->fail(candidate, std::move(reason));
 }
 
 std::vector<double> Tuning::local_round_values() const {
   const std::size_t count = state_->results.size();
   const std::vector<std::vector<double>> recent_lists = state_->round_sample_lists();
-  std::vector<double> values(kValuesPerCandidate * count, 0.0);
+  std::vector<double> values(kRoundValuesPerCandidate * count, 0.0);
   for (std::size_t i = 0; i < count; ++i) {
     const CandidateResult& result = state_->results[i];
     if (result.failed) {
@@ -233,10 +263,11 @@ std::vector<double> Tuning::local_round_values() const {
       values[i] = summarize(result.samples, state_->measurement.statistic);
       values[count + i] = relative_spread(result.samples);
     }
+    values[2 * count + i] = result.measured ? state_->owed[i] : 0;
     const std::vector<double>& recent = recent_lists[i];
     if (!recent.empty()) {
-      values[2 * count + i] = summarize(recent, state_->measurement.statistic);
-      values[3 * count + i] = relative_spread(recent);
+      values[3 * count + i] = summarize(recent, state_->measurement.statistic);
+      values[4 * count + i] = relative_spread(recent);
     }
   }
   return values;
@@ -246,10 +277,10 @@ void Tuning::end_round(const std::vector<double>& agreed_values) {
   State& s = *state_;
   const std::size_t count = s.results.size();
   if (!s.awaiting_end_round) throw std::logic_error("disttune: end_round() before the round ended");
-  if (agreed_values.size() != kValuesPerCandidate * count) {
+  if (agreed_values.size() != kRoundValuesPerCandidate * count) {
     throw std::invalid_argument("disttune: end_round() got " + std::to_string(agreed_values.size()) +
                                 " values for " + std::to_string(count) + " candidates (expected " +
-                                std::to_string(kValuesPerCandidate * count) + ")");
+                                std::to_string(kRoundValuesPerCandidate * count) + ")");
   }
   const std::vector<double> local = local_round_values();
   const std::vector<std::vector<double>> recent_lists = s.round_sample_lists();
@@ -265,15 +296,19 @@ void Tuning::end_round(const std::vector<double>& agreed_values) {
       result.failed = true;
       result.error = "failed on another rank";
     }
-    const int recent = static_cast<int>(recent_lists[i].size());
     standings[i] = {result.failed, result.agreed_ms, result.noise,
-                    static_cast<int>(result.samples.size()), agreed_values[2 * count + i],
-                    agreed_values[3 * count + i], recent};
+                    static_cast<int>(result.samples.size()), agreed_values[3 * count + i],
+                    agreed_values[4 * count + i], static_cast<int>(recent_lists[i].size())};
   }
   for (std::size_t i = 0; i < count; ++i) standings[i].baseline = s.baseline == i;
+  if (std::optional<Round> retakes = s.retake_round(std::span(agreed_values).subspan(2 * count, count))) {
+    s.start_round(std::move(*retakes), true);
+    return;
+  }
+  for (std::size_t i = 0; i < count; ++i) standings[i].failed = s.results[i].failed;
   Round next = s.strategy->next_round(standings);
   if (next.timed_runs > 0) {
-    s.start_round(std::move(next));
+    s.start_round(std::move(next), false);
     return;
   }
   s.finish(next);

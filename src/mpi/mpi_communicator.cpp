@@ -113,24 +113,15 @@ void MpiCommunicator::barrier(const CollectiveContext& context) {
   wait(request, waiting, context.deadline);
 }
 
-void MpiCommunicator::all_reduce(std::span<double> values, MPI_Op op,
-                                 const CollectiveContext& context) {
+void MpiCommunicator::all_reduce_max(std::span<double> values, const CollectiveContext& context) {
   std::lock_guard lock(mutex_);
   const int count = checked_count(values.size(), "an all-reduce");
   const WaitingIn waiting = begin(context);
   MPI_Request request = MPI_REQUEST_NULL;
-  check_mpi(MPI_Iallreduce(MPI_IN_PLACE, values.data(), count, MPI_DOUBLE, op, collectives_.get(),
+  check_mpi(MPI_Iallreduce(MPI_IN_PLACE, values.data(), count, MPI_DOUBLE, MPI_MAX, collectives_.get(),
                            &request),
             "MPI_Iallreduce");
   wait(request, waiting, context.deadline);
-}
-
-void MpiCommunicator::all_reduce_max(std::span<double> values, const CollectiveContext& context) {
-  all_reduce(values, MPI_MAX, context);
-}
-
-void MpiCommunicator::all_reduce_min(std::span<double> values, const CollectiveContext& context) {
-  all_reduce(values, MPI_MIN, context);
 }
 
 std::vector<std::string> MpiCommunicator::all_gather(const std::string& bytes,
@@ -167,25 +158,6 @@ std::vector<std::string> MpiCommunicator::all_gather(const std::string& bytes,
     parts.push_back(gathered.substr(static_cast<std::size_t>(offsets[rank]), lengths[rank]));
   }
   return parts;
-}
-
-void MpiCommunicator::broadcast(std::string& bytes, int root, const CollectiveContext& context) {
-  if (root < 0 || root >= size_) {
-    throw std::invalid_argument("disttune: broadcast root " + std::to_string(root) +
-                                " is not a rank of " + std::to_string(size_));
-  }
-  std::lock_guard lock(mutex_);
-  const WaitingIn waiting = begin(context);
-  std::uint64_t length = rank_ == root ? bytes.size() : 0;
-  MPI_Request request = MPI_REQUEST_NULL;
-  check_mpi(MPI_Ibcast(&length, 1, MPI_UINT64_T, root, collectives_.get(), &request), "MPI_Ibcast");
-  wait(request, waiting, context.deadline);
-  const int count = checked_count(length, "a broadcast");
-  if (rank_ != root) bytes.assign(length, '\0');
-  if (count == 0) return;
-  check_mpi(MPI_Ibcast(bytes.data(), count, MPI_CHAR, root, collectives_.get(), &request),
-            "MPI_Ibcast");
-  wait(request, waiting, context.deadline);
 }
 
 }  // namespace disttune::detail

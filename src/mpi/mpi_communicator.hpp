@@ -25,10 +25,8 @@ class MpiCommunicator final : public Communicator {
   int local_rank() const override { return local_rank_; }
   void barrier(const CollectiveContext& context) override;
   void all_reduce_max(std::span<double> values, const CollectiveContext& context) override;
-  void all_reduce_min(std::span<double> values, const CollectiveContext& context) override;
   std::vector<std::string> all_gather(const std::string& bytes,
                                       const CollectiveContext& context) override;
-  void broadcast(std::string& bytes, int root, const CollectiveContext& context) override;
 
  private:
   /// Starts a collective call: the next sequence number, its description, the time.
@@ -37,7 +35,6 @@ class MpiCommunicator final : public Communicator {
   void wait(MPI_Request& request, const WaitingIn& waiting,
             std::chrono::steady_clock::time_point deadline);
   [[noreturn]] void abort_late(const WaitingIn& waiting);
-  void all_reduce(std::span<double> values, MPI_Op op, const CollectiveContext& context);
 
   OwnedComm collectives_;
   OwnedComm control_;

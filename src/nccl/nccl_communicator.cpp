@@ -159,8 +159,7 @@ void NcclCommunicator::barrier(const CollectiveContext& context) {
   wait(call, "the NCCL operation (every rank must reach it)");
 }
 
-void NcclCommunicator::all_reduce(std::span<double> values, ncclRedOp_t op,
-                                  const CollectiveContext& context) {
+void NcclCommunicator::all_reduce_max(std::span<double> values, const CollectiveContext& context) {
   std::lock_guard lock(mutex_);
   const Call call = begin(context);
   if (values.empty()) return;  // every rank passes the same length
@@ -170,17 +169,9 @@ void NcclCommunicator::all_reduce(std::span<double> values, ncclRedOp_t op,
   const CUdeviceptr buffer = scratch(bytes);
   upload(buffer, values.data(), bytes);
   enqueued(ncclAllReduce(reinterpret_cast<void*>(buffer), reinterpret_cast<void*>(buffer),
-                         values.size(), ncclDouble, op, comm_, stream_),
+                         values.size(), ncclDouble, ncclMax, comm_, stream_),
            "ncclAllReduce");
   download(call, values.data(), buffer, bytes);
-}
-
-void NcclCommunicator::all_reduce_max(std::span<double> values, const CollectiveContext& context) {
-  all_reduce(values, ncclMax, context);
-}
-
-void NcclCommunicator::all_reduce_min(std::span<double> values, const CollectiveContext& context) {
-  all_reduce(values, ncclMin, context);
 }
 
 std::vector<std::string> NcclCommunicator::all_gather(const std::string& bytes,
@@ -221,32 +212,6 @@ std::vector<std::string> NcclCommunicator::gather_parts(const std::string& bytes
     parts[rank] = padded.substr(rank * longest, lengths[rank]);
   }
   return parts;
-}
-
-void NcclCommunicator::broadcast(std::string& bytes, int root, const CollectiveContext& context) {
-  if (root < 0 || root >= size_) {
-    throw std::invalid_argument("disttune: broadcast root " + std::to_string(root) +
-                                " is not a rank of " + std::to_string(size_));
-  }
-  std::lock_guard lock(mutex_);
-  const Call call = begin(context);
-  ContextGuard current(stream_context_);
-  wait(call, "this rank's own work queued on the stream before the collective");
-  std::uint64_t length = bytes.size();
-  CUdeviceptr buffer = scratch(sizeof length);
-  if (rank_ == root) upload(buffer, &length, sizeof length);
-  enqueued(ncclBroadcast(reinterpret_cast<void*>(buffer), reinterpret_cast<void*>(buffer), 1,
-                         ncclUint64, root, comm_, stream_),
-           "ncclBroadcast");
-  download(call, &length, buffer, sizeof length);
-  if (rank_ != root) bytes.assign(length, '\0');
-  if (length == 0) return;
-  buffer = scratch(length);
-  if (rank_ == root) upload(buffer, bytes.data(), length);
-  enqueued(ncclBroadcast(reinterpret_cast<void*>(buffer), reinterpret_cast<void*>(buffer), length,
-                         ncclUint8, root, comm_, stream_),
-           "ncclBroadcast");
-  download(call, bytes.data(), buffer, length);
 }
 
 }  // namespace disttune::detail

@@ -27,10 +27,8 @@ class NcclCommunicator final : public Communicator {
   int local_rank() const override { return local_rank_; }
   void barrier(const CollectiveContext& context) override;
   void all_reduce_max(std::span<double> values, const CollectiveContext& context) override;
-  void all_reduce_min(std::span<double> values, const CollectiveContext& context) override;
   std::vector<std::string> all_gather(const std::string& bytes,
                                       const CollectiveContext& context) override;
-  void broadcast(std::string& bytes, int root, const CollectiveContext& context) override;
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -54,7 +52,6 @@ class NcclCommunicator final : public Communicator {
   /// Aborts the NCCL communicator and throws `error` (its type is kept).
   template <class Error>
   [[noreturn]] void abort_with(const Error& error);
-  void all_reduce(std::span<double> values, ncclRedOp_t op, const CollectiveContext& context);
   std::vector<std::string> gather_parts(const std::string& bytes, const CollectiveContext& context);
 
   ncclComm_t comm_;

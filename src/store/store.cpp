@@ -17,6 +17,7 @@
 
 #include "util/atomic_file.hpp"
 #include "store/cache_dir.hpp"
+#include "store/record_file.hpp"
 #include "disttune/fingerprint.hpp"
 #include "util/unique_fd.hpp"
 #include "util/utc_time.hpp"
@@ -32,8 +33,6 @@ using detail::CacheDirError;
 using detail::UniqueFd;
 
 constexpr const char* kRootVariable = "TRITON_DIST_AUTOTUNE_CACHE_DIR";
-// A record larger than this is not one we wrote; it is treated as bad, not read.
-constexpr off_t kMaxRecordBytes = 64LL << 20;
 
 std::string error_text(int error) {
   return std::strerror(error);
@@ -96,6 +95,16 @@ void keep_previous(int dir_fd, const std::string& file) {
     if (errno == ENOENT) return;
     throw std::system_error(errno, std::generic_category(), "cannot inspect " + file);
   }
+  if (!S_ISREG(status.st_mode) && !S_ISLNK(status.st_mode)) {
+    // A socket, FIFO, device or directory is no record to keep: it is moved aside.
+    const std::string id = file.substr(0, file.size() - std::string_view(".json").size());
+    const std::string aside = id + ".bad-" + detail::utc_file_stamp_now();
+    if (renameat(dir_fd, file.c_str(), dir_fd, aside.c_str()) != 0) {
+      throw std::system_error(errno, std::generic_category(), "cannot move " + file + " aside");
+    }
+    detail::warn("moved " + file + " aside to " + aside + ": it is not a regular file");
+    return;
+  }
   const std::string stamp = file + "." + detail::utc_file_stamp_now();
   for (int attempt = 0;; ++attempt) {
     const std::string backup = attempt == 0 ? stamp : stamp + "-" + std::to_string(attempt);
@@ -109,22 +118,6 @@ void keep_previous(int dir_fd, const std::string& file) {
     copy_file(dir_fd, file, backup);
     return;
   }
-}
-
-std::string read_all(int fd, off_t size) {
-  std::string text(static_cast<std::size_t>(size), '\0');
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t got = read(fd, text.data() + done, text.size() - done);
-    if (got == 0) break;
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      throw std::system_error(errno, std::generic_category(), "read failed");
-    }
-    done += static_cast<std::size_t>(got);
-  }
-  text.resize(done);
-  return text;
 }
 
 // The first identity field of `record` that differs from `id`, or empty.
@@ -227,102 +220,49 @@ std::optional<Record> DiskStore::load(const RecordId& id) const {
   if (!dir) return std::nullopt;
   const fs::path path = dir->path() / file;
 
-  struct stat seen {};
-  UniqueFd fd(
-      openat(dir->fd(), file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
-  if (!fd) {
-    const int error = errno;
-    if (error == ENOENT) return std::nullopt;
-    if (fstatat(dir->fd(), file.c_str(), &seen, AT_SYMLINK_NOFOLLOW) == 0 &&
-        S_ISLNK(seen.st_mode)) {
-      set_aside(*dir, file, seen, "it is a symbolic link (never followed)");
-    } else {
+  const detail::RecordFileBytes read = detail::read_record_file(dir->fd(), file);
+  switch (read.problem) {
+    case detail::RecordFileBytes::Problem::none: break;
+    case detail::RecordFileBytes::Problem::absent: return std::nullopt;
+    case detail::RecordFileBytes::Problem::unusable:
+      set_aside(*dir, file, read.seen, read.error);
+      return std::nullopt;
+    case detail::RecordFileBytes::Problem::unreadable:
       detail::warn_once("unreadable record " + path.string(),
-                        "cannot read cache record " + path.string() + ": " + error_text(error));
-    }
+                        "cannot read cache record " + path.string() + ": " + read.error);
+      return std::nullopt;
+  }
+  RecordRead parsed = parse_record(read.bytes);
+  if (!parsed.record) {
+    set_aside(*dir, file, read.seen, parsed.error);
     return std::nullopt;
   }
-  if (fstat(fd.get(), &seen) != 0) {
-    detail::warn_once("unreadable record " + path.string(),
-                      "cannot inspect cache record " + path.string() + ": " + error_text(errno));
+  if (const std::string field = identity_mismatch(parsed.record->id, id); !field.empty()) {
+    set_aside(*dir, file, read.seen, "its field '" + field + "' does not match the record asked for");
     return std::nullopt;
   }
-  if (!S_ISREG(seen.st_mode)) {
-    set_aside(*dir, file, seen, "it is not a regular file");
-    return std::nullopt;
-  }
-  if (seen.st_size > kMaxRecordBytes) {
-    set_aside(*dir, file, seen, "it is larger than " + std::to_string(kMaxRecordBytes) + " bytes");
-    return std::nullopt;
-  }
-
-  std::string text;
-  try {
-    text = read_all(fd.get(), seen.st_size);
-  } catch (const std::system_error& error) {
-    detail::warn_once("unreadable record " + path.string(),
-                      "cannot read cache record " + path.string() + ": " + error.what());
-    return std::nullopt;
-  }
-  Value json;
-  try {
-    json = Value::parse(text);
-  } catch (const Value::parse_error& error) {
-    set_aside(*dir, file, seen, std::string("it is not valid JSON: ") + error.what());
-    return std::nullopt;
-  }
-  Record record;
-  try {
-    record = record_from_json(json);
-  } catch (const std::runtime_error& error) {
-    set_aside(*dir, file, seen, error.what());
-    return std::nullopt;
-  }
-  if (const std::string field = identity_mismatch(record.id, id); !field.empty()) {
-    set_aside(*dir, file, seen, "its field '" + field + "' does not match the record asked for");
-    return std::nullopt;
-  }
-  return record;
+  return std::move(parsed.record);
 }
 
 RecordRead read_record(const fs::path& path) {
   RecordRead result;
-  UniqueFd fd(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
-  if (!fd) {
-    result.error = errno == ELOOP ? "it is a symbolic link (never followed)"
-                                  : "cannot open it: " + error_text(errno);
+  const detail::RecordFileBytes read = detail::read_record_file(AT_FDCWD, path.string());
+  if (read.problem != detail::RecordFileBytes::Problem::none) {
+    result.error = read.problem == detail::RecordFileBytes::Problem::absent
+                       ? "cannot open it: " + error_text(ENOENT)
+                       : read.error;
     return result;
   }
-  struct stat seen {};
-  if (fstat(fd.get(), &seen) != 0) {
-    result.error = "cannot inspect it: " + error_text(errno);
-    return result;
+  result = parse_record(read.bytes);
+  if (!result.record) return result;
+  const RecordId& id = result.record->id;
+  const std::string expected = id.file_id() + ".json";
+  if (path.filename() != expected) {
+    result.error = "its name does not match its identity (expected " + expected + ")";
+  } else if (path.parent_path().filename() != id.function_name) {
+    result.error = "it is not in the directory of its function '" + id.function_name + "'";
   }
-  if (!S_ISREG(seen.st_mode)) {
-    result.error = "it is not a regular file";
-    return result;
-  }
-  if (seen.st_size > kMaxRecordBytes) {
-    result.error = "it is larger than " + std::to_string(kMaxRecordBytes) + " bytes";
-    return result;
-  }
-  try {
-    Record record = record_from_json(Value::parse(read_all(fd.get(), seen.st_size)));
-    const std::string expected = record.id.file_id() + ".json";
-    if (path.filename() != expected) {
-      result.error = "its name does not match its identity (expected " + expected + ")";
-    } else if (path.parent_path().filename() != record.id.function_name) {
-      result.error = "it is not in the directory of its function '" + record.id.function_name + "'";
-    } else {
-      result.record = std::move(record);
-    }
-  } catch (const Value::parse_error& error) {
-    result.error = std::string("it is not valid JSON: ") + error.what();
-  } catch (const Value::exception& error) {
-    result.error = error.what();
-  } catch (const std::runtime_error& error) {
-    result.error = error.what();
-  }
+  if (!result.error.empty()) result.record.reset();
   return result;
 }
 

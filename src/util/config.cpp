@@ -4,27 +4,40 @@
 #include <cmath>
 #include <memory>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include <openssl/evp.h>
 
 namespace disttune {
 namespace {
 
-void require_finite(const Value& value) {
-  if (value.is_number_float() && !std::isfinite(value.get<double>())) {
-    throw std::invalid_argument("disttune: a config or key holds a non-finite float (" +
-                                std::to_string(value.get<double>()) +
-                                "), which has no canonical form");
-  }
-  if (value.is_structured()) {
-    for (const auto& item : value) require_finite(item);
+// Checks that `value` has a canonical form: no non-finite float and at most
+// kMaxValueDepth levels of nesting. Walks with an explicit stack, so no input can exhaust
+// the call stack.
+void require_canonical_form(const Value& value) {
+  std::vector<std::pair<const Value*, std::size_t>> pending{{&value, 0}};
+  while (!pending.empty()) {
+    const auto [item, depth] = pending.back();
+    pending.pop_back();
+    if (item->is_number_float() && !std::isfinite(item->get<double>())) {
+      throw std::invalid_argument("disttune: a config or key holds a non-finite float (" +
+                                  std::to_string(item->get<double>()) +
+                                  "), which has no canonical form");
+    }
+    if (!item->is_structured()) continue;
+    if (depth + 1 > kMaxValueDepth) {
+      throw std::invalid_argument("disttune: a config or key nests deeper than " +
+                                  std::to_string(kMaxValueDepth) + " levels");
+    }
+    for (const auto& child : *item) pending.emplace_back(&child, depth + 1);
   }
 }
 
 }  // namespace
 
 std::string canonical_json(const Value& value) {
-  require_finite(value);
+  require_canonical_form(value);
   return value.dump(-1, ' ', false, Value::error_handler_t::strict);
 }
 

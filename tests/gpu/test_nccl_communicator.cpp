@@ -53,8 +53,6 @@ TEST_F(NcclCommunicatorTest, CollectivesOfOneRankReturnItsOwnData) {
   std::vector<double> values{1.5, -2.0, inf};
   comm->all_reduce_max(values, context_in("max", std::chrono::seconds(30)));
   EXPECT_EQ(values, (std::vector<double>{1.5, -2.0, inf}));
-  comm->all_reduce_min(values, context_in("min", std::chrono::seconds(30)));
-  EXPECT_EQ(values, (std::vector<double>{1.5, -2.0, inf}));
   const std::string binary("abc\0def", 7);
   EXPECT_EQ(comm->all_gather(binary, context_in("gather", std::chrono::seconds(30))),
             std::vector<std::string>{binary});
@@ -63,11 +61,6 @@ TEST_F(NcclCommunicatorTest, CollectivesOfOneRankReturnItsOwnData) {
   const std::string big(100000, 'x');  // larger than the first scratch allocation
   EXPECT_EQ(comm->all_gather(big, context_in("gather", std::chrono::seconds(30))),
             std::vector<std::string>{big});
-  std::string bytes = "from root";
-  comm->broadcast(bytes, 0, context_in("broadcast", std::chrono::seconds(30)));
-  EXPECT_EQ(bytes, "from root");
-  EXPECT_THROW(comm->broadcast(bytes, 1, context_in("broadcast", std::chrono::seconds(30))),
-               std::invalid_argument);
 }
 
 TEST_F(NcclCommunicatorTest, FindsTheLocalRankFromHostNames) {

@@ -55,15 +55,9 @@ class PretendNodes final : public Communicator {
   void all_reduce_max(std::span<double> values, const CollectiveContext& context) override {
     inner_->all_reduce_max(values, context);
   }
-  void all_reduce_min(std::span<double> values, const CollectiveContext& context) override {
-    inner_->all_reduce_min(values, context);
-  }
   std::vector<std::string> all_gather(const std::string& bytes,
                                       const CollectiveContext& context) override {
     return inner_->all_gather(bytes, context);
-  }
-  void broadcast(std::string& bytes, int root, const CollectiveContext& context) override {
-    inner_->broadcast(bytes, root, context);
   }
 
  private:

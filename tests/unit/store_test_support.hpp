@@ -131,4 +131,26 @@ inline std::vector<std::string> entries(const std::filesystem::path& dir) {
   return names;
 }
 
+/// JSON text of `depth` nested lists around a 0: "[[...[0]...]]", built without recursion.
+inline std::string nested_lists(std::size_t depth) {
+  return std::string(depth, '[') + "0" + std::string(depth, ']');
+}
+
+/// The text of `record` with the value at `field` (a top-level member, or "config" of the
+/// first candidate when `field` is "candidates[0].config") replaced by the raw JSON text
+/// `raw`, which need not be valid.
+inline std::string record_text_with(const Record& record, const std::string& field,
+                                    const std::string& raw) {
+  static const std::string kPlaceholder = "\"@@raw@@\"";
+  Value json = record_to_json(record);
+  if (field == "candidates[0].config") {
+    json["candidates"][0]["config"] = "@@raw@@";
+  } else {
+    json[field] = "@@raw@@";
+  }
+  std::string text = json.dump();
+  text.replace(text.find(kPlaceholder), kPlaceholder.size(), raw);
+  return text;
+}
+
 }  // namespace disttune::testing

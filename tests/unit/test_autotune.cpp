@@ -128,12 +128,11 @@ std::unique_ptr<Communicator> two_ranks(std::vector<std::string>& gathered,
   callbacks.rank = 0;
   callbacks.size = 2;
   callbacks.barrier = [](const CollectiveContext&) {};
-  callbacks.all_reduce = [](std::span<double>, bool, const CollectiveContext&) {};
+  callbacks.all_reduce_max = [](std::span<double>, const CollectiveContext&) {};
   callbacks.all_gather = [&gathered, peer](const std::string& bytes, const CollectiveContext&) {
     gathered.push_back(bytes);
     return std::vector<std::string>{bytes, peer.value_or(bytes)};
   };
-  callbacks.broadcast = [](std::string&, int, const CollectiveContext&) {};
   return make_callback_communicator(std::move(callbacks));
 }
 

@@ -93,6 +93,27 @@ TEST_F(CliTest, ListReportsBadRecordsAndLeavesThemInPlace) {
   EXPECT_EQ(entries(dir_.path() / "scale").size(), 2u);
 }
 
+TEST_F(CliTest, ANestedRecordIsReportedNotACrash) {
+  const Record record = sample_record("scale", R"({"n":1})");
+  const fs::path path = *store_.usable_function_dir("scale") / (record.id.file_id() + ".json");
+  write_file(path, testing::record_text_with(record, "candidates[0].config",
+                                             testing::nested_lists(100'000)));
+  const std::string reason = "it nests deeper than " + std::to_string(kMaxRecordDepth) + " levels";
+  const CliResult verify = cli("verify");
+  EXPECT_EQ(verify.exit_code, 1) << verify.output;
+  EXPECT_NE(verify.output.find("BAD " + path.string() + ": " + reason), std::string::npos)
+      << verify.output;
+  const CliResult list = cli("list");
+  EXPECT_EQ(list.exit_code, 0) << list.output;
+  EXPECT_NE(list.output.find("BAD scale/" + path.filename().string() + ": " + reason),
+            std::string::npos)
+      << list.output;
+  const CliResult show = cli("show " + record.id.file_id().substr(0, 8));
+  EXPECT_EQ(show.exit_code, 1) << show.output;
+  EXPECT_NE(show.output.find(reason), std::string::npos) << show.output;
+  EXPECT_TRUE(fs::exists(path));
+}
+
 TEST_F(CliTest, VerifyCountsRecordsAndFailsNamingEachBadOne) {
   const fs::path scale = save("scale", R"({"n":1024})");
   const fs::path gemm = save("gemm", R"({"m":64})");

@@ -33,12 +33,8 @@ TEST(SingleProcessCommunicator, IsRankZeroOfOneAndLeavesDataAlone) {
   EXPECT_EQ(comm.local_rank(), 0);
   std::vector<double> values{3.0, -1.0};
   comm.all_reduce_max(values, context_of("reduce"));
-  comm.all_reduce_min(values, context_of("reduce"));
   EXPECT_EQ(values, (std::vector<double>{3.0, -1.0}));
   EXPECT_EQ(comm.all_gather("abc", context_of("gather")), std::vector<std::string>{"abc"});
-  std::string bytes = "root";
-  comm.broadcast(bytes, 0, context_of("broadcast"));
-  EXPECT_EQ(bytes, "root");
 }
 
 /// Callbacks that record what they were called with and act as rank 1 of 3 on node-local rank 0.
@@ -50,17 +46,13 @@ struct Recorder {
     c.size = 3;
     c.local_rank = 0;
     c.barrier = [this](const CollectiveContext& context) { calls.push_back("barrier " + context.phase); };
-    c.all_reduce = [this](std::span<double> values, bool is_max, const CollectiveContext& context) {
-      calls.push_back(std::string(is_max ? "max " : "min ") + context.phase);
-      for (double& value : values) value = is_max ? 100.0 : -100.0;
+    c.all_reduce_max = [this](std::span<double> values, const CollectiveContext& context) {
+      calls.push_back("max " + context.phase);
+      for (double& value : values) value = 100.0;
     };
     c.all_gather = [this](const std::string& bytes, const CollectiveContext& context) {
       calls.push_back("gather " + context.phase);
       return std::vector<std::string>{"r0", bytes, "r2"};
-    };
-    c.broadcast = [this](std::string& bytes, int root, const CollectiveContext& context) {
-      calls.push_back("broadcast from " + std::to_string(root) + " " + context.phase);
-      bytes = "from root";
     };
     return c;
   }
@@ -76,14 +68,8 @@ TEST(CallbackCommunicator, ForwardsEveryCollectiveWithItsContext) {
   std::vector<double> values{1.0, 2.0};
   comm->all_reduce_max(values, context_of("x"));
   EXPECT_EQ(values, (std::vector<double>{100.0, 100.0}));
-  comm->all_reduce_min(values, context_of("n"));
-  EXPECT_EQ(values, (std::vector<double>{-100.0, -100.0}));
   EXPECT_EQ(comm->all_gather("mine", context_of("g")), (std::vector<std::string>{"r0", "mine", "r2"}));
-  std::string bytes = "stale";
-  comm->broadcast(bytes, 2, context_of("c"));
-  EXPECT_EQ(bytes, "from root");
-  EXPECT_EQ(recorder.calls, (std::vector<std::string>{"barrier b", "max x", "min n", "gather g",
-                                                      "broadcast from 2 c"}));
+  EXPECT_EQ(recorder.calls, (std::vector<std::string>{"barrier b", "max x", "gather g"}));
 }
 
 TEST(CallbackCommunicator, RejectsAnAllGatherWithTheWrongNumberOfParts) {
@@ -112,13 +98,12 @@ TEST(CallbackCommunicator, PassesTheCallbacksErrorsThrough) {
 }
 
 TEST(CallbackCommunicator, NamesTheMissingCallback) {
-  for (const char* missing : {"barrier", "all_reduce", "all_gather", "broadcast"}) {
+  for (const char* missing : {"barrier", "all_reduce_max", "all_gather"}) {
     Recorder recorder;
     CommunicatorCallbacks callbacks = recorder.callbacks();
     if (std::string(missing) == "barrier") callbacks.barrier = nullptr;
-    if (std::string(missing) == "all_reduce") callbacks.all_reduce = nullptr;
+    if (std::string(missing) == "all_reduce_max") callbacks.all_reduce_max = nullptr;
     if (std::string(missing) == "all_gather") callbacks.all_gather = nullptr;
-    if (std::string(missing) == "broadcast") callbacks.broadcast = nullptr;
     try {
       (void)make_callback_communicator(std::move(callbacks));
       ADD_FAILURE() << "no error without " << missing;

@@ -41,6 +41,30 @@ TEST(Config, NonFiniteFloatIsAnError) {
                std::invalid_argument);
 }
 
+// `depth` nested lists around a 0, built without recursion.
+Value nested(std::size_t depth) {
+  Value root = 0;
+  Value* inner = &root;
+  for (std::size_t i = 0; i < depth; ++i) {
+    *inner = Value::array({0});
+    inner = &(*inner)[0];
+  }
+  return root;
+}
+
+TEST(Config, NestingIsBoundedNotACrash) {
+  EXPECT_EQ(canonical_json(nested(kMaxValueDepth)),
+            std::string(kMaxValueDepth, '[') + "0" + std::string(kMaxValueDepth, ']'));
+  EXPECT_THROW(canonical_json(nested(kMaxValueDepth + 1)), std::invalid_argument);
+  try {
+    digest(nested(100'000));
+    ADD_FAILURE() << "a value nested 100,000 levels was accepted";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("nests deeper than 100 levels"), std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(Config, Sha256MatchesKnownVector) {
   EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   EXPECT_EQ(sha256_hex("").size(), 64u);

@@ -3,6 +3,7 @@
 #include <barrier>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <span>
@@ -28,7 +29,9 @@ class ScriptedTimer final : public Timer {
  public:
   void start() override { launches_at_start_ = launches; }
   void stop() override {
-    durations_.push_back(next_ms);
+    const bool invalid = invalid_stops > 0;
+    if (invalid) --invalid_stops;
+    durations_.push_back(invalid ? std::numeric_limits<double>::quiet_NaN() : next_ms);
     enclosed.push_back(launches - launches_at_start_);
   }
   std::vector<double> collect() override {
@@ -44,6 +47,7 @@ class ScriptedTimer final : public Timer {
 
   bool flushes = false;           ///< what flushes_l2() answers
   int fail_collects = 0;          ///< how many collect() calls throw from now on
+  int invalid_stops = 0;          ///< how many of the next pairs time NaN
 
   int launches = 0;               ///< every kernel launch counts itself here
   double next_ms = 0.0;           ///< the time of the pair now open
@@ -359,7 +363,31 @@ TEST_F(Context, AnInvalidTimeFailsItsCandidate) {
   EXPECT_TRUE(tuned.candidates[0].failed);
   EXPECT_NE(tuned.candidates[0].error.find("invalid time"), std::string::npos) << tuned.candidates[0].error;
   EXPECT_EQ(tuned.best, 1u);
-  EXPECT_EQ(pipeline.tuner().outer_runs(), 3 + 3 + 1);  // no re-takes
+  // Round 1 (3 + 3 runs) leaves config 0 owing 2 samples: one agreed re-take round of 2
+  // timed runs, still invalid, so it fails; then the final run.
+  EXPECT_EQ(pipeline.tuner().outer_runs(), 3 + 3 + 2 + 1);
+}
+
+TEST_F(Context, AnInvalidTimeIsRetakenInARoundOfItsOwn) {
+  std::vector<int> ran;
+  Kernel scale = make_scale({{1, 1.0}, {2, 2.0}}, ran);
+  int runs = 0;
+  auto pipeline = make_contextual(
+      "pipeline",
+      [&](Buffers& b) {
+        if (++runs == 2) timer_->invalid_stops = 1;  // run 1 is config 0's first timed run
+        scale(b.x, b.y);
+      },
+      options(1, 2));
+  Buffers buffers(4);
+  pipeline(buffers);
+  const KernelChoice tuned = *scale.last_tuning();
+  EXPECT_FALSE(tuned.candidates[0].failed) << tuned.candidates[0].error;
+  EXPECT_EQ(tuned.candidates[0].samples, (std::vector<double>{1.0, 1.0}));
+  EXPECT_EQ(tuned.best, 0u);
+  // Round 1 (3 + 3 runs), the re-take round (1 timed run of config 0), the final run.
+  EXPECT_EQ(pipeline.tuner().outer_runs(), 3 + 3 + 1 + 1);
+  EXPECT_EQ(ran, (std::vector<int>{1, 1, 1, 2, 2, 2, 1, 1}));
 }
 
 TEST_F(Context, AFailureAtANewKernelsFirstLaunchIsKept) {
@@ -556,13 +584,12 @@ TEST_F(Context, RanksCompareWhetherTheirTimersFlushL2) {
   callbacks.rank = 0;
   callbacks.size = 2;
   callbacks.barrier = [](const CollectiveContext&) {};
-  callbacks.all_reduce = [](std::span<double>, bool, const CollectiveContext&) {};
+  callbacks.all_reduce_max = [](std::span<double>, const CollectiveContext&) {};
   callbacks.all_gather = [&](const std::string& bytes, const CollectiveContext& context) {
     if (context.phase != "digest check") return std::vector<std::string>{bytes, bytes};
     mine.push_back(bytes);
     return std::vector<std::string>{bytes, peer.value_or(bytes)};
   };
-  callbacks.broadcast = [](std::string&, int, const CollectiveContext&) {};
   ContextOptions o = options(1, 1);
   o.is_dist = true;
   o.communicator = make_callback_communicator(std::move(callbacks));

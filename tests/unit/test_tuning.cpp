@@ -100,12 +100,47 @@ TEST(Tuning, InfiniteAgreedTimeMeansFailedOnAnotherRank) {
   EXPECT_EQ(tuning.best(), 1u);
 }
 
-TEST(Tuning, InvalidSampleIsRetaken) {
+TEST(Tuning, InvalidSampleIsRetakenInAnAgreedRound) {
   Tuning tuning({"0"}, small(0, 2));
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_EQ(replay(tuning, {{1.0, nan, 3.0}}), "b0 B0 t0 t0 c0 t0 c0 end");
+  EXPECT_EQ(replay(tuning, {{1.0, nan, 3.0}}), "b0 B0 t0 t0 c0 end b0 B0 t0 c0 end");
   EXPECT_EQ(tuning.results()[0].samples, (std::vector<double>{1.0, 3.0}));
   EXPECT_FALSE(tuning.results()[0].failed);
+}
+
+TEST(Tuning, EveryRankMakesTheReTakesOfOneRank) {
+  // Rank 1 times NaN once for candidate 0: both ranks make the re-take round (replay_ranks
+  // throws if their collectives differ); rank 0 drops its extra sample, so both keep 2.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tuning rank0({"0", "1"}, small(1, 2));
+  Tuning rank1({"0", "1"}, small(1, 2));
+  const simulation::Sampler steady = [](std::size_t c, int) { return 1.0 + double(c); };
+  const simulation::Sampler flaky = [&](std::size_t c, int run) { return c == 0 && run == 0 ? nan : 1.0 + double(c); };
+  const std::string trace = simulation::replay_ranks({&rank0, &rank1}, {steady, flaky});
+  EXPECT_EQ(trace, "b0 w0 B0 t0 t0 c0 b1 w1 B1 t1 t1 c1 end b0 B0 t0 c0 end");
+  for (const Tuning* tuning : {&rank0, &rank1}) {
+    EXPECT_EQ(tuning->results()[0].samples, (std::vector<double>{1.0, 1.0}));
+    EXPECT_FALSE(tuning->results()[0].failed);
+    EXPECT_EQ(tuning->best(), 0u);
+  }
+}
+
+TEST(Tuning, ABatchStandsForItsTimedPhase) {
+  Tuning tuning({"0"}, small(0, 3));
+  std::string trace;
+  while (auto step = tuning.next()) {
+    trace += simulation::render(*step) + " ";
+    if (step->kind == StepKind::timed) tuning.batch_timed_phase();
+    if (step->kind == StepKind::collect) {
+      EXPECT_EQ(step->count, 3);
+      for (int i = 0; i < step->count; ++i) tuning.record_sample(0, 1.0);
+    }
+    if (step->kind == StepKind::round_end) tuning.end_round(tuning.local_round_values());
+  }
+  EXPECT_EQ(trace, "b0 B0 t0 c0 end ");
+  EXPECT_EQ(tuning.results()[0].samples.size(), 3u);
+  Tuning early({"0"}, small(0, 3));
+  EXPECT_THROW(early.batch_timed_phase(), std::logic_error);
 }
 
 TEST(Tuning, TooManyInvalidSamplesFailTheCandidate) {

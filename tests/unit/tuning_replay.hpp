@@ -1,14 +1,20 @@
-// Test support: plays a Tuning to its end with given timings (Kernel Tuner's simulation idea).
+// Test support: plays Tunings through the engine's RoundDriver with given timings (Kernel Tuner's simulation idea).
 #pragma once
 
 #include <algorithm>
+#include <condition_variable>
+#include <exception>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "disttune/communicator.hpp"
 #include "disttune/tuning.hpp"
+#include "engine/round_driver.hpp"
 
 namespace disttune::simulation {
 
@@ -29,66 +35,156 @@ inline std::string render(const Step& step) {
   return text;
 }
 
-/// Plays the tunings of several simulated ranks in lockstep, rank r's samples from
-/// samplers[r], reducing each round's values with MAX as a communicator would; candidates
-/// in `fail_at_warmup` fail at their first warm-up on rank `failing_rank`. Each rank runs
-/// its own run steps (a failed candidate's runs are skipped there); the collective steps
-/// (barriers, round ends) must match on every rank, else this throws. Returns rank 0's trace.
+/// In-process ranks, one thread each, meeting at every collective. Each collective checks
+/// that every rank makes the same one (phase and candidate) and throws on every rank if
+/// not, or if a rank has left (finished or failed) while others wait.
+class LockstepRanks {
+ public:
+  explicit LockstepRanks(int size) : size_(size), phases_(static_cast<std::size_t>(size)) {}
+
+  /// Rank `rank`'s Communicator.
+  class Rank final : public Communicator {
+   public:
+    Rank(LockstepRanks& ranks, int rank) : ranks_(ranks), rank_(rank) {}
+    int rank() const override { return rank_; }
+    int size() const override { return ranks_.size_; }
+    int local_rank() const override { return rank_; }
+    void barrier(const CollectiveContext& context) override { ranks_.meet(rank_, context, {}); }
+    void all_reduce_max(std::span<double> values, const CollectiveContext& context) override {
+      std::vector<std::vector<double>> all = ranks_.meet(rank_, context, {values.begin(), values.end()});
+      for (const auto& other : all) {
+        for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::max(values[i], other.at(i));
+      }
+    }
+    std::vector<std::string> all_gather(const std::string&, const CollectiveContext&) override {
+      throw std::logic_error("replay: all_gather is not part of a round");
+    }
+
+   private:
+    LockstepRanks& ranks_;
+    int rank_;
+  };
+
+  /// Rank `rank` will make no more collectives.
+  void leave(int rank) {
+    std::lock_guard lock(mutex_);
+    (void)rank;
+    ++left_;
+    changed_.notify_all();
+  }
+
+ private:
+  std::vector<std::vector<double>> meet(int rank, const CollectiveContext& context, std::vector<double> values) {
+    std::unique_lock lock(mutex_);
+    const long generation = generation_;
+    const std::string phase = context.phase + (context.candidate ? " " + std::to_string(*context.candidate) : "");
+    phases_[static_cast<std::size_t>(rank)] = phase;
+    arrived_values_.resize(static_cast<std::size_t>(size_));
+    arrived_values_[static_cast<std::size_t>(rank)] = std::move(values);
+    if (++arrived_ == size_) {
+      gathered_ = arrived_values_;
+      met_phases_ = phases_;
+      arrived_ = 0;
+      ++generation_;
+      changed_.notify_all();
+    } else {
+      changed_.wait(lock, [&] { return generation_ != generation || left_ > 0; });
+      if (generation_ == generation) {
+        throw std::runtime_error("ranks diverged: rank " + std::to_string(rank) + " waits at '" + phase +
+                                 "' but another rank made no more collectives");
+      }
+    }
+    for (int r = 0; r < size_; ++r) {
+      if (met_phases_[static_cast<std::size_t>(r)] != phase) {
+        throw std::runtime_error("ranks diverged: rank " + std::to_string(rank) + " at '" + phase + "', rank " +
+                                 std::to_string(r) + " at '" + met_phases_[static_cast<std::size_t>(r)] + "'");
+      }
+    }
+    return gathered_;
+  }
+
+  int size_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int arrived_ = 0;
+  int left_ = 0;
+  long generation_ = 0;
+  std::vector<std::string> phases_;
+  std::vector<std::string> met_phases_;
+  std::vector<std::vector<double>> arrived_values_;
+  std::vector<std::vector<double>> gathered_;
+};
+
+/// One simulated rank's runs: samples from its sampler, a trace of every step.
+class ReplaySite final : public detail::RunSite, public detail::RoundObserver {
+ public:
+  ReplaySite(Sampler sampler, std::vector<std::size_t> fail_at_warmup)
+      : sampler_(std::move(sampler)), fail_at_warmup_(std::move(fail_at_warmup)) {}
+
+  std::optional<std::vector<double>> time_batch(std::size_t, int) override { return std::nullopt; }
+  std::vector<double> collect(std::size_t) override { return std::exchange(pending_, {}); }
+  void step(const Step& step) override {
+    if (!trace_.empty()) trace_ += ' ';
+    trace_ += render(step);
+  }
+
+  void run(const Step& step) {
+    if (step.kind == StepKind::warmup &&
+        std::find(fail_at_warmup_.begin(), fail_at_warmup_.end(), step.candidate) != fail_at_warmup_.end()) {
+      throw std::runtime_error("boom");
+    }
+    if (step.kind == StepKind::timed) {
+      if (runs_.size() <= step.candidate) runs_.resize(step.candidate + 1, 0);
+      pending_.push_back(sampler_(step.candidate, runs_[step.candidate]++));
+    }
+  }
+  const std::string& trace() const { return trace_; }
+
+ private:
+  Sampler sampler_;
+  std::vector<std::size_t> fail_at_warmup_;
+  std::vector<int> runs_;
+  std::vector<double> pending_;
+  std::string trace_;
+};
+
+/// Plays the tunings of several simulated ranks, each on its own thread through the
+/// engine's RoundDriver, rank r's samples from samplers[r]; candidates in `fail_at_warmup`
+/// fail at their first warm-up on rank `failing_rank`. The collectives (barriers, round
+/// ends) must match on every rank, else this throws. Returns rank 0's trace.
 inline std::string replay_ranks(std::vector<Tuning*> tunings, const std::vector<Sampler>& samplers,
                                 const std::vector<std::size_t>& fail_at_warmup = {},
                                 std::size_t failing_rank = 0) {
-  const std::size_t ranks = tunings.size();
-  std::vector<std::string> traces(ranks);
-  std::vector<std::vector<int>> runs(ranks);
-  std::vector<std::vector<double>> pending(ranks);
-  // Runs rank r's steps up to and including its next collective step, which it returns.
-  auto advance = [&](std::size_t r) -> std::optional<Step> {
-    Tuning& tuning = *tunings[r];
-    while (std::optional<Step> step = tuning.next()) {
-      if (!traces[r].empty()) traces[r] += ' ';
-      traces[r] += render(*step);
-      const std::size_t c = step->candidate;
-      runs[r].resize(tuning.results().size(), 0);
-      switch (step->kind) {
-        case StepKind::barrier:
-        case StepKind::round_end:
-          return step;
-        case StepKind::warmup:
-          for (std::size_t f : fail_at_warmup) {
-            if (f == c && r == failing_rank) tuning.record_failure(c, "boom");
-          }
-          break;
-        case StepKind::timed:
-          pending[r].push_back(samplers[r](c, runs[r][c]++));
-          break;
-        case StepKind::collect:
-          for (double ms : pending[r]) tuning.record_sample(c, ms);
-          pending[r].clear();
-          break;
-      }
-    }
-    return std::nullopt;
-  };
-  while (true) {
-    std::vector<std::optional<Step>> steps;
-    for (std::size_t r = 0; r < ranks; ++r) steps.push_back(advance(r));
-    for (std::size_t r = 1; r < ranks; ++r) {
-      if (steps[r].has_value() != steps[0].has_value() ||
-          (steps[0] && render(*steps[r]) != render(*steps[0]))) {
-        throw std::runtime_error("ranks diverged: rank 0 did " + traces[0] + "; rank " +
-                                 std::to_string(r) + " did " + traces[r]);
-      }
-    }
-    if (!steps[0]) return traces[0];
-    if (steps[0]->kind == StepKind::round_end) {
-      std::vector<double> agreed = tunings[0]->local_round_values();
-      for (std::size_t r = 1; r < ranks; ++r) {
-        const std::vector<double> mine = tunings[r]->local_round_values();
-        for (std::size_t i = 0; i < agreed.size(); ++i) agreed[i] = std::max(agreed[i], mine[i]);
-      }
-      for (Tuning* tuning : tunings) tuning->end_round(agreed);
-    }
+  const int size = static_cast<int>(tunings.size());
+  LockstepRanks ranks(size);
+  std::vector<std::unique_ptr<ReplaySite>> sites;
+  std::vector<std::exception_ptr> errors(tunings.size());
+  std::vector<std::thread> threads;
+  for (int r = 0; r < size; ++r) {
+    const auto rank = static_cast<std::size_t>(r);
+    sites.push_back(std::make_unique<ReplaySite>(
+        samplers[rank], rank == failing_rank ? fail_at_warmup : std::vector<std::size_t>{}));
   }
+  for (int r = 0; r < size; ++r) {
+    threads.emplace_back([&, r] {
+      const auto rank = static_cast<std::size_t>(r);
+      try {
+        LockstepRanks::Rank comm(ranks, r);
+        ReplaySite& site = *sites[rank];
+        detail::RoundDriver driver(*tunings[rank], comm,
+                                   detail::ContextMaker{"replay", "[]", std::chrono::minutes(1)}, site, site);
+        driver.drive([&](const Step& step) { site.run(step); });
+      } catch (...) {
+        errors[rank] = std::current_exception();
+      }
+      ranks.leave(r);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const std::exception_ptr& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
+  return sites[0]->trace();
 }
 
 /// One rank: candidate c's timed runs take times[c][run], repeating the last.

@@ -1,0 +1,90 @@
+// RoundDriver: the one protocol of a tuning's rounds across ranks, for every kind of driver.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collective/rank_agreement.hpp"
+#include "disttune/communicator.hpp"
+#include "disttune/tuning.hpp"
+
+namespace disttune::detail {
+
+/// The front end's side of the runs: batches, and the samples of the runs it timed.
+class RunSite {
+ public:
+  virtual ~RunSite() = default;
+  /// Times a whole timed phase (`runs` runs of `candidate`) at once, e.g. as a CUDA-graph
+  /// replay, and returns its `runs` samples (ms); nullopt: the runs come one step at a time.
+  /// May throw: the candidate then fails with the message.
+  virtual std::optional<std::vector<double>> time_batch(std::size_t candidate, int runs) = 0;
+  /// The samples (ms) of the runs of `candidate` timed since the last collect, in order.
+  /// May throw: the candidate then fails with "timer: <message>".
+  virtual std::vector<double> collect(std::size_t candidate) = 0;
+};
+
+/// Watches a driven tuning (logs, progress, traces). Every method does nothing by default.
+class RoundObserver {
+ public:
+  virtual ~RoundObserver() = default;
+  /// Each step as the driver takes it from the Tuning, before it is done.
+  virtual void step(const Step& step) { (void)step; }
+  /// After a collect: this rank's samples of `candidate` and its result so far.
+  virtual void collected(std::size_t candidate, const std::vector<double>& samples,
+                         const CandidateResult& result) {
+    (void)candidate;
+    (void)samples;
+    (void)result;
+  }
+  /// After the ranks agreed on a round's numbers.
+  virtual void round_ended(const Tuning& tuning) { (void)tuning; }
+};
+
+/// Whether the driver makes a barrier when it meets it, or counts it as owed (made later by
+/// settle_owed_barriers(), the same count on every rank).
+enum class Barriers { make, owe };
+
+/// Owns a round's protocol: barriers before each phase, batches standing for a timed phase,
+/// collects, agreed re-takes (Tuning), the MAX all-reduce at a round's end, failures. A
+/// front end only makes the runs it is handed: function level all of them in one call
+/// (drive()), contextual mode one per outer run (next_run()), replay tests with recorded
+/// samples. Every rank makes the same collectives whatever failed where; strategies only
+/// ever see the agreed numbers, so a new one needs no change here or in the front ends.
+class RoundDriver {
+ public:
+  /// Keeps references: all of them must outlive the driver.
+  RoundDriver(Tuning& tuning, Communicator& comm, ContextMaker context, RunSite& site,
+              RoundObserver& observer);
+
+  /// Does every step up to the next run the front end must make (warm-up or timed) and
+  /// returns it; nullopt once the tuning finished.
+  std::optional<Step> next_run(Barriers barriers = Barriers::make);
+  /// Makes the barriers counted while next_run(Barriers::owe).
+  void settle_owed_barriers();
+  /// The run last returned by next_run() failed on this rank: its candidate's remaining
+  /// runs are skipped (its barriers and the round's reduce are still made).
+  void fail_run(const Step& run, std::string reason);
+  /// Drives the tuning to its end in this call; `run(step)` makes each run, and an exception
+  /// from it fails that run's candidate.
+  void drive(const std::function<void(const Step&)>& run);
+
+  const Tuning& tuning() const { return tuning_; }
+
+ private:
+  void barrier(const Step& step, Barriers barriers);
+  void collect(const Step& step);
+  void end_round();
+
+  Tuning& tuning_;
+  Communicator& comm_;
+  ContextMaker context_;
+  RunSite& site_;
+  RoundObserver& observer_;
+  std::vector<double> batch_samples_;  ///< a batch's samples, until its collect
+  int owed_barriers_ = 0;
+};
+
+}  // namespace disttune::detail
