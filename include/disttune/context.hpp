@@ -38,6 +38,9 @@ struct ContextOptions {
   std::optional<std::chrono::milliseconds> collective_timeout;
   /// Where rank-<rank>.log is appended.
   std::filesystem::path log_dir = ".autotune_logs";
+  /// Rank-split tuning (TunerOptions::split_across_ranks) is refused with is_dist: every rank
+  /// must run the same config at the same time. Without is_dist there is one rank: no effect.
+  bool split_across_ranks = false;
 };
 
 /// A kernel's choice for one key, and the measurements it came from.
@@ -111,8 +114,8 @@ class OuterRunAbandoned : public std::runtime_error {
 /// all of them; only the first is a step (and timed).
 class ContextualAutotuner {
  public:
-  /// Throws std::invalid_argument for an empty name, bad counts, or is_dist without a
-  /// communicator.
+  /// Throws std::invalid_argument for an empty name, bad counts, is_dist without a
+  /// communicator, or is_dist with split_across_ranks.
   ContextualAutotuner(std::string function_name, ContextOptions options = {});
   ~ContextualAutotuner();
   ContextualAutotuner(const ContextualAutotuner&) = delete;

@@ -34,7 +34,18 @@ struct TunerOptions {
   /// Disk store root; default: default_cache_root(). Ignored when disk_cache is false.
   std::optional<std::filesystem::path> cache_root;
   bool disk_cache = true;
+  /// Rank-split tuning, for launchers whose runs do not communicate: with several ranks,
+  /// each rank measures only its share of the candidates (split_share()), with no
+  /// collective per candidate; their results (time, noise, failure and reason) are
+  /// all-gathered once, within the collective deadline, and every rank takes the same,
+  /// globally best candidate. The record says so (Record::split_ranks). Off by default:
+  /// every rank measures every candidate and times are MAX-reduced (the spec's).
+  bool split_across_ranks = false;
 };
+
+/// The candidates (indices into a list of `count`) that rank `rank` of `ranks` measures in a
+/// rank-split tuning: those with index % ranks == rank, ascending.
+std::vector<std::size_t> split_share(std::size_t count, int rank, int ranks);
 
 /// Per-call switches (the spec's call flags).
 struct CallOptions {
@@ -54,6 +65,8 @@ struct TuningReport {
   std::size_t best = 0;                     ///< index into candidates
   std::optional<std::filesystem::path> record_path;
   std::optional<std::filesystem::path> log_path;
+  /// 0, or the number of ranks the tuning was split across (TunerOptions::split_across_ranks).
+  int split_ranks = 0;
 };
 
 /// The report as a table: one row per candidate (config, status, agreed time, samples),

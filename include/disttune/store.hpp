@@ -23,6 +23,8 @@
 //                         "baseline_ms": num|null, "chosen_ms": num},
 //   "ranks": int, "created_utc": "YYYY-MM-DDTHH:MM:SSZ",
 //   optional "clocks": {"steady_sm_mhz": num, "lowest_sm_mhz": num, "discarded_runs": int}
+//   optional "split": {"ranks": int (= "ranks"), "assignment": "index modulo ranks"}
+//   (present only for a rank-split tuning; a record without it was not split)
 //
 // Rules: data only (never executed); written atomically (temp file in the same directory,
 // fsync, rename, fsync of the directory); directories 0700, files 0600; only names of 64
@@ -83,6 +85,11 @@ struct Record {
   std::vector<CandidateResult> candidates;  ///< in candidate-list order
   std::size_t best_index = 0;
   int ranks = 1;
+  /// 0: every rank measured every candidate (the spec's). Otherwise the tuning was split
+  /// across this many ranks (= ranks): rank r measured the candidates i with
+  /// i % split_ranks == r. Stored as "split": {"ranks": n, "assignment": "index modulo
+  /// ranks"} only when split, so records without it (older ones too) read as 0.
+  int split_ranks = 0;
   std::string created_utc;
   std::string library_version;
 };

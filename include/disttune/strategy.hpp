@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,7 +31,8 @@ struct CandidateStanding {
 /// One round of measurement: these candidates, in list order, each with this many warm-up
 /// and timed runs. A candidate may appear several times: A B A B ... interleaves their runs.
 /// A round without timed runs ends measurement: its candidates are the finalists, among
-/// which the best is chosen.
+/// which the best is chosen. A round naming an index out of range, with negative counts, or
+/// (an end round) finalists not ascending, is refused (std::logic_error naming the strategy).
 struct Round {
   std::vector<std::size_t> candidates;  ///< indices into the tuning's candidate list
   int warmup_runs = 0;
@@ -42,7 +44,8 @@ struct Round {
   std::vector<std::size_t> within_noise;
 };
 
-/// Decides rounds from agreed numbers only, so every rank takes the same decisions.
+/// Decides rounds from agreed numbers only, so every rank takes the same decisions. It never
+/// sees devices or ranks; register one by name (register_strategy) to make it selectable.
 class Strategy {
  public:
   virtual ~Strategy() = default;
@@ -71,9 +74,21 @@ std::unique_ptr<Strategy> make_converge_strategy(const Measurement& measurement)
 /// measurement.strategy, or when it is empty TRITON_DIST_AUTOTUNE_STRATEGY, or "converge".
 std::string strategy_name(const Measurement& measurement);
 
-/// The strategy named by strategy_name(measurement) ("exhaustive", "adaptive" or
-/// "converge"); throws
-/// std::invalid_argument for an unknown name.
+/// Makes one tuning's strategy from its measurement settings.
+using StrategyFactory = std::function<std::unique_ptr<Strategy>(const Measurement& measurement)>;
+
+/// Makes `name` selectable (Measurement::strategy, TRITON_DIST_AUTOTUNE_STRATEGY) for every
+/// later tuning in this process. "exhaustive", "adaptive" and "converge" are registered from the start.
+/// Throws std::invalid_argument for an empty name, a name already registered, or no factory.
+/// Every rank must register the same strategies (the ranks compare the name before tuning).
+/// Thread-safe.
+void register_strategy(const std::string& name, StrategyFactory factory);
+
+/// The registered names, built-in ones first, then in registration order.
+std::vector<std::string> registered_strategies();
+
+/// A new strategy of the registered name strategy_name(measurement); throws
+/// std::invalid_argument for an unknown name, listing the registered ones.
 std::unique_ptr<Strategy> make_strategy(const Measurement& measurement);
 
 }  // namespace disttune

@@ -38,6 +38,7 @@ class ContextualFunction:
         compile_threads: int,
         collective_timeout_s: Optional[float],
         log_dir: Optional[str],
+        split_across_ranks: bool = False,
     ) -> None:
         if not callable(fn):
             raise TypeError("disttune: contextual_autotune decorates a callable")
@@ -55,6 +56,9 @@ class ContextualFunction:
         self._compile_threads = compile_threads
         # Check the settings now (the engine validates them) rather than at the first call.
         _core.ContextualAutotuner(self.name, **{**self._options, "is_dist": False})
+        if is_dist and split_across_ranks:
+            # Refused by the engine: every rank must run the same config at the same time.
+            _core.ContextualAutotuner(self.name, is_dist=True, split_across_ranks=True)
         self._tuners: dict[Any, Any] = {}
         self.last_tuner: Optional[Any] = None
 
@@ -108,6 +112,7 @@ def contextual_autotune(
     compile_threads: int = min(32, os.cpu_count() or 1),
     collective_timeout_s: Optional[float] = None,
     log_dir: Optional[str] = None,
+    split_across_ranks: bool = False,
 ) -> Callable[[Callable], ContextualFunction]:
     """Tunes the triton.autotune kernels launched inside the decorated function, in context.
 
@@ -117,7 +122,8 @@ def contextual_autotune(
     concurrently (`compile_threads`) before it is timed; `flush_l2` clears the device cache
     before each timed launch. Logs go to `<log_dir or ./.autotune_logs>/rank-<rank>.log`.
     One contextual call may be active per process: nesting or concurrent use raises
-    ContextualRunActive.
+    ContextualRunActive. `split_across_ranks=True` with `is_dist=True` is refused (ValueError):
+    rank-split tuning is for function-level `autotune` of launchers that do not communicate.
     """
 
     def decorate(fn: Callable) -> ContextualFunction:
@@ -131,6 +137,7 @@ def contextual_autotune(
             compile_threads=compile_threads,
             collective_timeout_s=collective_timeout_s,
             log_dir=log_dir,
+            split_across_ranks=split_across_ranks,
         )
         functools.update_wrapper(contextual, fn)
         return contextual

@@ -72,6 +72,7 @@ class AutotunedFunction:
         disk_cache: bool,
         precompile: Optional[Callable],
         precompile_threads: int,
+        split_across_ranks: bool = False,
     ) -> None:
         if not callable(fn):
             raise TypeError("disttune: autotune decorates a callable")
@@ -111,6 +112,7 @@ class AutotunedFunction:
             collective_timeout_s=collective_timeout_s,
             cache_root=cache_dir,
             disk_cache=disk_cache,
+            split_across_ranks=split_across_ranks,
         )
         self._timing = _timing.TimingOptions(flush_l2=flush_l2, graph_runs=graph_runs)
         # Check the options now (the engine validates them) rather than on the first miss.
@@ -218,7 +220,10 @@ class AutotunedFunction:
             group = _ranks.default_group()
         communicator = _ranks.communicator_for(group) if group is not None else None
         calls = [self._merge(kwargs, self.config_space[i], allow_overwrite) for i in surviving]
-        compiled = _Precompiled(self, surviving, args, kwargs) if self.precompile else None
+        mine = range(len(surviving))
+        if tuner.split_across_ranks and communicator is not None:
+            mine = _core.split_share(len(surviving), communicator.rank, communicator.size)
+        compiled = _Precompiled(self, [surviving[i] for i in mine], list(mine), args, kwargs) if self.precompile else None
 
         def run(candidate: int) -> None:
             if compiled is not None:
@@ -233,12 +238,16 @@ class AutotunedFunction:
 
 
 class _Precompiled:
-    """Runs the user's compile-only call for every surviving entry concurrently, once, before
-    the first run of the tuning; a candidate whose compile failed fails with that error."""
+    """Runs the user's compile-only call for every entry this rank measures (every surviving
+    entry, or its share in a rank-split tuning) concurrently, once, before the first run of
+    the tuning; a candidate whose compile failed fails with that error."""
 
-    def __init__(self, tuned: AutotunedFunction, surviving: list[int], args: tuple, kwargs: dict) -> None:
+    def __init__(
+        self, tuned: AutotunedFunction, entries: list[int], candidates: list[int], args: tuple, kwargs: dict
+    ) -> None:
         self._tuned = tuned
-        self._surviving = surviving
+        self._entries = entries  # indices into the config space
+        self._candidates = candidates  # their indices among the surviving candidates
         self._args = args
         self._kwargs = kwargs
         self._errors: Optional[dict[int, BaseException]] = None
@@ -247,13 +256,13 @@ class _Precompiled:
         if self._errors is None:
             self._errors = {}
             tuned = self._tuned
-            entries = [tuned.config_space[i] for i in self._surviving]
+            entries = [tuned.config_space[i] for i in self._entries]
             with ThreadPoolExecutor(max_workers=tuned.precompile_threads) as pool:
                 futures = [pool.submit(tuned.precompile, entry, *self._args, **self._kwargs) for entry in entries]
-                for index, future in enumerate(futures):
+                for candidate, future in zip(self._candidates, futures):
                     error = future.exception()
                     if error is not None:
-                        self._errors[index] = error
+                        self._errors[candidate] = error
         error = self._errors.get(candidate)
         if error is not None:
             raise RuntimeError(f"disttune: precompile failed: {error!r}") from error
@@ -279,6 +288,7 @@ def autotune(
     disk_cache: bool = True,
     precompile: Optional[Callable] = None,
     precompile_threads: int = 16,
+    split_across_ranks: bool = False,
 ) -> Callable[[Callable], Any]:
     """Tunes the decorated launcher over `config_space` per business key `key_fn(*args, **kwargs)`.
 
@@ -294,6 +304,10 @@ def autotune(
     before each timed run; `graph_runs` > 0 times CUDA-graph replays of that many runs.
     `precompile(entry, *args, **kwargs)`, if given, is a compile-only call run for every
     surviving entry concurrently (`precompile_threads`) before the first measurement.
+    `split_across_ranks=True` (for launchers whose runs do not communicate): with several
+    ranks, each rank precompiles and measures only its share of the surviving entries, the
+    results are all-gathered once and every rank takes the same best entry (off by default:
+    every rank measures every entry, times MAX over ranks).
     `cache_dir` overrides TRITON_DIST_AUTOTUNE_CACHE_DIR; `disk_cache=False` keeps results
     in memory only. Call flags: autotune=True, autotune_verbose=False, autotune_pg=None,
     autotune_allow_arg_overwrite=False. The result is a callable whose other attributes
@@ -321,6 +335,7 @@ def autotune(
             disk_cache=disk_cache,
             precompile=precompile,
             precompile_threads=precompile_threads,
+            split_across_ranks=split_across_ranks,
         )
         # Positional-only calls with a cached key take the C hit path; everything else (call
         # flags, keywords, misses) reaches tuned.__call__. Attributes are read from `tuned`.

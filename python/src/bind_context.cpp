@@ -31,7 +31,8 @@ ContextOptions make_context_options(bool is_dist, int n_warmup, int n_repeat,
                                     std::shared_ptr<Timer> timer,
                                     std::shared_ptr<Communicator> communicator,
                                     std::optional<double> collective_timeout_s,
-                                    std::optional<std::filesystem::path> log_dir) {
+                                    std::optional<std::filesystem::path> log_dir,
+                                    bool split_across_ranks) {
   ContextOptions options;
   options.is_dist = is_dist;
   options.n_warmup = n_warmup;
@@ -41,6 +42,7 @@ ContextOptions make_context_options(bool is_dist, int n_warmup, int n_repeat,
   options.communicator = std::move(communicator);
   options.collective_timeout = collective_timeout_from_seconds(collective_timeout_s);
   if (log_dir) options.log_dir = std::move(*log_dir);
+  options.split_across_ranks = split_across_ranks;
   return options;
 }
 
@@ -100,19 +102,19 @@ void bind_context(nb::module_& module) {
              int n_repeat, const std::string& statistic,
              std::shared_ptr<Timer> timer, std::shared_ptr<Communicator> communicator,
              std::optional<double> collective_timeout_s,
-             std::optional<std::filesystem::path> log_dir) {
+             std::optional<std::filesystem::path> log_dir, bool split_across_ranks) {
             new (self) ContextualAutotuner(
                 std::move(function_name),
                 make_context_options(is_dist, n_warmup, n_repeat, statistic,
                                      std::move(timer), std::move(communicator),
-                                     collective_timeout_s, std::move(log_dir)));
+                                     collective_timeout_s, std::move(log_dir), split_across_ranks));
           },
           nb::arg("function_name"), nb::kw_only(), nb::arg("is_dist") = false,
           nb::arg("n_warmup") = 3, nb::arg("n_repeat") = 5, nb::arg("statistic") = "mean",
           nb::arg("timer").none() = nb::none(),
           nb::arg("communicator").none() = nb::none(),
           nb::arg("collective_timeout_s").none() = nb::none(),
-          nb::arg("log_dir").none() = nb::none())
+          nb::arg("log_dir").none() = nb::none(), nb::arg("split_across_ranks") = false)
       .def("run", &run_outer, nb::arg("outer"),
            "Calls outer() until tuning is done; the last call is the final run.")
       .def_static("active", &ContextualAutotuner::active, nb::rv_policy::reference,

@@ -34,7 +34,7 @@ TunerOptions make_options(
     const std::string& statistic, std::string strategy, std::string baseline, double budget_ms,
     double max_noise, double min_time_ms, std::shared_ptr<Timer> timer, const std::string& hardware_json, const std::string& deps_json,
     std::shared_ptr<Communicator> communicator, std::optional<double> collective_timeout_s,
-    std::optional<std::filesystem::path> cache_root, bool disk_cache) {
+    std::optional<std::filesystem::path> cache_root, bool disk_cache, bool split_across_ranks) {
   TunerOptions options;
   options.measurement.warmup_runs = warmup_runs;
   options.measurement.timed_runs = timed_runs;
@@ -52,6 +52,7 @@ TunerOptions make_options(
   options.collective_timeout = collective_timeout_from_seconds(collective_timeout_s);
   options.cache_root = std::move(cache_root);
   options.disk_cache = disk_cache;
+  options.split_across_ranks = split_across_ranks;
   return options;
 }
 
@@ -130,6 +131,8 @@ void bind_function_tuner(nb::module_& module) {
       .def_ro("best", &TuningReport::best)
       .def_ro("record_path", &TuningReport::record_path)
       .def_ro("log_path", &TuningReport::log_path)
+      .def_ro("split_ranks", &TuningReport::split_ranks,
+              "0, or how many ranks the tuning was split across (each measured its share).")
       .def("table", [](const TuningReport& report) { return format_table(report); },
            "One row per candidate, the choice marked, and where it came from.");
 
@@ -144,13 +147,15 @@ void bind_function_tuner(nb::module_& module) {
               std::shared_ptr<Timer> timer, const std::string& hardware_json,
               const std::string& deps_json, std::shared_ptr<Communicator> communicator,
               std::optional<double> collective_timeout_s,
-              std::optional<std::filesystem::path> cache_root, bool disk_cache) {
+              std::optional<std::filesystem::path> cache_root, bool disk_cache,
+              bool split_across_ranks) {
              new (self) FunctionTuner(
                  FunctionIdentity{std::move(name), std::move(digest)},
                  make_options(warmup_runs, timed_runs, statistic, std::move(strategy),
                               std::move(baseline), budget_ms, max_noise, min_time_ms,
                               std::move(timer), hardware_json, deps_json, std::move(communicator),
-                              collective_timeout_s, std::move(cache_root), disk_cache));
+                              collective_timeout_s, std::move(cache_root), disk_cache,
+                              split_across_ranks));
            },
            nb::arg("name"), nb::arg("digest"), nb::kw_only(), nb::arg("warmup_runs") = 5,
            nb::arg("timed_runs") = 10, nb::arg("statistic") = "median",
@@ -159,13 +164,18 @@ void bind_function_tuner(nb::module_& module) {
            nb::arg("timer").none() = nb::none(), nb::arg("hardware_json") = "{}",
            nb::arg("deps_json") = "{}", nb::arg("communicator").none() = nb::none(),
            nb::arg("collective_timeout_s").none() = nb::none(),
-           nb::arg("cache_root").none() = nb::none(), nb::arg("disk_cache") = true)
+           nb::arg("cache_root").none() = nb::none(), nb::arg("disk_cache") = true,
+           nb::arg("split_across_ranks") = false)
       .def_prop_ro("name", [](const FunctionTuner& tuner) { return tuner.identity().name; })
       .def_prop_ro("digest", [](const FunctionTuner& tuner) { return tuner.identity().digest; })
+      .def_prop_ro("split_across_ranks",
+                   [](const FunctionTuner& tuner) { return tuner.options().split_across_ranks; })
       .def("resolve", &resolve, nb::arg("key"), nb::arg("candidates"), nb::arg("run"),
            nb::arg("verbose") = false, nb::arg("communicator").none() = nb::none(),
            "The best candidate for `key` (canonical text) among `candidates` (canonical JSON "
            "texts, in order), from the disk store or by tuning; run(i) runs candidate i once.");
+  module.def("split_share", &split_share, nb::arg("count"), nb::arg("rank"), nb::arg("ranks"),
+             "The candidate indices rank `rank` of `ranks` measures in a rank-split tuning.");
 }
 
 }  // namespace disttune::python

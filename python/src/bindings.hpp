@@ -13,6 +13,8 @@ void bind_communicator(nanobind::module_& module);
 void bind_function_tuner(nanobind::module_& module);
 /// KernelTuningState, KernelChoice, ContextualAutotuner and the contextual errors.
 void bind_context(nanobind::module_& module);
+/// CandidateStanding, register_strategy and registered_strategies: strategies by name.
+void bind_strategy(nanobind::module_& module);
 /// HitPath and make_hit_path: the C cache-hit path of a tuned function.
 void bind_hit_path(nanobind::module_& module);
 

@@ -12,5 +12,6 @@ NB_MODULE(_core, module) {
   disttune::python::bind_communicator(module);
   disttune::python::bind_function_tuner(module);
   disttune::python::bind_context(module);
+  disttune::python::bind_strategy(module);
   disttune::python::bind_hit_path(module);
 }

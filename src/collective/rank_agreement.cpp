@@ -18,7 +18,7 @@ namespace {
 
 Value tuning_summary(const FunctionIdentity& identity, const std::string& key,
                      const std::vector<std::string>& candidates, const Measurement& measurement,
-                     bool flushes_l2) {
+                     bool flushes_l2, bool split_across_ranks) {
   return Value{{"function digest", identity.digest},
                {"key", key},
                {"candidate count", candidates.size()},
@@ -31,7 +31,8 @@ Value tuning_summary(const FunctionIdentity& identity, const std::string& key,
                                      {"min_time_ms", measurement.min_time_ms},
                                      {"budget_ms", measurement.budget_ms},
                                      {"baseline", measurement.baseline},
-                                     {"flush_l2", flushes_l2}}}};
+                                     {"flush_l2", flushes_l2}}},
+               {"split across ranks", split_across_ranks}};
 }
 
 }  // namespace
@@ -39,9 +40,9 @@ Value tuning_summary(const FunctionIdentity& identity, const std::string& key,
 void check_ranks_agree(Communicator& comm, const ContextMaker& context,
                        const FunctionIdentity& identity, const std::string& key,
                        const std::vector<std::string>& candidates, const Measurement& measurement,
-                       const Timer& timer) {
-  const std::string mine =
-      canonical_json(tuning_summary(identity, key, candidates, measurement, timer.flushes_l2()));
+                       const Timer& timer, bool split_across_ranks) {
+  const std::string mine = canonical_json(
+      tuning_summary(identity, key, candidates, measurement, timer.flushes_l2(), split_across_ranks));
   const std::vector<std::string> all = comm.all_gather(mine, context("digest check", std::nullopt));
   const Value reference = Value::parse(all.front());
   std::ostringstream differences;

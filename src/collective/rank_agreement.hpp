@@ -21,12 +21,13 @@ struct ContextMaker {
   CollectiveContext operator()(std::string phase, std::optional<std::size_t> candidate) const;
 };
 
-/// All-gathers (function digest, key, candidate list, measurement, timer.flushes_l2()) and
-/// throws RankDisagreement on every rank, naming the ranks and what differs, if any rank differs.
+/// All-gathers (function digest, key, candidate list, measurement, timer.flushes_l2(),
+/// whether the tuning is split across ranks) and throws RankDisagreement on every rank,
+/// naming the ranks and what differs, if any rank differs.
 void check_ranks_agree(Communicator& comm, const ContextMaker& context,
                        const FunctionIdentity& identity, const std::string& key,
                        const std::vector<std::string>& candidates, const Measurement& measurement,
-                       const Timer& timer);
+                       const Timer& timer, bool split_across_ranks);
 
 /// The stored choice every rank will use: this rank's `stored` if every rank has the same
 /// one, else nullopt (all ranks tune). One collective.

@@ -1,49 +1,24 @@
 // ContextualAutotuner: runs the outer function until its kernels are tuned, then once more.
 #include <algorithm>
-#include <atomic>
 #include <exception>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
 #include <thread>
 
+#include "active_run.hpp"
+#include "collective/rank_agreement.hpp"
 #include "context_log.hpp"
 #include "disttune/context.hpp"
+#include "failure_vote.hpp"
 #include "key_tuning.hpp"
-#include "collective/rank_agreement.hpp"
+#include "launch_ledger.hpp"
+#include "outer_run_restart.hpp"
+#include "retirement.hpp"
 #include "run_agreement.hpp"
 #include "util/utc_time.hpp"
 
 namespace disttune {
 namespace {
-
-/// The one active run of this process.
-std::mutex active_mutex;
-std::atomic<ContextualAutotuner*> active_tuner{nullptr};
-std::string active_name;  // guarded by active_mutex
-
-/// Registers a run as the active one for its lifetime; refuses a second one.
-class ActiveRun {
- public:
-  explicit ActiveRun(ContextualAutotuner* tuner) {
-    std::lock_guard lock(active_mutex);
-    if (active_tuner.load() != nullptr) {
-      throw ContextualRunActive("disttune: cannot start contextual tuning of '" + tuner->function_name() +
-                                "': contextual tuning of '" + active_name +
-                                "' is running in this process (contextual runs cannot be nested "
-                                "or run concurrently)");
-    }
-    active_name = tuner->function_name();
-    active_tuner.store(tuner);
-  }
-  ~ActiveRun() {
-    std::lock_guard lock(active_mutex);
-    active_tuner.store(nullptr);
-    active_name.clear();
-  }
-  ActiveRun(const ActiveRun&) = delete;
-  ActiveRun& operator=(const ActiveRun&) = delete;
-};
 
 std::string describe_exception(const std::exception_ptr& error) {
   try {
@@ -55,35 +30,10 @@ std::string describe_exception(const std::exception_ptr& error) {
   }
 }
 
-/// Appends one launch to the text whose digest the ranks compare after the run.
-void append_launch(std::string& text, const std::string& kernel, const std::string& key,
-                   std::size_t candidate, char kind) {
-  text += kernel;
-  text += '\x1f';
-  text += key;
-  text += '\x1f';
-  text += std::to_string(candidate);
-  text += kind;
-  text += '\x1e';
-}
-
 }  // namespace
 
-/// One (kernel, key) being tuned in the current run() call, with its place in the outer runs.
-struct TuningSlot {
-  std::unique_ptr<detail::KeyTuning> tuning;
-  int created_run = 0;             ///< outer run it was created in
-  std::size_t created_at = 0;      ///< launch ordinal within that run
-  bool checked = false;            ///< digest check and owed barriers done
-  bool launched = false;           ///< launched in the current outer run
-  std::optional<std::size_t> timed_pair;  ///< its timer pair in the current outer run
-};
-
-/// One launch of the current outer run.
-struct LaunchRecord {
-  TuningSlot* slot = nullptr;  ///< null: a launch of a cached or single candidate
-  std::size_t candidate = 0;
-};
+using detail::LaunchRecord;
+using detail::TuningSlot;
 
 struct ContextualAutotuner::State {
   std::string function;
@@ -99,50 +49,15 @@ struct ContextualAutotuner::State {
   std::thread::id owner;
   bool in_launch = false;
   std::unique_ptr<detail::ContextLog> log;
-  std::vector<std::unique_ptr<TuningSlot>> slots;  ///< unfinished tunings, in creation order
-  std::vector<LaunchRecord> launches;              ///< this outer run's launches
-  std::string launch_text;                         ///< what they were, for the digest
-  std::vector<std::size_t> timed_launches;         ///< ordinals of this run's timer pairs
-  std::optional<std::size_t> failed_launch;        ///< this rank's first failed launch
-  std::string failure_reason;
-  std::optional<std::size_t> abandoned_at;         ///< launch where a failure (any rank's) stopped the run
-  std::optional<std::string> disagreement;         ///< found at a launch: the run cannot go on
+  detail::TuningSlots slots;                       ///< unfinished tunings, in creation order
+  detail::LaunchLedger ledger;                     ///< this outer run's launches
 
   void begin_outer_run() {
-    launches.clear();
-    launch_text.clear();
-    timed_launches.clear();
-    failed_launch.reset();
-    failure_reason.clear();
-    abandoned_at.reset();
-    disagreement.reset();
+    ledger.clear();
     for (auto& slot : slots) {
       slot->launched = false;
       slot->timed_pair.reset();
     }
-  }
-
-  void note_failure(std::size_t ordinal, std::string reason) {
-    if (failed_launch && *failed_launch <= ordinal) return;
-    failed_launch = ordinal;
-    failure_reason = std::move(reason);
-  }
-
-  /// With several ranks: whether a rank failed the launch every rank just made, and the
-  /// lowest such rank. Every rank then stops the outer run at this same launch, before
-  /// the collectives the outer function itself would make after it.
-  std::optional<int> vote_on_failure(bool failed_here, std::size_t ordinal) {
-    const detail::Agreed agreed = detail::agree_at_checkpoint(
-        *comm, detail::ContextMaker{function, "", timeout},
-        detail::Position{detail::Checkpoint::launch, failed_here ? std::optional<std::size_t>(ordinal) : std::nullopt,
-                         false, launches.size(), sha256_hex(launch_text)},
-        outer_runs);
-    if (agreed.disagreement) {
-      disagreement = agreed.disagreement;
-      throw RankDisagreement(*agreed.disagreement);
-    }
-    if (!agreed.failed_launch) return std::nullopt;
-    return agreed.failed_rank;
   }
 
   /// Digest check of a tuning new in this run, then the barriers owed before its first run.
@@ -151,43 +66,18 @@ struct ContextualAutotuner::State {
     const detail::ContextMaker& context = slot.tuning->context();
     detail::check_ranks_agree(*comm, context,
                               FunctionIdentity{slot.tuning->kernel_name(), slot.tuning->kernel_name()},
-                              slot.tuning->key(), slot.tuning->candidates(), measurement, *timer);
+                              slot.tuning->key(), slot.tuning->candidates(), measurement, *timer,
+                              false);
     slot.tuning->settle_owed();
     slot.checked = true;
-  }
-
-  /// Moves the finished tunings into their kernels' caches; throws if every candidate failed.
-  void retire_finished() {
-    for (auto it = slots.begin(); it != slots.end();) {
-      detail::KeyTuning& tuning = *(*it)->tuning;
-      if (!tuning.finished()) {
-        ++it;
-        continue;
-      }
-      std::optional<KernelChoice> choice = tuning.choice();
-      if (!choice) {
-        std::string text = "disttune: every config of kernel '" + tuning.kernel_name() +
-                           "' failed for key " + tuning.key() + " in contextual tuning of '" + function + "':";
-        for (std::size_t i = 0; i < tuning.tuning().results().size(); ++i) {
-          text += "\n  [" + std::to_string(i) + "] " + tuning.candidates()[i] + ": " +
-                  tuning.tuning().results()[i].error;
-        }
-        log->write(text);
-        throw std::runtime_error(text);
-      }
-      log->write(tuning.log_prefix() + " | best-config-id: " + std::to_string(choice->best) +
-                 " | best-config: " + choice->config +
-                 " | best-latency: " + detail::format_ms(choice->candidates[choice->best].agreed_ms) + " ms");
-      if (KernelTuningState* kernel = tuning.kernel()) kernel->remember(std::move(*choice));
-      it = slots.erase(it);
-    }
   }
 
   /// After the outer function returned or threw. Returns true if this run was the final one.
   bool end_outer_run(std::exception_ptr error) {
     const int run = outer_runs - 1;
-    if (disagreement) throw RankDisagreement(*disagreement);  // the ranks no longer pair up
-    const std::exception_ptr outer_error = abandoned_at ? nullptr : error;
+    if (ledger.disagreement) throw RankDisagreement(*ledger.disagreement);  // the ranks no longer pair up
+    const std::exception_ptr outer_error = ledger.abandoned_at ? nullptr : error;
+    const std::vector<std::size_t>& timed_launches = ledger.timed_launches();
     std::vector<double> samples;
     if (!timed_launches.empty()) {
       try {
@@ -197,14 +87,14 @@ struct ContextualAutotuner::State {
                                    std::to_string(timed_launches.size()) + " timed runs");
         }
       } catch (const std::exception& e) {
-        if (!outer_error) note_failure(timed_launches.front(), std::string("timer: ") + e.what());
+        if (!outer_error) ledger.note_failure(timed_launches.front(), std::string("timer: ") + e.what());
       }
     }
 
     const detail::Agreed agreed = detail::agree_at_checkpoint(
         *comm, detail::ContextMaker{function, "", timeout},
-        detail::Position{detail::Checkpoint::run_end, failed_launch, outer_error != nullptr, launches.size(),
-                         sha256_hex(launch_text)},
+        detail::Position{detail::Checkpoint::run_end, ledger.failed_launch(), outer_error != nullptr,
+                         ledger.size(), ledger.digest()},
         run);
     if (agreed.disagreement) {
       if (outer_error) std::rethrow_exception(outer_error);
@@ -229,7 +119,7 @@ struct ContextualAutotuner::State {
                                "the outer function)");
       }
     }
-    const bool tuned_here = std::any_of(launches.begin(), launches.end(),
+    const bool tuned_here = std::any_of(ledger.launches().begin(), ledger.launches().end(),
                                         [](const LaunchRecord& launch) { return launch.slot != nullptr; });
     for (auto& slot : slots) {
       settle_new(*slot);
@@ -238,7 +128,7 @@ struct ContextualAutotuner::State {
           slot->timed_pair ? std::optional<double>(samples.at(*slot->timed_pair)) : std::nullopt;
       slot->tuning->commit(sample);
     }
-    retire_finished();
+    detail::retire_finished(slots, *log, function);
     if (tuned_here) return false;
     for (const auto& slot : slots) {
       log->write(slot->tuning->log_prefix() + " | not launched in the final outer run: left untuned");
@@ -249,40 +139,15 @@ struct ContextualAutotuner::State {
     return true;
   }
 
-  /// Every rank abandons the outer run at launch `ordinal`: that launch's candidate fails,
-  /// nothing else of the run counts, tunings created after it are dropped.
   void abandon(int run, std::size_t ordinal, int failed_rank) {
-    if (ordinal >= launches.size() || launches[ordinal].slot == nullptr) {
-      throw RankDisagreement("disttune: rank " + std::to_string(failed_rank) + " failed a candidate at launch " +
-                             std::to_string(ordinal) + " of outer run " + std::to_string(run) + " of '" +
-                             function + "', but this rank's launch " + std::to_string(ordinal) +
-                             (ordinal >= launches.size() ? " did not happen" : " was no tuning launch") +
-                             "; every rank must run the same kernels in the same order");
-    }
-    TuningSlot* failed = launches[ordinal].slot;
-    const std::string reason = failed_launch == ordinal
-                                   ? failure_reason
-                                   : "failed on rank " + std::to_string(failed_rank);
-    log->write("function: " + function + " | outer-run: " + std::to_string(run) + " abandoned at launch " +
-               std::to_string(ordinal) + ": kernel " + failed->tuning->kernel_name() + " | key: " +
-               failed->tuning->key() + " | " +
-               failed->tuning->describe_candidate(launches[ordinal].candidate) + " | failed on rank " +
-               std::to_string(failed_rank) + ": " + reason + " | restarting the outer run");
-    std::erase_if(slots, [&](const std::unique_ptr<TuningSlot>& slot) {
-      return slot->created_run == run && slot->created_at > ordinal;
-    });
-    for (auto& slot : slots) {
-      settle_new(*slot);
-      if (slot.get() == failed) slot->tuning->fail_pending(reason);
-    }
-    retire_finished();
+    detail::abandon_outer_run(slots, ledger, run, ordinal, failed_rank,
+                              [this](TuningSlot& slot) { settle_new(slot); }, *log, function);
   }
 
   /// Clears what an interrupted run() left behind, so the tuner is usable again.
   void reset_after_error() {
     slots.clear();
-    launches.clear();
-    timed_launches.clear();
+    ledger.clear();
     try {
       (void)timer->collect();
     } catch (const std::exception&) {
@@ -306,6 +171,12 @@ ContextualAutotuner::ContextualAutotuner(std::string function_name, ContextOptio
     throw std::invalid_argument("disttune: n_repeat must be >= 1, got " + std::to_string(options.n_repeat));
   }
   validate(s.measurement);
+  if (options.is_dist && options.split_across_ranks) {
+    throw std::invalid_argument("disttune: contextual tuning of '" + function_name +
+                                "' cannot be split across ranks with is_dist: every rank must run "
+                                "the same config of a kernel at the same time (split_across_ranks is "
+                                "for function-level tuning of launchers that do not communicate)");
+  }
   if (options.is_dist && !options.communicator) {
     throw std::invalid_argument("disttune: contextual tuning of '" + function_name +
                                 "' with is_dist needs a communicator (e.g. make_mpi_communicator())");
@@ -320,10 +191,10 @@ ContextualAutotuner::ContextualAutotuner(std::string function_name, ContextOptio
 
 ContextualAutotuner::~ContextualAutotuner() = default;
 
-ContextualAutotuner* ContextualAutotuner::active() { return active_tuner.load(); }
+ContextualAutotuner* ContextualAutotuner::active() { return detail::active_tuner(); }
 
 void ContextualAutotuner::kernel_destroyed(const KernelTuningState& kernel) noexcept {
-  ContextualAutotuner* tuner = active_tuner.load();
+  ContextualAutotuner* tuner = detail::active_tuner();
   if (tuner == nullptr) return;
   for (auto& slot : tuner->state_->slots) {
     if (slot->tuning->kernel() == &kernel) slot->tuning->orphan();
@@ -340,7 +211,7 @@ std::filesystem::path ContextualAutotuner::log_path() const {
 
 void ContextualAutotuner::run(const std::function<void()>& outer) {
   if (!outer) throw std::invalid_argument("disttune: contextual tuning of '" + function_name() + "' got no function");
-  ActiveRun active(this);
+  detail::ActiveRun active(this);
   State& s = *state_;
   s.owner = std::this_thread::get_id();
   s.outer_runs = 0;
@@ -388,12 +259,11 @@ std::size_t ContextualAutotuner::launch(KernelTuningState& kernel, const std::st
     throw std::logic_error("disttune: kernel '" + kernel.name() + "' was launched from inside another "
                            "kernel's launcher during contextual tuning of '" + s.function + "'");
   }
-  if (s.abandoned_at) {
+  if (s.ledger.abandoned_at) {
     throw OuterRunAbandoned("disttune: outer run of '" + s.function + "' is being abandoned after a failed "
                             "candidate; let this exception propagate");
   }
   if (candidates.empty()) throw std::invalid_argument("disttune: kernel '" + kernel.name() + "' has no candidates");
-  const std::size_t ordinal = s.launches.size();
 
   auto found = std::find_if(s.slots.begin(), s.slots.end(), [&](const std::unique_ptr<TuningSlot>& slot) {
     return slot->tuning->kernel() == &kernel && slot->tuning->key() == key;
@@ -406,8 +276,7 @@ std::size_t ContextualAutotuner::launch(KernelTuningState& kernel, const std::st
       fixed = 0;
     }
     if (fixed) {
-      s.launches.push_back(LaunchRecord{nullptr, *fixed});
-      append_launch(s.launch_text, kernel.name(), key, *fixed, 'c');
+      s.ledger.record(nullptr, kernel.name(), key, *fixed, 'c');
       launch_one(*fixed);
       return *fixed;
     }
@@ -416,7 +285,7 @@ std::size_t ContextualAutotuner::launch(KernelTuningState& kernel, const std::st
     fresh->tuning = std::make_unique<detail::KeyTuning>(kernel, key, candidates, s.measurement, s.function,
                                                         *s.comm, s.timeout, *s.log);
     fresh->created_run = s.outer_runs;
-    fresh->created_at = ordinal;
+    fresh->created_at = s.ledger.size();
     slot = fresh.get();
     s.slots.push_back(std::move(fresh));
   } else if (slot->tuning->candidates() != candidates) {
@@ -429,8 +298,7 @@ std::size_t ContextualAutotuner::launch(KernelTuningState& kernel, const std::st
   const Step& step = slot->tuning->pending();
   const bool timed = !slot->launched && step.kind == StepKind::timed;
   slot->launched = true;
-  s.launches.push_back(LaunchRecord{slot, step.candidate});
-  append_launch(s.launch_text, kernel.name(), key, step.candidate, timed ? 't' : 'w');
+  const std::size_t ordinal = s.ledger.record(slot, kernel.name(), key, step.candidate, timed ? 't' : 'w');
   s.in_launch = true;
   struct LaunchDone {
     bool& flag;
@@ -439,8 +307,7 @@ std::size_t ContextualAutotuner::launch(KernelTuningState& kernel, const std::st
   if (timed) {
     s.timer->prepare_timed_run();
     s.timer->start();
-    slot->timed_pair = s.timed_launches.size();
-    s.timed_launches.push_back(ordinal);
+    slot->timed_pair = s.ledger.note_timed(ordinal);
   }
   std::optional<std::string> failure;
   try {
@@ -449,12 +316,16 @@ std::size_t ContextualAutotuner::launch(KernelTuningState& kernel, const std::st
     failure = describe_exception(std::current_exception());
   }
   if (timed) s.timer->stop();
-  if (failure) s.note_failure(ordinal, *failure);
+  if (failure) s.ledger.note_failure(ordinal, *failure);
   // The rank that failed at this launch, or -1 (an int: GCC 12 misreads an optional here).
   int failed_rank = failure ? s.comm->rank() : -1;
-  if (s.comm->size() > 1) failed_rank = s.vote_on_failure(failure.has_value(), ordinal).value_or(-1);
+  if (s.comm->size() > 1) {
+    failed_rank = detail::vote_on_launch_failure(*s.comm, detail::ContextMaker{s.function, "", s.timeout}, s.ledger,
+                                                 failure.has_value(), ordinal, s.outer_runs)
+                      .value_or(-1);
+  }
   if (failed_rank >= 0) {
-    s.abandoned_at = ordinal;
+    s.ledger.abandoned_at = ordinal;
     throw OuterRunAbandoned("disttune: kernel '" + kernel.name() + "' " +
                             slot->tuning->describe_candidate(step.candidate) + " failed" +
                             (failure ? ": " + *failure : " on rank " + std::to_string(failed_rank)) +

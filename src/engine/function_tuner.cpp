@@ -15,10 +15,11 @@
 #include "util/env_flag.hpp"
 #include "report/progress.hpp"
 #include "collective/rank_agreement.hpp"
+#include "engine/rank_split.hpp"
 #include "engine/round_driver.hpp"
+#include "store/record_builder.hpp"
 #include "store/stored_choice.hpp"
 #include "report/tuning_log.hpp"
-#include "util/utc_time.hpp"
 
 namespace disttune {
 
@@ -29,6 +30,18 @@ struct FunctionTuner::State {
   std::optional<DiskStore> store;
   Fingerprint fingerprint;
   std::mutex mutex;
+
+  /// The disk vote: the stored choice every rank has, as a report, or nullopt (all tune).
+  std::optional<TuningReport> agreed_stored_choice(const TuningRequest& request, Communicator& comm,
+                                                   const detail::ContextMaker& context, const RecordId& id);
+  /// Where a tuning's log goes: the function's directory, when the store has a usable one.
+  std::optional<std::filesystem::path> log_dir();
+  /// Starts a tuning's log with its identity, settings and candidates.
+  void log_header(detail::TuningLog& log, const TuningRequest& request, const Communicator& comm);
+  /// Measures the candidates (every rank all of them, or each its share when `split`) and
+  /// returns the report of the choice; throws, listing every failure, if all failed.
+  TuningReport measure(const TuningRequest& request, Communicator& comm, const detail::ContextMaker& context,
+                       detail::TuningLog& log, bool split);
 };
 
 namespace {
@@ -101,6 +114,15 @@ void drive(Tuning& tuning, const TuningRequest& request, Timer& timer, Communica
   progress.done();
 }
 
+std::string index_list(const std::vector<std::size_t>& indices) {
+  std::string text;
+  for (std::size_t i : indices) {
+    if (!text.empty()) text += ' ';
+    text += std::to_string(i);
+  }
+  return text.empty() ? "(none)" : text;
+}
+
 std::string failure_summary(const FunctionIdentity& identity, const std::string& key,
                             const std::vector<CandidateResult>& results) {
   std::string text = "disttune: every config of '" + identity.name + "' failed for key " + key + ":";
@@ -111,6 +133,95 @@ std::string failure_summary(const FunctionIdentity& identity, const std::string&
 }
 
 }  // namespace
+
+std::optional<TuningReport> FunctionTuner::State::agreed_stored_choice(const TuningRequest& request,
+                                                                      Communicator& comm,
+                                                                      const detail::ContextMaker& context,
+                                                                      const RecordId& id) {
+  std::optional<std::size_t> stored;
+  std::optional<Record> record;
+  if (store && !detail::env_flag("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE")) {
+    record = detail::load_usable_record(*store, id, request.candidates, fingerprint,
+                                        detail::env_flag("TRITON_DIST_AUTOTUNE_VERSION_CHECK"), stored);
+  }
+  if (comm.size() > 1) stored = detail::vote_on_stored_choice(comm, context, stored);
+  if (!stored) return std::nullopt;
+  TuningReport report;
+  report.source = TuningReport::Source::disk;
+  report.function = identity.name;
+  report.key = request.key;
+  report.candidates = record->candidates;
+  report.best = *stored;
+  report.record_path = store->record_path(id);
+  report.split_ranks = record->split_ranks;
+  return report;
+}
+
+std::optional<std::filesystem::path> FunctionTuner::State::log_dir() {
+  return store ? store->usable_function_dir(identity.name) : std::nullopt;
+}
+
+void FunctionTuner::State::log_header(detail::TuningLog& log, const TuningRequest& request,
+                                      const Communicator& comm) {
+  log.write("function " + identity.name + " digest " + identity.digest);
+  log.write("key " + request.key);
+  log.write("rank " + std::to_string(comm.rank()) + " of " + std::to_string(comm.size()));
+  log.write("hardware " + canonical_json(fingerprint.hardware));
+  log.write("deps " + canonical_json(fingerprint.deps));
+  const Measurement& m = options.measurement;
+  std::string settings = "measurement warmup_runs=" + std::to_string(m.warmup_runs) +
+                         " timed_runs=" + std::to_string(m.timed_runs) + " statistic=" + to_string(m.statistic) +
+                         " strategy=" + m.strategy + " timer=" + options.timer->name();
+  if (options.split_across_ranks && comm.size() > 1) {
+    settings += " split_across_ranks=";
+    settings += std::to_string(comm.size());
+  }
+  log.write(settings);
+  for (std::size_t i = 0; i < request.candidates.size(); ++i) {
+    log.write("candidate " + std::to_string(i) + " " + request.candidates[i]);
+  }
+}
+
+TuningReport FunctionTuner::State::measure(const TuningRequest& request, Communicator& comm,
+                                           const detail::ContextMaker& context, detail::TuningLog& log,
+                                           bool split) {
+  TuningReport report;
+  report.function = identity.name;
+  report.key = request.key;
+  options.timer->begin_tuning();
+  detail::Progress progress(identity.name);
+  std::optional<std::size_t> best;
+  if (split) {
+    const std::vector<std::size_t> share = split_share(request.candidates.size(), comm.rank(), comm.size());
+    log.write("split: this rank measures candidates " + index_list(share));
+    report.candidates = detail::measure_split(
+        request.candidates, comm, context, [&](const std::vector<std::string>& texts) {
+          TuningRequest local = request;
+          local.run = [&](std::size_t i) { request.run(share.at(i)); };
+          Tuning tuning(texts, options.measurement);
+          SingleProcessCommunicator alone;
+          drive(tuning, local, *options.timer, alone, context, log, progress);
+          return tuning.results();
+        });
+    report.split_ranks = comm.size();
+    best = detail::best_of(report.candidates);
+  } else {
+    Tuning tuning(request.candidates, options.measurement);
+    drive(tuning, request, *options.timer, comm, context, log, progress);
+    report.candidates = tuning.results();
+    best = tuning.best();
+  }
+  if (!best) {
+    const std::string summary = failure_summary(identity, request.key, report.candidates);
+    log.write(summary);
+    throw std::runtime_error(summary);
+  }
+  report.best = *best;
+  report.log_path = log.path();
+  log.write("best candidate " + std::to_string(*best) + " " + report.candidates[*best].config +
+            " agreed_ms " + std::to_string(report.candidates[*best].agreed_ms));
+  return report;
+}
 
 FunctionTuner::FunctionTuner(FunctionIdentity identity, TunerOptions options)
     : state_(std::make_unique<State>()) {
@@ -149,83 +260,39 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
   const detail::ContextMaker context{s.identity.name, request.key, s.timeout};
   const RecordId id{s.identity.name, s.identity.digest, s.fingerprint.hardware_digest(), request.key};
 
-  TuningReport report;
-  report.function = s.identity.name;
-  report.key = request.key;
-
   if (comm.size() > 1) {
     detail::check_ranks_agree(comm, context, s.identity, request.key, request.candidates,
-                              s.options.measurement, *s.options.timer);
+                              s.options.measurement, *s.options.timer, s.options.split_across_ranks);
   }
-
-  std::optional<std::size_t> stored;
-  std::optional<Record> record;
-  if (s.store && !detail::env_flag("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE")) {
-    record = detail::load_usable_record(*s.store, id, request.candidates, s.fingerprint,
-                                        detail::env_flag("TRITON_DIST_AUTOTUNE_VERSION_CHECK"),
-                                        stored);
+  if (std::optional<TuningReport> stored = s.agreed_stored_choice(request, comm, context, id)) {
+    if (request.verbose) std::cerr << format_table(*stored);
+    return *stored;
   }
-  if (comm.size() > 1) stored = detail::vote_on_stored_choice(comm, context, stored);
-  if (stored) {
-    report.source = TuningReport::Source::disk;
-    report.candidates = record->candidates;
-    report.best = *stored;
-    report.record_path = s.store->record_path(id);
-    if (request.verbose) std::cerr << format_table(report);
-    return report;
-  }
-
-  const std::optional<std::filesystem::path> dir =
-      s.store ? s.store->usable_function_dir(s.identity.name) : std::nullopt;
-  detail::TuningLog log(dir, id.file_id(), comm.rank(), comm.size(), request.verbose);
-  log.write("function " + s.identity.name + " digest " + s.identity.digest);
-  log.write("key " + request.key);
-  log.write("rank " + std::to_string(comm.rank()) + " of " + std::to_string(comm.size()));
-  log.write("hardware " + canonical_json(s.fingerprint.hardware));
-  log.write("deps " + canonical_json(s.fingerprint.deps));
-  const Measurement& m = s.options.measurement;
-  log.write("measurement warmup_runs=" + std::to_string(m.warmup_runs) +
-            " timed_runs=" + std::to_string(m.timed_runs) + " statistic=" + to_string(m.statistic) +
-            " strategy=" + m.strategy + " timer=" + s.options.timer->name());
-  for (std::size_t i = 0; i < request.candidates.size(); ++i) {
-    log.write("candidate " + std::to_string(i) + " " + request.candidates[i]);
-  }
-
-  s.options.timer->begin_tuning();
-  Tuning tuning(request.candidates, m);
-  detail::Progress progress(s.identity.name);
-  drive(tuning, request, *s.options.timer, comm, context, log, progress);
-
-  report.candidates = tuning.results();
-  const std::optional<std::size_t> best = tuning.best();
-  if (!best) {
-    const std::string summary = failure_summary(s.identity, request.key, report.candidates);
-    log.write(summary);
-    throw std::runtime_error(summary);
-  }
-  report.best = *best;
-  report.log_path = log.path();
-  log.write("best candidate " + std::to_string(*best) + " " + report.candidates[*best].config +
-            " agreed_ms " + std::to_string(report.candidates[*best].agreed_ms));
-
+  detail::TuningLog log(s.log_dir(), id.file_id(), comm.rank(), comm.size(), request.verbose);
+  s.log_header(log, request, comm);
+  const bool split = s.options.split_across_ranks && comm.size() > 1;
+  TuningReport report = s.measure(request, comm, context, log, split);
   if (s.store && comm.local_rank() == 0) {
-    Record fresh;
-    fresh.id = id;
-    fresh.hardware = s.fingerprint.hardware;
-    fresh.deps = s.fingerprint.deps;
-    fresh.measurement = m;
-    fresh.flush_l2 = s.options.timer->flushes_l2();
-    fresh.clocks = s.options.timer->clocks();
-    fresh.candidates = report.candidates;
-    fresh.best_index = *best;
-    fresh.ranks = comm.size();
-    fresh.created_utc = detail::utc_iso_now();
-    fresh.library_version = library_version();
-    report.record_path = s.store->save(fresh);
+    report.record_path = s.store->save(detail::build_record(
+        id, s.fingerprint,
+        detail::TuningOutcome{s.options.measurement, s.options.timer->flushes_l2(), report.candidates,
+                              report.best, comm.size(), report.split_ranks,
+                              s.options.timer->clocks()}));
     if (report.record_path) log.write("record " + report.record_path->string());
   }
   if (request.verbose) std::cerr << format_table(report);
   return report;
+}
+
+std::vector<std::size_t> split_share(std::size_t count, int rank, int ranks) {
+  if (ranks < 1 || rank < 0 || rank >= ranks) {
+    throw std::invalid_argument("disttune: rank " + std::to_string(rank) + " is not one of " + std::to_string(ranks));
+  }
+  std::vector<std::size_t> share;
+  for (std::size_t i = static_cast<std::size_t>(rank); i < count; i += static_cast<std::size_t>(ranks)) {
+    share.push_back(i);
+  }
+  return share;
 }
 
 }  // namespace disttune

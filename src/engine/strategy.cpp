@@ -1,9 +1,8 @@
-// The exhaustive strategy of the spec, and the factory that picks a strategy by name.
+// The exhaustive strategy of the spec, and the name a measurement asks for.
 #include "disttune/strategy.hpp"
 
 #include <cstdlib>
 #include <numeric>
-#include <stdexcept>
 
 namespace disttune {
 namespace {
@@ -42,15 +41,6 @@ std::string strategy_name(const Measurement& measurement) {
   if (!measurement.strategy.empty()) return measurement.strategy;
   const char* chosen = std::getenv("TRITON_DIST_AUTOTUNE_STRATEGY");
   return chosen != nullptr && *chosen != '\0' ? chosen : "converge";
-}
-
-std::unique_ptr<Strategy> make_strategy(const Measurement& measurement) {
-  const std::string name = strategy_name(measurement);
-  if (name == "exhaustive") return make_exhaustive_strategy(measurement);
-  if (name == "adaptive") return make_adaptive_strategy(measurement);
-  if (name == "converge") return make_converge_strategy(measurement);
-  throw std::invalid_argument("disttune: unknown strategy '" + name +
-                              "' (known: exhaustive, adaptive, converge)");
 }
 
 }  // namespace disttune

@@ -34,6 +34,7 @@ double relative_spread(const std::vector<double>& samples) {
 
 struct Tuning::State {
   Measurement measurement;
+  std::string strategy_name;
   std::unique_ptr<Strategy> strategy;
   std::vector<CandidateResult> results;
   std::vector<int> owed;     ///< valid samples each candidate still owes in this round (this rank)
@@ -54,6 +55,7 @@ struct Tuning::State {
   /// A strategy's round: each of its candidates owes its timed runs. A re-take round keeps
   /// what the candidates owe.
   void start_round(Round next, bool retake) {
+    check(next);
     if (!retake) {
       // A candidate listed several times (an interleaved round) owes runs for each listing.
       for (std::size_t c : next.candidates) owed.at(c) = 0;
@@ -130,6 +132,24 @@ struct Tuning::State {
     for (std::size_t c : choice.within_noise) results.at(c).within_noise = true;
   }
 
+  /// Refuses a strategy's round that would index outside the candidates, or an end round
+  /// whose finalists repeat one (a round with timed runs may list a candidate several times:
+  /// an interleaved round).
+  void check(const Round& next) const {
+    std::string problem;
+    if (next.warmup_runs < 0 || next.timed_runs < 0) problem = "negative run counts";
+    for (std::size_t i = 0; i < next.candidates.size() && problem.empty(); ++i) {
+      if (next.candidates[i] >= results.size()) {
+        problem = "candidate " + std::to_string(next.candidates[i]) + " of " + std::to_string(results.size());
+      } else if (next.timed_runs == 0 && i > 0 && next.candidates[i] <= next.candidates[i - 1]) {
+        problem = "finalists not in ascending order";
+      }
+    }
+    if (!problem.empty()) {
+      throw std::logic_error("disttune: strategy '" + strategy_name + "' returned a bad round: " + problem);
+    }
+  }
+
   void fail(std::size_t candidate, std::string reason) {
     CandidateResult& result = results.at(candidate);
     if (result.failed) return;
@@ -164,6 +184,7 @@ Tuning::Tuning(std::vector<std::string> candidates, Measurement measurement)
   if (candidates.empty()) throw std::invalid_argument("disttune: a tuning needs at least one candidate");
   validate(measurement);
   state_->measurement = measurement;
+  state_->strategy_name = strategy_name(measurement);
   state_->strategy = make_strategy(measurement);
   state_->results.resize(candidates.size());
   for (std::size_t i = 0; i < candidates.size(); ++i) state_->results[i].config = std::move(candidates[i]);
@@ -311,6 +332,7 @@ void Tuning::end_round(const std::vector<double>& agreed_values) {
     s.start_round(std::move(next), false);
     return;
   }
+  s.check(next);
   s.finish(next);
 }
 

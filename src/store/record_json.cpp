@@ -14,6 +14,8 @@ namespace disttune {
 namespace {
 
 constexpr const char* kSchemaName = "disttune.record";
+/// How a split tuning shared the candidates out (Record::split_ranks).
+constexpr const char* kSplitAssignment = "index modulo ranks";
 
 [[noreturn]] void bad_field(const std::string& field, const std::string& problem) {
   throw std::runtime_error("disttune: record field '" + field + "' " + problem);
@@ -248,6 +250,10 @@ Value record_to_json(const Record& record) {
     throw std::invalid_argument(
         "disttune: record measurement.strategy must name the strategy used");
   }
+  if (record.split_ranks != 0 && record.split_ranks != record.ranks) {
+    throw std::invalid_argument("disttune: record split_ranks must be 0 or ranks (" +
+                                std::to_string(record.ranks) + "), got " + std::to_string(record.split_ranks));
+  }
   if (!is_utc_timestamp(record.created_utc)) {
     throw std::invalid_argument("disttune: record created_utc must be YYYY-MM-DDTHH:MM:SSZ, got '" +
                                 record.created_utc + "'");
@@ -287,6 +293,9 @@ Value record_to_json(const Record& record) {
   if (!m.baseline.empty()) {
     json["measurement"]["baseline"] = Value::parse(m.baseline);
     json["baseline"] = baseline_outcome(record);
+  }
+  if (record.split_ranks > 0) {
+    json["split"] = Value{{"ranks", record.split_ranks}, {"assignment", kSplitAssignment}};
   }
   return json;
 }
@@ -335,6 +344,14 @@ Record record_from_json(const Value& json) {
   }
 
   record.ranks = static_cast<int>(fields.integer("ranks", 1, std::numeric_limits<int>::max()));
+  if (json.contains("split")) {
+    const Fields split(fields.object("split"), "split");
+    record.split_ranks = static_cast<int>(split.integer("ranks", 2, record.ranks));
+    if (record.split_ranks != record.ranks) bad_field("split.ranks", "differs from ranks");
+    if (split.string("assignment") != kSplitAssignment) {
+      bad_field("split.assignment", std::string("must be \"") + kSplitAssignment + "\"");
+    }
+  }
   record.created_utc = fields.string("created_utc");
   if (!is_utc_timestamp(record.created_utc))
     bad_field("created_utc", "must be YYYY-MM-DDTHH:MM:SSZ");

@@ -87,3 +87,72 @@ def test_two_gloo_ranks_agree(tmp_path):
         assert outcomes[rank]["disagreement"] and "key" in outcomes[rank]["disagreement"].lower()
     assert outcomes[0]["agreed"][0] >= 2.5  # "a" took rank 1's time
     assert outcomes[0]["record"] and not outcomes[1]["record"]  # one writer per node
+
+
+# Rank-split tuning: per-entry run time (ms), the same on both ranks; "c" is the fastest.
+SPLIT_SPEEDS = {"a": 5.0, "b": 4.0, "c": 0.05, "d": 3.0, "e": 6.0}
+
+
+def _split_worker(rank, world, port, cache, results):
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), TRITON_DIST_AUTOTUNE_CACHE_DIR=cache)
+    dist.init_process_group("gloo", rank=rank, world_size=world)
+    space = [{"tag": tag} for tag in SPLIT_SPEEDS]
+    runs = {tag: 0 for tag in SPLIT_SPEEDS}
+    compiled = []
+    outcome = {}
+    try:
+
+        @autotune(
+            config_space=space,
+            key_fn=lambda x: x,
+            split_across_ranks=True,
+            precompile=lambda entry, x: compiled.append(entry["tag"]),
+        )
+        def split(x, tag):
+            runs[tag] += 1
+            _spin(SPLIT_SPEEDS[tag])
+            return tag
+
+        outcome["choice"] = split(1)
+        report = split.last_report
+        outcome["split_ranks"] = report.split_ranks
+        outcome["agreed"] = [c.agreed_ms for c in report.candidates]
+        outcome["record"] = report.record_path is not None
+        outcome["runs"] = runs
+        outcome["compiled"] = sorted(compiled)
+    finally:
+        results.put((rank, outcome))
+        dist.destroy_process_group()
+
+
+@pytest.mark.skipif(not dist.is_available(), reason="torch.distributed is not built in this torch")
+def test_two_gloo_ranks_split_the_candidates(tmp_path):
+    context = mp.get_context("spawn")
+    results = context.Queue()
+    cache = str(tmp_path / "shared-cache")
+    port = _free_port()
+    processes = [context.Process(target=_split_worker, args=(rank, 2, port, cache, results)) for rank in range(2)]
+    for process in processes:
+        process.start()
+    outcomes = dict(results.get(timeout=120) for _ in processes)
+    for process in processes:
+        process.join(timeout=60)
+        assert process.exitcode == 0
+    tags = list(SPLIT_SPEEDS)
+    for rank in range(2):
+        outcome = outcomes[rank]
+        assert outcome["choice"] == "c", outcomes
+        assert outcome["split_ranks"] == 2
+        assert outcome["agreed"] == outcomes[0]["agreed"]  # every rank knows every time
+        share = [tag for i, tag in enumerate(tags) if i % 2 == rank]
+        # Only its share: 5 warm-up and 10 timed runs each; "c" (rank 0's) once more at the end.
+        assert outcome["runs"] == {tag: (15 if tag in share else 0) + (tag == "c") for tag in tags}, outcome
+        assert outcome["compiled"] == sorted(share)
+    assert outcomes[0]["record"] and not outcomes[1]["record"]
+
+
+def test_contextual_is_dist_refuses_a_split():
+    from disttune.autotuner import contextual_autotune
+
+    with pytest.raises(ValueError, match="cannot be split across ranks with is_dist"):
+        contextual_autotune(is_dist=True, split_across_ranks=True)(lambda: None)

@@ -1,5 +1,7 @@
 // Tests of the strategies (src/engine/strategy.cpp, src/engine/adaptive_strategy.cpp) by replaying timings.
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -104,6 +106,67 @@ TEST(AdaptiveStrategy, FailureOnOneRankExcludesTheCandidateEverywhere) {
   EXPECT_EQ(rank0.best(), 1u);
   EXPECT_EQ(rank1.best(), 1u);
   EXPECT_EQ(rank0.results()[0].error, "failed on another rank");
+}
+
+/// Measures candidate 0 only, then stops: a strategy a caller adds by name.
+class FirstOnly final : public Strategy {
+ public:
+  explicit FirstOnly(const Measurement& m) : timed_(m.timed_runs) {}
+  Round first_round(std::size_t) override { return Round{{0}, 0, timed_}; }
+  Round next_round(const std::vector<CandidateStanding>&) override { return Round{{0}, 0, 0}; }
+
+ private:
+  int timed_;
+};
+
+/// Returns whatever round it was given: for checking that bad rounds are refused.
+class Fixed final : public Strategy {
+ public:
+  explicit Fixed(Round round) : round_(std::move(round)) {}
+  Round first_round(std::size_t) override { return round_; }
+  Round next_round(const std::vector<CandidateStanding>&) override { return Round{}; }
+
+ private:
+  Round round_;
+};
+
+TEST(StrategyRegistry, ARegisteredStrategyIsSelectableByName) {
+  register_strategy("first-only", [](const Measurement& m) { return std::make_unique<FirstOnly>(m); });
+  const std::vector<std::string> registered = registered_strategies();
+  ASSERT_GE(registered.size(), 3u);
+  EXPECT_EQ(registered[0], "exhaustive");
+  EXPECT_EQ(registered[1], "adaptive");
+  EXPECT_NE(std::find(registered.begin(), registered.end(), "first-only"), registered.end());
+  Measurement m = adaptive(0, 3);
+  m.strategy = "first-only";
+  Tuning tuning(names(3), m);
+  EXPECT_EQ(replay_ranks({&tuning}, {noisy({5.0, 1.0, 2.0}, 0.0, 9)}), "b0 B0 t0 t0 t0 c0 end");
+  EXPECT_EQ(tuning.best(), 0u);
+  EXPECT_FALSE(tuning.results()[1].measured);
+}
+
+TEST(StrategyRegistry, RefusesATakenOrEmptyNameAndAMissingFactory) {
+  auto factory = [](const Measurement& m) { return make_exhaustive_strategy(m); };
+  EXPECT_THROW(register_strategy("exhaustive", factory), std::invalid_argument);
+  EXPECT_THROW(register_strategy("", factory), std::invalid_argument);
+  EXPECT_THROW(register_strategy("nothing", nullptr), std::invalid_argument);
+}
+
+TEST(StrategyRegistry, ABadRoundNamesTheStrategy) {
+  const std::vector<std::pair<std::string, Round>> bad = {
+      {"out-of-range", Round{{0, 7}, 0, 1}}, {"descending", Round{{1, 0}, 0, 1}},
+      {"negative", Round{{0}, -1, 1}}};
+  for (const auto& [name, round] : bad) {
+    register_strategy(name, [round = round](const Measurement&) { return std::make_unique<Fixed>(round); });
+    Measurement m;
+    m.strategy = name;
+    try {
+      Tuning tuning(names(2), m);
+      ADD_FAILURE() << name << " was accepted";
+    } catch (const std::logic_error& error) {
+      EXPECT_NE(std::string(error.what()).find("strategy '" + name + "'"), std::string::npos) << error.what();
+    }
+  }
 }
 
 TEST(Strategy, UnknownNameIsAClearError) {

@@ -37,7 +37,8 @@ inline std::string render(const Step& step) {
 
 /// In-process ranks, one thread each, meeting at every collective. Each collective checks
 /// that every rank makes the same one (phase and candidate) and throws on every rank if
-/// not, or if a rank has left (finished or failed) while others wait.
+/// not, or if a rank has left (finished or failed) while others wait. Real collectives, so
+/// engine code driven on these threads (a RoundDriver, a FunctionTuner) runs unchanged.
 class LockstepRanks {
  public:
   explicit LockstepRanks(int size) : size_(size), phases_(static_cast<std::size_t>(size)) {}
@@ -51,13 +52,14 @@ class LockstepRanks {
     int local_rank() const override { return rank_; }
     void barrier(const CollectiveContext& context) override { ranks_.meet(rank_, context, {}); }
     void all_reduce_max(std::span<double> values, const CollectiveContext& context) override {
-      std::vector<std::vector<double>> all = ranks_.meet(rank_, context, {values.begin(), values.end()});
-      for (const auto& other : all) {
-        for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::max(values[i], other.at(i));
+      for (const Payload& other : ranks_.meet(rank_, context, {{values.begin(), values.end()}, {}})) {
+        for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::max(values[i], other.values.at(i));
       }
     }
-    std::vector<std::string> all_gather(const std::string&, const CollectiveContext&) override {
-      throw std::logic_error("replay: all_gather is not part of a round");
+    std::vector<std::string> all_gather(const std::string& bytes, const CollectiveContext& context) override {
+      std::vector<std::string> all;
+      for (Payload& part : ranks_.meet(rank_, context, {{}, bytes})) all.push_back(std::move(part.bytes));
+      return all;
     }
 
    private:
@@ -74,13 +76,19 @@ class LockstepRanks {
   }
 
  private:
-  std::vector<std::vector<double>> meet(int rank, const CollectiveContext& context, std::vector<double> values) {
+  /// What one rank brings to a collective.
+  struct Payload {
+    std::vector<double> values;
+    std::string bytes;
+  };
+
+  std::vector<Payload> meet(int rank, const CollectiveContext& context, Payload payload) {
     std::unique_lock lock(mutex_);
     const long generation = generation_;
     const std::string phase = context.phase + (context.candidate ? " " + std::to_string(*context.candidate) : "");
     phases_[static_cast<std::size_t>(rank)] = phase;
     arrived_values_.resize(static_cast<std::size_t>(size_));
-    arrived_values_[static_cast<std::size_t>(rank)] = std::move(values);
+    arrived_values_[static_cast<std::size_t>(rank)] = std::move(payload);
     if (++arrived_ == size_) {
       gathered_ = arrived_values_;
       met_phases_ = phases_;
@@ -111,8 +119,8 @@ class LockstepRanks {
   long generation_ = 0;
   std::vector<std::string> phases_;
   std::vector<std::string> met_phases_;
-  std::vector<std::vector<double>> arrived_values_;
-  std::vector<std::vector<double>> gathered_;
+  std::vector<Payload> arrived_values_;
+  std::vector<Payload> gathered_;
 };
 
 /// One simulated rank's runs: samples from its sampler, a trace of every step.

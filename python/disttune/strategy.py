@@ -1,0 +1,41 @@
+"""Strategies by name: which candidates get more samples in each round, from agreed numbers only."""
+
+from __future__ import annotations
+
+from typing import Callable, List, NamedTuple, Protocol
+
+from . import _core
+
+CandidateStanding = _core.CandidateStanding
+
+
+class Round(NamedTuple):
+    """One round: these candidate indices (ascending), each with this many warm-up and timed
+    runs. A round without timed runs ends measurement; its candidates are the finalists."""
+
+    candidates: List[int]
+    warmup_runs: int = 0
+    timed_runs: int = 0
+
+
+class Strategy(Protocol):
+    """What a registered strategy's factory returns. It sees numbers, never devices or ranks:
+    every rank gets the same standings (times MAX-reduced across ranks), so every rank takes
+    the same decisions."""
+
+    def first_round(self, count: int) -> Round: ...
+
+    def next_round(self, standings: List[CandidateStanding]) -> Round: ...
+
+
+def register_strategy(name: str, factory: Callable[..., Strategy]) -> None:
+    """Makes `name` selectable (`autotune(strategy=name)`, TRITON_DIST_AUTOTUNE_STRATEGY) for
+    the rest of the process. `factory(warmup_runs=, timed_runs=, statistic=)` makes one
+    tuning's strategy (a class works). Every rank must register the same strategies.
+    ValueError if `name` is taken."""
+    _core.register_strategy(name, factory)
+
+
+def registered_strategies() -> List[str]:
+    """The registered names, built-in ones ("exhaustive", "adaptive") first."""
+    return list(_core.registered_strategies())

@@ -1,0 +1,34 @@
+// Retirement of finished contextual tunings into their kernels' caches.
+#include "retirement.hpp"
+
+#include <stdexcept>
+
+namespace disttune::detail {
+
+void retire_finished(TuningSlots& slots, ContextLog& log, const std::string& function) {
+  for (auto it = slots.begin(); it != slots.end();) {
+    KeyTuning& tuning = *(*it)->tuning;
+    if (!tuning.finished()) {
+      ++it;
+      continue;
+    }
+    std::optional<KernelChoice> choice = tuning.choice();
+    if (!choice) {
+      std::string text = "disttune: every config of kernel '" + tuning.kernel_name() + "' failed for key " +
+                         tuning.key() + " in contextual tuning of '" + function + "':";
+      for (std::size_t i = 0; i < tuning.tuning().results().size(); ++i) {
+        text += "\n  [" + std::to_string(i) + "] " + tuning.candidates()[i] + ": " +
+                tuning.tuning().results()[i].error;
+      }
+      log.write(text);
+      throw std::runtime_error(text);
+    }
+    log.write(tuning.log_prefix() + " | best-config-id: " + std::to_string(choice->best) +
+              " | best-config: " + choice->config +
+              " | best-latency: " + format_ms(choice->candidates[choice->best].agreed_ms) + " ms");
+    if (KernelTuningState* kernel = tuning.kernel()) kernel->remember(std::move(*choice));
+    it = slots.erase(it);
+  }
+}
+
+}  // namespace disttune::detail

@@ -1,0 +1,117 @@
+"""disttune.strategy: a strategy written in Python, registered by name and used by autotune."""
+
+import pytest
+
+from disttune.strategy import Round, register_strategy, registered_strategies
+from disttune.tune import autotune
+
+from launchers import SPACE, CountingLauncher, key_fn
+
+
+class KeepTheFastestHalf:
+    """Round 1: every candidate, 2 samples. Round 2: the faster half, 4 more. Then done."""
+
+    made = []
+
+    def __init__(self, warmup_runs, timed_runs, statistic):
+        self.warmup_runs = warmup_runs
+        self.rounds = 0
+        self.seen = []
+        KeepTheFastestHalf.made.append(self)
+
+    def first_round(self, count):
+        return Round(list(range(count)), self.warmup_runs, 2)
+
+    def next_round(self, standings):
+        self.seen.append(list(standings))
+        self.rounds += 1
+        alive = [i for i, s in enumerate(standings) if not s.failed and s.samples > 0]
+        alive.sort(key=lambda i: standings[i].time_ms)
+        kept = sorted(alive[: max(1, len(alive) // 2)])
+        return Round(kept, 1, 4) if self.rounds == 1 else Round(kept)
+
+
+register_strategy("fastest-half", KeepTheFastestHalf)
+
+
+def tuned(launcher, **options):
+    @autotune(config_space=SPACE, key_fn=key_fn, warmup_runs=1, timed_runs=3, disk_cache=False, **options)
+    def launch(x, alpha=1.0, speed=0.0, tag=None):
+        return launcher(x, alpha, speed, tag)
+
+    return launch
+
+
+def test_a_python_strategy_decides_the_rounds():
+    KeepTheFastestHalf.made.clear()
+    launcher = CountingLauncher()
+    launch = tuned(launcher, strategy="fastest-half")
+    assert launch(1)[2] == "fast"
+    strategy = KeepTheFastestHalf.made[-1]
+    assert strategy.rounds == 2
+    first = strategy.seen[0]
+    assert [s.samples for s in first] == [2, 2, 2]
+    # Round 1: 1 warm-up + 2 timed each; round 2: "fast" only, 1 warm-up + 4 timed; the final call.
+    assert launcher.runs == {"slow": 3, "fast": 3 + 5 + 1, "middle": 3}
+    report = launch.last_report
+    assert [len(c.samples) for c in report.candidates] == [2, 6, 2]
+    assert [c.dropped for c in report.candidates] == [True, False, True]
+
+
+def test_registered_names_list_the_builtins_first():
+    names = registered_strategies()
+    assert names[:2] == ["exhaustive", "adaptive"]
+    assert "fastest-half" in names
+
+
+def test_a_name_is_registered_once():
+    with pytest.raises(ValueError, match="already registered"):
+        register_strategy("fastest-half", KeepTheFastestHalf)
+    with pytest.raises(ValueError, match="already registered"):
+        register_strategy("exhaustive", KeepTheFastestHalf)
+
+
+def test_an_unknown_strategy_lists_the_registered_ones():
+    with pytest.raises(ValueError, match=r"unknown strategy 'psychic' \(registered: exhaustive, adaptive, .*fastest-half"):
+        tuned(CountingLauncher(), strategy="psychic")
+
+
+def test_a_bad_round_is_a_clear_error():
+    class Wrong:
+        def __init__(self, **settings):
+            pass
+
+        def first_round(self, count):
+            return "everything"
+
+        def next_round(self, standings):
+            return Round([])
+
+    register_strategy("wrong-shape", Wrong)
+    with pytest.raises(TypeError, match=r"strategy 'wrong-shape': first_round\(\) must return"):
+        tuned(CountingLauncher(), strategy="wrong-shape")
+
+
+def test_an_error_in_a_strategy_reaches_the_caller():
+    class Broken:
+        def __init__(self, **settings):
+            pass
+
+        def first_round(self, count):
+            return Round(list(range(count)), 0, 1)
+
+        def next_round(self, standings):
+            raise ArithmeticError("no idea")
+
+    register_strategy("broken", Broken)
+    with pytest.raises(ArithmeticError, match="no idea"):
+        tuned(CountingLauncher(), strategy="broken")(1)
+
+
+def test_the_environment_picks_a_registered_strategy(monkeypatch):
+    KeepTheFastestHalf.made.clear()
+    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_STRATEGY", "fastest-half")
+    launcher = CountingLauncher()
+    launch = tuned(launcher, strategy="")
+    assert launch(1)[2] == "fast"
+    assert KeepTheFastestHalf.made and KeepTheFastestHalf.made[-1].rounds == 2

@@ -1,0 +1,116 @@
+// Tests of the round driver (src/engine/round_driver.cpp): batches, timer mismatches, owed barriers.
+#include <functional>
+#include <memory>
+#include <span>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "disttune/function_tuner.hpp"
+#include "engine/round_driver.hpp"
+#include "tuning_replay.hpp"
+
+namespace disttune {
+namespace {
+
+/// Times a phase as one batch (as a CUDA-graph replay would): runs it `runs` times, returns
+/// `batch_ms` each. Pairs outside batches take `pair_ms`; `short_collects` drops a sample.
+class BatchingTimer final : public Timer {
+ public:
+  void start() override {}
+  void stop() override { pairs_.push_back(pair_ms); }
+  std::vector<double> collect() override {
+    std::vector<double> samples = std::exchange(pairs_, {});
+    if (short_collects && !samples.empty()) samples.pop_back();
+    return samples;
+  }
+  std::optional<std::vector<double>> time_batch(const std::function<void()>& run, int runs) override {
+    if (!batches) return std::nullopt;
+    for (int i = 0; i < runs; ++i) run();
+    ++batches_made;
+    return std::vector<double>(static_cast<std::size_t>(runs), batch_ms);
+  }
+  std::string name() const override { return "batching"; }
+
+  bool batches = true;
+  bool short_collects = false;
+  double batch_ms = 2.0;
+  double pair_ms = 3.0;
+  int batches_made = 0;
+
+ private:
+  std::vector<double> pairs_;
+};
+
+TuningReport tune(const std::shared_ptr<BatchingTimer>& timer, std::vector<int>& runs) {
+  TunerOptions options;
+  options.measurement.warmup_runs = 2;
+  options.measurement.timed_runs = 4;
+  options.timer = timer;
+  options.disk_cache = false;
+  FunctionTuner tuner({"driven", "v1"}, options);
+  runs.assign(2, 0);
+  TuningRequest request{"[1]", {"0", "1"}, [&](std::size_t i) { ++runs[i]; }, false, nullptr};
+  return tuner.resolve(request);
+}
+
+TEST(RoundDriver, ABatchStandsForAPhasesTimedRuns) {
+  auto timer = std::make_shared<BatchingTimer>();
+  std::vector<int> runs;
+  const TuningReport report = tune(timer, runs);
+  EXPECT_EQ(timer->batches_made, 2);
+  EXPECT_EQ(runs, (std::vector<int>{2 + 4, 2 + 4}));  // warm-ups, then the batch's runs
+  EXPECT_EQ(report.candidates[0].samples, (std::vector<double>(4, 2.0)));
+}
+
+TEST(RoundDriver, ATimerThatReturnsTooFewTimesFailsTheCandidate) {
+  auto timer = std::make_shared<BatchingTimer>();
+  timer->batches = false;
+  timer->short_collects = true;
+  std::vector<int> runs;
+  try {
+    (void)tune(timer, runs);
+    FAIL() << "a short collect was accepted";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("timer: returned 3 times for 4 timed runs"), std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(RoundDriver, OwedBarriersAreMadeWhenSettled) {
+  // Rank 0 of 2 whose peer always agrees: the callbacks count the barriers made.
+  int barriers = 0;
+  CommunicatorCallbacks callbacks;
+  callbacks.rank = 0;
+  callbacks.size = 2;
+  callbacks.barrier = [&](const CollectiveContext&) { ++barriers; };
+  callbacks.all_reduce_max = [](std::span<double>, const CollectiveContext&) {};
+  callbacks.all_gather = [](const std::string& bytes, const CollectiveContext&) {
+    return std::vector<std::string>{bytes, bytes};
+  };
+  auto comm = make_callback_communicator(std::move(callbacks));
+  Measurement m;
+  m.warmup_runs = 1;
+  m.timed_runs = 1;
+  simulation::ReplaySite site([](std::size_t, int) { return 1.0; }, {});
+  Tuning tuning({"0"}, m);
+  detail::RoundDriver driver(tuning, *comm, detail::ContextMaker{"f", "[]", std::chrono::seconds(5)}, site, site);
+  const std::optional<Step> first = driver.next_run(detail::Barriers::owe);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->kind, StepKind::warmup);
+  EXPECT_EQ(barriers, 0);  // met, not made: owed
+  driver.settle_owed_barriers();
+  EXPECT_EQ(barriers, 1);
+  site.run(*first);
+  while (std::optional<Step> step = driver.next_run()) site.run(*step);
+  EXPECT_EQ(site.trace(), "b0 w0 B0 t0 c0 end");
+  EXPECT_EQ(barriers, 2);
+  EXPECT_EQ(tuning.best(), 0u);
+}
+
+}  // namespace
+}  // namespace disttune
