@@ -32,7 +32,8 @@ struct CandidateStanding {
 /// and timed runs. A candidate may appear several times: A B A B ... interleaves their runs.
 /// A round without timed runs ends measurement: its candidates are the finalists, among
 /// which the best is chosen. A round naming an index out of range, with negative counts, or
-/// (an end round) finalists not ascending, is refused (std::logic_error naming the strategy).
+/// whose candidates are neither ascending nor passes of one ascending list (A B A B ...), is
+/// refused (std::logic_error naming the strategy).
 struct Round {
   std::vector<std::size_t> candidates;  ///< indices into the tuning's candidate list
   int warmup_runs = 0;

@@ -132,18 +132,27 @@ struct Tuning::State {
     for (std::size_t c : choice.within_noise) results.at(c).within_noise = true;
   }
 
-  /// Refuses a strategy's round that would index outside the candidates, or an end round
-  /// whose finalists repeat one (a round with timed runs may list a candidate several times:
-  /// an interleaved round).
+  /// Refuses a strategy's round that would index outside the candidates, with negative
+  /// counts, or whose candidates are neither ascending nor passes of one ascending list
+  /// (A B A B ...: an interleaved round; an end round's finalists must be ascending).
   void check(const Round& next) const {
     std::string problem;
     if (next.warmup_runs < 0 || next.timed_runs < 0) problem = "negative run counts";
+    std::vector<std::size_t> pass(next.candidates);
+    std::sort(pass.begin(), pass.end());
+    pass.erase(std::unique(pass.begin(), pass.end()), pass.end());
+    const bool interleaved = next.timed_runs > 0 && !pass.empty() && pass.size() < next.candidates.size();
     for (std::size_t i = 0; i < next.candidates.size() && problem.empty(); ++i) {
       if (next.candidates[i] >= results.size()) {
         problem = "candidate " + std::to_string(next.candidates[i]) + " of " + std::to_string(results.size());
-      } else if (next.timed_runs == 0 && i > 0 && next.candidates[i] <= next.candidates[i - 1]) {
-        problem = "finalists not in ascending order";
+      } else if (interleaved ? next.candidates[i] != pass[i % pass.size()]
+                             : i > 0 && next.candidates[i] <= next.candidates[i - 1]) {
+        problem = interleaved ? "an interleaved round that is not passes of one ascending list"
+                              : "candidates not in ascending order";
       }
+    }
+    if (interleaved && next.candidates.size() % pass.size() != 0 && problem.empty()) {
+      problem = "an interleaved round that is not passes of one ascending list";
     }
     if (!problem.empty()) {
       throw std::logic_error("disttune: strategy '" + strategy_name + "' returned a bad round: " + problem);
