@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <utility>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,11 @@ struct CandidateStanding {
 /// whose candidates are neither ascending nor passes of one ascending list (A B A B ...), is
 /// refused (std::logic_error naming the strategy).
 struct Round {
+  Round() = default;
+  /// A round of runs (or, without timed runs, the finalists), as Round{candidates, w, t}.
+  Round(std::vector<std::size_t> list, int warmups, int timed)
+      : candidates(std::move(list)), warmup_runs(warmups), timed_runs(timed) {}
+
   std::vector<std::size_t> candidates;  ///< indices into the tuning's candidate list
   int warmup_runs = 0;
   int timed_runs = 0;

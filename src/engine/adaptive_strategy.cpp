@@ -56,7 +56,7 @@ class AdaptiveStrategy final : public Strategy {
       }
     }
     survivors_ = kept;
-    if (kept.size() <= 1 || fewest_samples >= cap_) return Round{kept, 0, 0, std::nullopt, {}};
+    if (kept.size() <= 1 || fewest_samples >= cap_) return Round{kept, 0, 0};
     Round round;
     round.candidates = kept;
     round.warmup_runs = kRewarmRuns;

@@ -141,17 +141,17 @@ struct Tuning::State {
     std::vector<std::size_t> pass(next.candidates);
     std::sort(pass.begin(), pass.end());
     pass.erase(std::unique(pass.begin(), pass.end()), pass.end());
-    const bool interleaved = next.timed_runs > 0 && !pass.empty() && pass.size() < next.candidates.size();
+    const bool passes = next.timed_runs > 0 && !pass.empty() && pass.size() < next.candidates.size();
     for (std::size_t i = 0; i < next.candidates.size() && problem.empty(); ++i) {
       if (next.candidates[i] >= results.size()) {
         problem = "candidate " + std::to_string(next.candidates[i]) + " of " + std::to_string(results.size());
-      } else if (interleaved ? next.candidates[i] != pass[i % pass.size()]
+      } else if (passes ? next.candidates[i] != pass[i % pass.size()]
                              : i > 0 && next.candidates[i] <= next.candidates[i - 1]) {
-        problem = interleaved ? "an interleaved round that is not passes of one ascending list"
+        problem = passes ? "an interleaved round that is not passes of one ascending list"
                               : "candidates not in ascending order";
       }
     }
-    if (interleaved && next.candidates.size() % pass.size() != 0 && problem.empty()) {
+    if (passes && next.candidates.size() % pass.size() != 0 && problem.empty()) {
       problem = "an interleaved round that is not passes of one ascending list";
     }
     if (!problem.empty()) {

@@ -50,6 +50,7 @@ TuningReport tune(const std::shared_ptr<BatchingTimer>& timer, std::vector<int>&
   TunerOptions options;
   options.measurement.warmup_runs = 2;
   options.measurement.timed_runs = 4;
+  options.measurement.strategy = "exhaustive";  // the run counts below follow 2 + 4
   options.timer = timer;
   options.disk_cache = false;
   FunctionTuner tuner({"driven", "v1"}, options);
