@@ -97,6 +97,7 @@ TEST(RoundDriver, OwedBarriersAreMadeWhenSettled) {
   Measurement m;
   m.warmup_runs = 1;
   m.timed_runs = 1;
+  m.strategy = "exhaustive";  // one warm-up, one timed run, as traced below
   simulation::ReplaySite site([](std::size_t, int) { return 1.0; }, {});
   Tuning tuning({"0"}, m);
   detail::RoundDriver driver(tuning, *comm, detail::ContextMaker{"f", "[]", std::chrono::seconds(5)}, site, site);
