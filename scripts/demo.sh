@@ -31,4 +31,5 @@ echo "== the cache it wrote"
 find "$TRITON_DIST_AUTOTUNE_CACHE_DIR" -type f | sort
 record=$(find "$TRITON_DIST_AUTOTUNE_CACHE_DIR/scale" -name '*.json' | head -n 1)
 echo "== $record"
-python3 -m json.tool "$record" | head -n 40
+# sed reads to the end (head would close the pipe early, and json.tool then fails).
+python3 -m json.tool "$record" | sed -n '1,40p'

@@ -8,6 +8,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   python3-dev python3-venv python3-pip python3-pytest python3-torch
   clang-14 libclang-rt-14-dev  # tests/fuzz: libFuzzer, ASan, UBSan (scripts/fuzz.sh)
+  chromium                     # renders `disttune report` in the Python tests
 )
 missing=()
 for package in "${packages[@]}"; do

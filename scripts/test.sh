@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs every test that runs without a GPU (unit, MPI, Python).
+# Sets up, builds and runs every test that runs without a GPU (unit, MPI, Python on the wheel).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${DISTTUNE_PRESET:-dev}"
@@ -7,5 +7,6 @@ bash scripts/setup.sh
 bash scripts/build.sh "$preset"
 ctest --preset "$preset" -j "$(nproc)"
 bash scripts/fuzz.sh "${DISTTUNE_FUZZ_SECONDS:-60}"
-bash scripts/python_setup.sh
-.venv/bin/python -m pytest tests/python -q
+# The Python package as users get it: sdist, manylinux wheel, clean venv, tests and mypy
+# against the installed wheel.
+bash scripts/package_check.sh

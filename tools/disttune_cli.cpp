@@ -1,7 +1,13 @@
 // disttune: inspects and clears the disk cache of tuning records (list, show, verify, clear).
 #include <CLI/CLI.hpp>
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -30,6 +36,7 @@ struct CliError : std::runtime_error {
 struct RecordFile {
   std::string function;
   fs::path path;
+  std::optional<std::string> refused;  ///< why the engine refuses its directory, if it does
 };
 
 bool is_real_directory(const fs::path& path) {
@@ -76,18 +83,34 @@ std::vector<std::pair<std::string, fs::path>> function_dirs(const DiskStore& sto
   return dirs;
 }
 
+// Why the engine would not read records in the directory of `function`, if it would not.
+std::optional<std::string> refusal(const DiskStore& store, const std::string& function) {
+  try {
+    return store.refusal(function);
+  } catch (const std::invalid_argument& error) {
+    return std::string(error.what());
+  }
+}
+
 // Every "*.json" file of the chosen function directories, sorted by function, then name.
 std::vector<RecordFile> record_files(const DiskStore& store, const std::string& function) {
   std::vector<RecordFile> files;
   for (const auto& [name, dir] : function_dirs(store, function)) {
+    const std::optional<std::string> refused = refusal(store, name);
     std::vector<fs::path> paths;
     for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
       if (entry.path().extension() == ".json") paths.push_back(entry.path());
     }
     std::sort(paths.begin(), paths.end());
-    for (fs::path& path : paths) files.push_back({name, std::move(path)});
+    for (fs::path& path : paths) files.push_back({name, std::move(path), refused});
   }
   return files;
+}
+
+// The record of `file`, or why the engine would not use it.
+RecordRead read_listed(const RecordFile& file) {
+  if (file.refused) return {std::nullopt, "the engine refuses its directory: " + *file.refused};
+  return disttune::read_record(file.path);
 }
 
 const std::string& best_config(const Record& record) {
@@ -96,7 +119,7 @@ const std::string& best_config(const Record& record) {
 
 int run_list(const DiskStore& store, const std::string& function) {
   for (const RecordFile& file : record_files(store, function)) {
-    const RecordRead read = disttune::read_record(file.path);
+    const RecordRead read = read_listed(file);
     if (!read.record) {
       std::cout << "BAD " << file.function << "/" << file.path.filename().string() << ": "
                 << read.error << '\n';
@@ -164,7 +187,7 @@ int run_verify(const DiskStore& store) {
   std::size_t bad = 0;
   const std::vector<RecordFile> files = record_files(store, "");
   for (const RecordFile& file : files) {
-    const RecordRead read = disttune::read_record(file.path);
+    const RecordRead read = read_listed(file);
     if (read.record) continue;
     ++bad;
     std::cout << "BAD " << file.path.string() << ": " << read.error << '\n';
@@ -174,19 +197,48 @@ int run_verify(const DiskStore& store) {
   return bad == 0 ? 0 : 1;
 }
 
-int run_clear(const DiskStore& store, const std::string& function, bool yes) {
+// "<number><unit>" (s, m, h or d) as a duration, e.g. "30d", "12h".
+std::chrono::seconds parse_age(const std::string& text) {
+  static const std::regex age("([0-9]{1,9})([smhd])");
+  std::smatch parts;
+  if (!std::regex_match(text, parts, age)) {
+    throw CliError("--older-than takes a number and a unit (s, m, h or d), e.g. 30d; got '" +
+                   text + "'");
+  }
+  const long long count = std::stoll(parts[1].str());
+  const char unit = parts[2].str()[0];
+  const long long scale = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : 86400;
+  return std::chrono::seconds(count * scale);
+}
+
+// When the entry itself (not what a link names) was last modified.
+std::chrono::system_clock::time_point modified(const fs::path& path) {
+  struct stat status {};
+  if (lstat(path.c_str(), &status) != 0) {
+    throw CliError("cannot inspect " + path.string() + ": " + std::strerror(errno));
+  }
+  return std::chrono::system_clock::from_time_t(status.st_mtime);
+}
+
+// Removes cache entries; with `older_than` above zero, only those modified longer ago.
+int run_clear(const DiskStore& store, const std::string& function, bool yes,
+              std::chrono::seconds older_than) {
   if (!yes) {
     throw CliError("clear removes records; refusing without --yes");
   }
-  // Records, the kept previous records, the bad records moved aside and the tuning logs.
+  // Records, the kept previous records, temporary files, the entries moved aside (files,
+  // links, directories, sockets: whatever was at a record's name) and the tuning logs.
   static const std::regex cache_file("[0-9a-f]{64}\\.(json(\\..+)?|bad-.+|log-.+)");
+  const auto now = std::chrono::system_clock::now();
   std::size_t total = 0;
   for (const auto& [name, dir] : function_dirs(store, function)) {
     std::size_t removed = 0;
     for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
       if (!std::regex_match(entry.path().filename().string(), cache_file)) continue;
+      if (older_than.count() > 0 && now - modified(entry.path()) < older_than) continue;
       std::error_code error;
-      if (!fs::remove(entry.path(), error) || error) {
+      // remove_all never follows a symbolic link; it removes a directory with its content.
+      if (fs::remove_all(entry.path(), error) == static_cast<std::uintmax_t>(-1) || error) {
         throw CliError("cannot remove " + entry.path().string() + ": " + error.message());
       }
       ++removed;
@@ -223,6 +275,9 @@ int main(int argc, char** argv) {
   CLI::App* clear = app.add_subcommand("clear", "remove the records and logs of one function or all");
   clear->add_option("function", function, "only this function's files");
   clear->add_flag("--yes", yes, "really remove them");
+  std::string older_than;
+  clear->add_option("--older-than", older_than,
+                    "only entries last modified longer ago than this, e.g. 30d, 12h, 90m, 45s");
 
   CLI11_PARSE(app, argc, argv);
   try {
@@ -230,7 +285,10 @@ int main(int argc, char** argv) {
     if (list->parsed()) return run_list(store, function);
     if (show->parsed()) return run_show(store, file_or_id);
     if (verify->parsed()) return run_verify(store);
-    if (clear->parsed()) return run_clear(store, function, yes);
+    if (clear->parsed()) {
+      return run_clear(store, function, yes,
+                       older_than.empty() ? std::chrono::seconds(0) : parse_age(older_than));
+    }
   } catch (const std::exception& error) {
     std::cerr << "disttune: error: " << error.what() << '\n';
   }

@@ -71,9 +71,9 @@ int run(int argc, char** argv) {
   const std::string line = "rank " + std::to_string(rank) + ": alone it would pick " +
                            report->candidates[local_best].config + ", uses " +
                            report->candidates[report->best].config;
-  const auto context = disttune::CollectiveContext{"example summary", "scale_mpi", "", std::nullopt,
-                                                   std::chrono::steady_clock::now() +
-                                                       disttune::default_collective_timeout()};
+  const auto context = disttune::CollectiveContext{
+      "example summary", "scale_mpi", "", std::nullopt,
+      disttune::deadline_after(disttune::default_collective_timeout())};
   const std::vector<std::string> lines = ranks->all_gather(line, context);
   if (rank == 0) {
     std::printf("%s", disttune::format_table(*report).c_str());

@@ -116,7 +116,7 @@ void run(int argc, char** argv) {
     const auto report = scale.last_report();
     const auto context = disttune::CollectiveContext{
         "example summary", "scale_nccl", "", std::nullopt,
-        std::chrono::steady_clock::now() + disttune::default_collective_timeout()};
+        disttune::deadline_after(disttune::default_collective_timeout())};
     const auto choices = ranks->all_gather(report->candidates[report->best].config, context);
     if (rank == 0) {
       std::printf("scale_nccl: %d ranks (GPUs), local rank of rank 0: %d, %d floats per rank\n", size,

@@ -9,13 +9,16 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "disttune/config.hpp"
 #include "disttune/function_tuner.hpp"
+#include "disttune/isolation.hpp"
 #include "disttune/key_hash.hpp"
+#include "disttune/output_check.hpp"
 
 /// The identity of a function defined in this source file: its name plus the SHA-256 of
 /// the file, which CMake's disttune_source_digest(<target>) provides at build time.
@@ -43,6 +46,15 @@ struct AutotuneSpec {
   std::function<bool(const Config&, const Args&...)> prune;   ///< keep a config? (optional)
   std::function<Result(const Config&, Args...)> launch;       ///< runs the work with a config
   TunerOptions options;
+  /// Optional: each candidate's result is checked once against a reference before it is timed.
+  OutputCheck<Result, Args...> check;
+  /// Optional (triton.autotune's restore_value / reset_to_zero): saves what the launcher
+  /// changes in place and returns the function that puts it back. Called once per tuning;
+  /// the restore runs before every tuning run and before the final run.
+  std::function<std::function<void()>(Args...)> save_inputs;
+  /// Optional: run and time the candidates in a fork()ed worker process (CPU launchers; see
+  /// isolation.hpp). A crash or a time-out then fails one candidate. Needs options.timer unset.
+  std::optional<IsolationOptions> isolation;
 };
 
 /// A launcher tuned per key. Calls with a key seen before run the remembered best config;
@@ -55,13 +67,21 @@ class Autotuned<Config, Key, Result(Args...)> {
   using Spec = AutotuneSpec<Config, Key, Result, Args...>;
 
   explicit Autotuned(Spec spec)
-      : spec_(std::move(spec)), engine_(spec_.identity, spec_.options) {
+      : spec_(std::move(spec)),
+        worker_timer_(spec_.isolation ? std::make_shared<WorkerTimer>() : nullptr),
+        engine_(spec_.identity, engine_options(spec_, worker_timer_)) {
     if (spec_.configs.empty()) {
       throw std::invalid_argument("disttune: function '" + spec_.identity.name +
                                   "' has an empty config space");
     }
     if (!spec_.key) throw std::invalid_argument("disttune: '" + spec_.identity.name + "' has no key function");
     if (!spec_.launch) throw std::invalid_argument("disttune: '" + spec_.identity.name + "' has no launcher");
+    if constexpr (!std::is_void_v<Result>) {
+      if (spec_.check.reference_config && *spec_.check.reference_config >= spec_.configs.size()) {
+        throw std::invalid_argument("disttune: the reference config of '" + spec_.identity.name +
+                                    "' is not an index of its config space");
+      }
+    }
     for (const auto& config : spec_.configs) candidate_json_.push_back(canonical_json(describe(config)));
   }
 
@@ -155,18 +175,45 @@ class Autotuned<Config, Key, Result(Args...)> {
       if (!spec_.prune || spec_.prune(spec_.configs[i], args...)) surviving.push_back(i);
     }
     if (surviving.empty()) {
-      throw std::runtime_error("disttune: prune function of '" + spec_.identity.name +
-                               "' removed every config for key " + canonical_json(describe(key)));
+      throw TuningFailed("disttune: prune function of '" + spec_.identity.name +
+                         "' removed every config for key " + canonical_json(describe(key)));
     }
     TuningRequest request;
     request.key = canonical_json(describe(key));
     for (std::size_t index : surviving) request.candidates.push_back(candidate_json_[index]);
-    request.run = [&](std::size_t candidate) {
+    const std::function<void()> restore =
+        spec_.save_inputs ? spec_.save_inputs(args...) : std::function<void()>([] {});
+    CandidateChecks checks(*this, surviving, args...);
+    const auto run = [&](std::size_t candidate) {
       (void)spec_.launch(spec_.configs[surviving[candidate]], args...);
     };
+    std::optional<ForkedWorker> worker;
+    std::optional<std::size_t> opened;
+    if (spec_.isolation) {
+      worker.emplace([&](std::size_t c) { return checks.failure(c, restore); }, restore, run,
+                     *spec_.isolation);
+      request.run = [&](std::size_t candidate) {
+        if (opened != candidate) {
+          opened = candidate;
+          worker->check(candidate);
+        }
+        const double ms = worker->run(candidate);
+        if (worker_timer_->timed()) worker_timer_->add_sample(ms);
+      };
+    } else {
+      request.run = [&](std::size_t candidate) {
+        if (std::optional<std::string> failure = checks.failure(candidate, restore)) {
+          throw std::runtime_error(*failure);
+        }
+        restore();
+        run(candidate);
+      };
+    }
     request.verbose = flags.verbose;
     request.communicator = flags.communicator;
     TuningReport report = engine_.resolve(request);
+    worker.reset();
+    restore();  // the final run sees the caller's inputs
     const std::size_t chosen = surviving[report.best];
     cache_.insert(key, Entry{chosen});
     last_report_ = std::move(report);
@@ -174,7 +221,74 @@ class Autotuned<Config, Key, Result(Args...)> {
     return spec_.launch(spec_.configs[chosen], args...);
   }
 
+  /// One tuning's output checks: the reference computed once (on restored inputs), and each
+  /// candidate's result compared with it once.
+  class CandidateChecks {
+   public:
+    CandidateChecks(const Autotuned& tuned, const std::vector<std::size_t>& surviving, Args&... args)
+        : tuned_(tuned), surviving_(surviving), args_(args...) {}
+
+    /// Why candidate `c` fails its check (nullopt if it passes or was checked before).
+    std::optional<std::string> failure(std::size_t c, const std::function<void()>& restore) {
+      if constexpr (std::is_void_v<Result>) {
+        return std::nullopt;
+      } else {
+        const OutputCheck<Result, Args...>& check = tuned_.spec_.check;
+        if (!check.enabled() || (checked_.size() > c && checked_[c])) return std::nullopt;
+        const Spec& spec = tuned_.spec_;
+        return std::apply(
+            [&](auto&... args) -> std::optional<std::string> {
+              if (!expected_) {
+                restore();
+                try {
+                  expected_.emplace(check.reference
+                                        ? check.reference(args...)
+                                        : spec.launch(spec.configs[*check.reference_config], args...));
+                } catch (const std::exception& error) {
+                  return std::string("disttune: the reference failed: ") + error.what();
+                }
+              }
+              restore();
+              const Result result = spec.launch(spec.configs[surviving_[c]], args...);
+              if (checked_.size() <= c) checked_.resize(c + 1, false);
+              checked_[c] = true;
+              std::optional<std::string> where;
+              if (check.equal) {
+                if (!check.equal(result, *expected_)) where = "OutputCheck::equal returned false";
+              } else {
+                where = detail::difference(result, *expected_);
+              }
+              if (!where) return std::nullopt;
+              return "disttune: the result differs from the reference: " + *where;
+            },
+            args_);
+      }
+    }
+
+   private:
+    using Stored = std::conditional_t<std::is_void_v<Result>, int, Result>;
+    const Autotuned& tuned_;
+    const std::vector<std::size_t>& surviving_;
+    std::tuple<Args&...> args_;
+    std::optional<Stored> expected_;
+    std::vector<bool> checked_;
+  };
+
+  static TunerOptions engine_options(const Spec& spec, const std::shared_ptr<WorkerTimer>& timer) {
+    TunerOptions options = spec.options;
+    if (timer) {
+      if (options.timer) {
+        throw std::invalid_argument("disttune: '" + spec.identity.name +
+                                    "' runs isolated: its worker times the runs, so options.timer "
+                                    "must be unset");
+      }
+      options.timer = timer;
+    }
+    return options;
+  }
+
   Spec spec_;
+  std::shared_ptr<WorkerTimer> worker_timer_;  ///< the engine's timer when isolated
   FunctionTuner engine_;
   std::vector<std::string> candidate_json_;
   HitCache cache_;

@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "disttune/deadline.hpp"
+#include "disttune/error.hpp"
+
 namespace disttune {
 
 /// Where a collective is in a tuning, for error messages, and when it must finish by.
@@ -26,15 +29,15 @@ struct CollectiveContext {
 
 /// A collective did not complete before its deadline. what() names the phase, function,
 /// key, candidate and, where the backend can tell, the ranks that did not arrive.
-class CollectiveTimeout : public std::runtime_error {
+class CollectiveTimeout : public ErrorAs<std::runtime_error> {
  public:
-  using std::runtime_error::runtime_error;
+  using ErrorAs::ErrorAs;
 };
 
 /// Ranks disagree on something they must agree on (candidate list, key, settings).
-class RankDisagreement : public std::runtime_error {
+class RankDisagreement : public ErrorAs<std::runtime_error> {
  public:
-  using std::runtime_error::runtime_error;
+  using ErrorAs::ErrorAs;
 };
 
 /// Collectives over a fixed group of ranks. Every call is collective: each rank of the
@@ -83,8 +86,9 @@ struct CommunicatorCallbacks {
 /// A Communicator over caller-supplied callbacks; throws std::invalid_argument if one is missing.
 std::unique_ptr<Communicator> make_callback_communicator(CommunicatorCallbacks callbacks);
 
-/// The default deadline of one engine collective: TRITON_DIST_AUTOTUNE_TIMEOUT seconds if
-/// set (a positive number, else std::invalid_argument), otherwise 10 minutes.
+/// The default timeout of one engine collective: collective_timeout_setting() (settings.hpp):
+/// TRITON_DIST_AUTOTUNE_TIMEOUT seconds, `inf`/`none` for kNoDeadline, else 10 minutes; a
+/// bad value throws InvalidSetting. Make deadlines from it with deadline_after() (deadline.hpp).
 std::chrono::milliseconds default_collective_timeout();
 
 }  // namespace disttune

@@ -17,6 +17,7 @@
 
 #include "disttune/communicator.hpp"
 #include "disttune/config.hpp"
+#include "disttune/error.hpp"
 #include "disttune/function_tuner.hpp"
 #include "disttune/measurement.hpp"
 #include "disttune/timer.hpp"
@@ -90,9 +91,9 @@ class KernelTuningState {
 
 /// A contextual run was started while another is active in this process (nesting or
 /// concurrent use). Nothing of either run is changed by the refused start.
-class ContextualRunActive : public std::logic_error {
+class ContextualRunActive : public ErrorAs<std::logic_error> {
  public:
-  using std::logic_error::logic_error;
+  using ErrorAs::ErrorAs;
 };
 
 /// Thrown by ContextualAutotuner::launch() when the candidate it launched failed: the outer

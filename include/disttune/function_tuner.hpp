@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "disttune/communicator.hpp"
+#include "disttune/error.hpp"
 #include "disttune/measurement.hpp"
 #include "disttune/timer.hpp"
 #include "disttune/tuning.hpp"
@@ -50,7 +51,7 @@ std::vector<std::size_t> split_share(std::size_t count, int rank, int ranks);
 /// Per-call switches (the spec's call flags).
 struct CallOptions {
   bool autotune = true;   ///< false: run the first config; no tuning, no cache
-  bool verbose = false;   ///< print the table of candidates and the choice to stderr
+  bool verbose = false;   ///< send the table of candidates and the choice to the sink (stderr)
   /// Ranks to agree with for this call; default: the tuner's communicator.
   Communicator* communicator = nullptr;
 };
@@ -63,6 +64,7 @@ struct TuningReport {
   std::string key;
   std::vector<CandidateResult> candidates;  ///< pruned candidates, in order
   std::size_t best = 0;                     ///< index into candidates
+  std::string timer;  ///< the timer that measured (Timer::name()); from disk: the record's
   std::optional<std::filesystem::path> record_path;
   std::optional<std::filesystem::path> log_path;
   /// 0, or the number of ranks the tuning was split across (TunerOptions::split_across_ranks).
@@ -70,7 +72,7 @@ struct TuningReport {
 };
 
 /// The report as a table: one row per candidate (config, status, agreed time, samples),
-/// the chosen one marked, followed by where the choice came from.
+/// the chosen one marked, followed by the timer and where the choice came from.
 std::string format_table(const TuningReport& report);
 
 /// What the engine needs to tune one key.
@@ -92,7 +94,8 @@ class FunctionTuner {
   FunctionTuner& operator=(const FunctionTuner&) = delete;
 
   /// The best candidate's index for request.key, from the disk store or by tuning. Throws
-  /// std::runtime_error if every candidate failed (listing why) or the list is empty,
+  /// TuningFailed (a std::runtime_error) if every candidate failed (listing why) or the list
+  /// is empty, InvalidSetting for a bad environment variable,
   /// RankDisagreement or CollectiveTimeout in multi-rank runs.
   TuningReport resolve(const TuningRequest& request);
 

@@ -3,6 +3,7 @@
 
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace disttune {
 
@@ -31,10 +32,17 @@ struct Measurement {
   std::string baseline;
 };
 
-/// Throws std::invalid_argument naming the field when a setting is out of range.
+/// The most warm-up or timed runs one candidate may be given (a bound, not a suggestion).
+inline constexpr int kMostRuns = 1'000'000;
+
+/// Throws InvalidSetting naming `setting` unless least <= count <= kMostRuns.
+void validate_run_count(long long count, std::string_view setting, int least);
+
+/// Throws InvalidSetting (a std::invalid_argument) naming the field when a setting is out of
+/// range: warmup_runs in [0, kMostRuns], timed_runs in [1, kMostRuns].
 void validate(const Measurement& measurement);
 
-/// "median", "mean" or "min"; parse_statistic throws std::invalid_argument otherwise.
+/// "median", "mean" or "min"; parse_statistic throws InvalidSetting otherwise.
 std::string to_string(Statistic statistic);
 Statistic parse_statistic(const std::string& name);
 

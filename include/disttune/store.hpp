@@ -9,7 +9,7 @@
 //   "function": {"name": str, "digest": str}, "key": str (canonical JSON text),
 //   "hardware": object, "hardware_digest": str, "deps": object,
 //   "measurement": {"warmup_runs": int, "timed_runs": int, "statistic": str,
-//                   "strategy": str, "flush_l2": bool,
+//                   "strategy": str, "flush_l2": bool, "timer": str (optional),
 //                   optional: "max_noise", "min_time_ms", "budget_ms": num (converge),
 //                   "baseline": <JSON value> (the baseline entry, when one was set)},
 //   "candidates": [{"config": <JSON value>, "status": "ok"|"dropped"|"failed"|"skipped",
@@ -25,6 +25,11 @@
 //   optional "clocks": {"steady_sm_mhz": num, "lowest_sm_mhz": num, "discarded_runs": int}
 //   optional "split": {"ranks": int (= "ranks"), "assignment": "index modulo ranks"}
 //   (present only for a rank-split tuning; a record without it was not split)
+//   optional "refreshed": {"utc": "YYYY-MM-DDTHH:MM:SSZ", "measured": [int],
+//                          "previous_best": int}
+//   ("refreshed": the space grew since the record was made; the candidates in "measured"
+//    were measured in that session, the stored best among them, and the faster kept.
+//    Readers that predate it ignore it; records without it read as before.)
 //
 // Rules: data only (never executed); written atomically (temp file in the same directory,
 // fsync, rename, fsync of the directory); directories 0700, files 0600; only names of 64
@@ -32,7 +37,8 @@
 // owned by another user or writable by group/others is refused with one warning (tuning
 // then keeps results in memory only). A record that does not parse or has the wrong
 // schema, types or identity is a miss: logged once and moved aside to "<name>.bad-<UTC>".
-// Replacing a record keeps the old one as "<name>.json.<UTC>".
+// Replacing a record keeps the old one as "<name>.json.<UTC>"; a socket, FIFO, device or
+// directory at the record's name is moved aside instead.
 //
 // Limits of the reader (everything read from any store is untrusted): at most
 // kMaxRecordBytes bytes and kMaxRecordDepth levels of nesting; any other failure of the
@@ -70,6 +76,15 @@ struct RecordId {
   std::string file_id() const;
 };
 
+/// How a record was brought up to date when the config space grew: this session measured
+/// the stored best together with the candidates the record did not hold, in one round, and
+/// kept the faster; the other candidates keep the results of the session that made them.
+struct RecordRefresh {
+  std::string utc;                    ///< when, "YYYY-MM-DDTHH:MM:SSZ"
+  std::vector<std::size_t> measured;  ///< indices of the candidates measured then
+  std::size_t previous_best = 0;      ///< index of the stored best that was measured again
+};
+
 /// One finished tuning, as stored.
 struct Record {
   RecordId id;
@@ -79,6 +94,9 @@ struct Record {
   /// Whether the timer cleared the device cache before each timed run (Timer::flushes_l2());
   /// stored as measurement.flush_l2.
   bool flush_l2 = false;
+  /// The timer's name (Timer::name(): "cpu", "cuda", "torch-npu-events", ...); stored as
+  /// measurement.timer. Empty for a record written before the field existed.
+  std::string timer;
   /// The timer's clocks during the tuning (Timer::clocks(); "clocks" in the record, written
   /// when not empty; older records lack it).
   Value clocks = Value::object();
@@ -92,6 +110,7 @@ struct Record {
   int split_ranks = 0;
   std::string created_utc;
   std::string library_version;
+  std::optional<RecordRefresh> refreshed;  ///< set when the space grew (see RecordRefresh)
 };
 
 /// Record <-> JSON. from_json throws std::runtime_error naming the first bad field.
@@ -116,18 +135,34 @@ RecordRead parse_record(std::string_view bytes) noexcept;
 /// directory named after the record's function. Never throws for what is on disk.
 RecordRead read_record(const std::filesystem::path& path);
 
+/// The longest key text a record may hold: a record must stay within kMaxRecordBytes
+/// with its key escaped as a JSON string (at most twice as long) and its candidates.
+inline constexpr std::size_t kMaxKeyBytes = kMaxRecordBytes / 4;
+
+/// Throws std::invalid_argument, naming the sizes, when `key` is longer than kMaxKeyBytes.
+void check_record_key(const std::string& key);
+
 /// The root: TRITON_DIST_AUTOTUNE_CACHE_DIR if set, else $HOME/.triton_dist/autotune.
 std::filesystem::path default_cache_root();
+
+/// How many replaced records and tuning logs are kept per key:
+/// TRITON_DIST_AUTOTUNE_CACHE_KEEP (a whole number from 0 to 10000), else 3. Throws
+/// std::invalid_argument for any other value.
+std::size_t default_kept_per_key();
 
 /// Reads and writes records under one root, following the rules above. Thread-safe.
 class DiskStore {
  public:
-  explicit DiskStore(std::filesystem::path root = default_cache_root());
+  explicit DiskStore(std::filesystem::path root = default_cache_root(),
+                     std::size_t kept_per_key = default_kept_per_key());
 
   const std::filesystem::path& root() const { return root_; }
+  /// Replaced records and tuning logs kept per key (see save()).
+  std::size_t kept_per_key() const { return kept_per_key_; }
   /// <root>/<function name>; throws std::invalid_argument for a name that is not a safe
   /// directory name.
   std::filesystem::path function_dir(const std::string& function_name) const;
+  /// Throws std::invalid_argument for an unsafe function name or a key over kMaxKeyBytes.
   std::filesystem::path record_path(const RecordId& id) const;
 
   /// The stored record for `id`, or nullopt on a miss (absent, refused directory, or a bad
@@ -135,8 +170,16 @@ class DiskStore {
   std::optional<Record> load(const RecordId& id) const;
 
   /// Writes atomically; returns the path, or nullopt (with a warning on stderr) if the
-  /// directory is refused or the write fails.
+  /// directory is refused, the record would be over kMaxRecordBytes, or the write fails.
+  /// Then tidies the directory: temporary files of dead writers older than a minute are
+  /// removed, and only the newest kept_per_key() replaced records and tunings' logs of the
+  /// key stay.
   std::optional<std::filesystem::path> save(const Record& record) const;
+
+  /// Why the engine refuses the root or the directory of `function_name` (symbolic link,
+  /// another owner, writable by others, not a directory), or nullopt when it would use it
+  /// or it does not exist. Creates nothing.
+  std::optional<std::string> refusal(const std::string& function_name) const;
 
   /// The function directory, created 0700 if absent, if it passes the ownership and
   /// permission checks; nullopt (warned once) otherwise. Logs go here too.
@@ -144,6 +187,7 @@ class DiskStore {
 
  private:
   std::filesystem::path root_;
+  std::size_t kept_per_key_;
 };
 
 }  // namespace disttune

@@ -78,7 +78,9 @@ std::unique_ptr<Strategy> make_adaptive_strategy(const Measurement& measurement)
 /// and are compared on those runs (docs/strategies.md).
 std::unique_ptr<Strategy> make_converge_strategy(const Measurement& measurement);
 
-/// measurement.strategy, or when it is empty TRITON_DIST_AUTOTUNE_STRATEGY, or "converge".
+/// measurement.strategy, or when it is empty TRITON_DIST_AUTOTUNE_STRATEGY (strategy_setting();
+/// an unknown name there throws InvalidSetting naming the variable), or kDefaultStrategy
+/// ("converge").
 std::string strategy_name(const Measurement& measurement);
 
 /// Makes one tuning's strategy from its measurement settings.
@@ -94,8 +96,8 @@ void register_strategy(const std::string& name, StrategyFactory factory);
 /// The registered names, built-in ones first, then in registration order.
 std::vector<std::string> registered_strategies();
 
-/// A new strategy of the registered name strategy_name(measurement); throws
-/// std::invalid_argument for an unknown name, listing the registered ones.
+/// A new strategy of the registered name strategy_name(measurement); throws InvalidSetting
+/// (a std::invalid_argument) for an unknown name, listing the registered ones.
 std::unique_ptr<Strategy> make_strategy(const Measurement& measurement);
 
 }  // namespace disttune

@@ -1,11 +1,43 @@
 """disttune: autotuning of GPU kernels and distributed operators on a C++ engine.
 
-``disttune.tune.autotune`` tunes a host launcher over a config space (the spec's
-function-level method); ``disttune.autotuner.contextual_autotune`` tunes the
-``triton.autotune`` kernels inside a real outer call. Importing disttune imports
-neither torch nor Triton; they are used when the program has imported them.
+``disttune.autotune`` (also ``disttune.tune.autotune``, the spec's path) tunes a host
+launcher over a config space; ``disttune.contextual_autotune`` (also
+``disttune.autotuner.contextual_autotune``) tunes the ``triton.autotune`` kernels inside a
+real outer call. ``disttune.__version__`` is the engine's version (the file VERSION).
+Importing disttune imports neither torch nor Triton; they are used when the program has
+imported them. The command line: ``python -m disttune`` or ``disttune``.
 """
 
-from disttune._core import CollectiveTimeout, RankDisagreement, __version__
+from disttune import _core
+from disttune._core import (
+    CollectiveTimeout,
+    ContextualRunActive,
+    DisttuneError,
+    EngineError,
+    InvalidSetting,
+    NotCallable,
+    RankDisagreement,
+    TuningFailed,
+)
+from disttune._encoding import EncodingError
+from disttune._sink import set_sink
+from disttune.autotuner import contextual_autotune
+from disttune.tune import autotune
 
-__all__ = ["CollectiveTimeout", "RankDisagreement", "__version__"]
+__version__: str = _core.__version__  # the engine's version: the file VERSION
+
+__all__ = [
+    "CollectiveTimeout",
+    "ContextualRunActive",
+    "DisttuneError",
+    "EncodingError",
+    "EngineError",
+    "InvalidSetting",
+    "NotCallable",
+    "RankDisagreement",
+    "TuningFailed",
+    "__version__",
+    "autotune",
+    "contextual_autotune",
+    "set_sink",
+]

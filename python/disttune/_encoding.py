@@ -32,7 +32,7 @@ _INT_MIN = -(2**63)
 _INT_MAX = 2**64 - 1
 
 
-class EncodingError(TypeError):
+class EncodingError(_core.DisttuneError, TypeError):
     """A value has no canonical encoding (or its text would embed a memory address)."""
 
 

@@ -6,15 +6,21 @@ uint8 tensors with their sizes gathered first (no pickling)."""
 
 from __future__ import annotations
 
-import os
 import socket
 import sys
 import time
 from typing import Any, Optional
 
 from disttune import _core
+from disttune._missing_ranks import MissingRanks
 
 _communicators: dict[int, tuple[Any, Any]] = {}
+
+# Polling a pending collective: the pause starts at 20 us and doubles, up to 50 us during
+# the first POLL_FAST_WINDOW_S of the wait (collectives between candidates usually complete
+# then: a late poll there idles every rank's device), then up to POLL_PAUSE_MAX_S.
+POLL_FAST_WINDOW_S = 0.01
+POLL_PAUSE_MAX_S = 2e-3
 
 
 def _dist():
@@ -45,8 +51,8 @@ def communicator_for(group: Any) -> Any:
 
 
 def _default_timeout_s() -> float:
-    text = os.environ.get("TRITON_DIST_AUTOTUNE_TIMEOUT")
-    return float(text) if text else 600.0
+    # The engine reads and checks TRITON_DIST_AUTOTUNE_TIMEOUT (inf when there is no deadline).
+    return _core.collective_timeout_setting_s()
 
 
 class _GroupCollectives:
@@ -55,15 +61,17 @@ class _GroupCollectives:
     def __init__(self, group: Any) -> None:
         dist = _dist()
         if dist is None or not dist.is_initialized():
-            raise RuntimeError("disttune: autotune_pg needs torch.distributed to be initialised")
+            raise _core.EngineError("disttune: autotune_pg needs torch.distributed to be initialised")
         self._torch = sys.modules["torch"]
         self._dist = dist
         self._group = group
         self._rank = dist.get_rank(group)
         self._size = dist.get_world_size(group)
         if self._rank < 0:
-            raise ValueError("disttune: this process is not a member of autotune_pg")
+            raise _core.InvalidSetting("disttune: this process is not a member of autotune_pg")
         self._device = self._collective_device(str(dist.get_backend(group)))
+        self._missing = MissingRanks(group, self._rank, self._size)
+        self._waits = 0  # collectives waited on so far: the same sequence on every rank
 
     def communicator(self) -> Any:
         local_rank = self._local_rank()
@@ -87,17 +95,28 @@ class _GroupCollectives:
         return sum(1 for host in hosts[: self._rank] if host == hostname)
 
     def _wait(self, work: Any, seconds_left: float, what: str) -> None:
-        deadline = time.monotonic() + seconds_left
+        began = time.monotonic()
+        deadline = began + seconds_left
         pause = 20e-6
+        self._waits += 1
         while not work.is_completed():
-            if time.monotonic() > deadline:
+            now = time.monotonic()
+            if now > deadline:
                 raise _core.CollectiveTimeout(
                     f"disttune: {what} did not complete before its deadline on rank {self._rank} "
-                    f"of {self._size} (torch.distributed backend {self._dist.get_backend(self._group)})"
+                    f"of {self._size} (torch.distributed backend {self._dist.get_backend(self._group)}); "
+                    + self._missing.after_lost_collective(self._waits)
                 )
             time.sleep(pause)
-            pause = min(pause * 2, 2e-3)
-        work.wait()
+            pause = min(pause * 2, 50e-6 if now - began < POLL_FAST_WINDOW_S else POLL_PAUSE_MAX_S)
+        try:
+            work.wait()
+        except RuntimeError as error:  # e.g. gloo: a peer's connection closed (the peer died)
+            raise RuntimeError(
+                f"disttune: {what} failed on rank {self._rank} of {self._size} (torch.distributed "
+                f"backend {self._dist.get_backend(self._group)}): {error}; "
+                + self._missing.after_lost_collective(self._waits)
+            ) from error
 
     def _all_reduce(self, tensor: Any, op: Any, seconds_left: float, what: str) -> Any:
         work = self._dist.all_reduce(tensor, op=op, group=self._group, async_op=True)

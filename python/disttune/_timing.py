@@ -1,8 +1,9 @@
-"""Which engine Timer times a call: CUDA events on torch's current stream, torch's event API
-on another accelerator (Ascend npu, ...), or the CPU clock."""
+"""Which engine Timer times a call, following where the work runs: CUDA events on torch's
+current stream, torch's event API on another accelerator (Ascend npu, ...), or the CPU clock."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import platform
 import sys
@@ -34,15 +35,118 @@ def software_facts() -> dict[str, str]:
     return facts
 
 
+# How deep device_of looks into nested lists, tuples, dicts and dataclasses.
+_NESTING_LIMIT = 8
+
+# The timer= values a decorator accepts besides a Timer object (None: follow the work).
+TIMER_NAMES = ("cuda", "cpu")
+
+
+def check_timer_choice(timer: Any, owner: str) -> None:
+    """Refuses a timer= value that is neither None, "cuda", "cpu" nor an engine Timer."""
+    if timer is None or isinstance(timer, _core.TimerBase):
+        return
+    if isinstance(timer, str) and timer in TIMER_NAMES:
+        return
+    raise ValueError(
+        f"disttune: timer={timer!r} of '{owner}' is not a timer: use \"cuda\" (device events on the "
+        "current CUDA device and stream), \"cpu\" (the host clock), a disttune._core.Timer "
+        "subclass instance, or None (the timer follows where the work runs)"
+    )
+
+
+def _tensor_devices(value: Any, torch: Any, depth: int) -> Any:
+    """Yields the device of every tensor in `value`, looking into lists, tuples, sets, dict
+    values and dataclass fields down to _NESTING_LIMIT levels."""
+    if isinstance(value, torch.Tensor):
+        yield value.device
+    elif depth >= _NESTING_LIMIT or isinstance(value, (str, bytes, int, float, type)):
+        return
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for item in value:
+            yield from _tensor_devices(item, torch, depth + 1)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _tensor_devices(item, torch, depth + 1)
+    elif dataclasses.is_dataclass(value):
+        for field in dataclasses.fields(value):
+            yield from _tensor_devices(getattr(value, field.name, None), torch, depth + 1)
+
+
 def device_of(args: tuple, kwargs: dict) -> Any:
-    """The torch device of the first tensor among the call's arguments, or None."""
+    """The device of the call's tensors, nested ones included: the first accelerator tensor's,
+    else cpu if there is a CPU tensor, else None (no tensor at all)."""
     torch = sys.modules.get("torch")
     if torch is None:
         return None
-    for value in (*args, *kwargs.values()):
-        if isinstance(value, torch.Tensor):
-            return value.device
+    found = None
+    for device in _tensor_devices((args, kwargs), torch, -1):
+        if device.type != "cpu":
+            return device
+        found = device
+    return found
+
+
+def _group_device(group: Any, torch: Any) -> Any:
+    """The current device of the accelerator a process group's backend runs on (NCCL: cuda,
+    HCCL: npu), or None for a CPU backend (gloo, mpi) or a mixed one."""
+    if group is None:
+        return None
+    import torch.distributed as dist
+
+    backend = str(dist.get_backend(group)).lower()
+    for name, kind in (("nccl", "cuda"), ("hccl", "npu")):
+        if backend == name:
+            return torch.device(kind, getattr(torch, kind).current_device())
     return None
+
+
+def _initialised_accelerator(torch: Any) -> Any:
+    """The current device of a torch accelerator whose context this process has initialised."""
+    if torch.cuda.is_initialized():
+        return torch.device("cuda", torch.cuda.current_device())
+    accelerator = getattr(torch, "accelerator", None)  # torch >= 2.6
+    if accelerator is not None and accelerator.is_available():
+        kind = accelerator.current_accelerator().type
+        backend = getattr(torch, kind, None)
+        if backend is not None and getattr(backend, "is_initialized", lambda: False)():
+            return torch.device(kind, backend.current_device())
+    return None
+
+
+def work_device(args: tuple, kwargs: dict, group: Any = None) -> Any:
+    """Where a call's work runs: the device of its tensors (nested ones included); with no
+    tensor, the accelerator of an NCCL/HCCL `group`, else an accelerator whose context is
+    initialised in this process; None (the CPU) otherwise."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    device = device_of(args, kwargs)
+    if device is None:
+        device = _group_device(group, torch)
+    if device is None:
+        device = _initialised_accelerator(torch)
+    return device
+
+
+def select_timer(
+    choice: Any, args: tuple, kwargs: dict, group: Any, options: TimingOptions
+) -> tuple[Hashable, Any]:
+    """(identity, timer) for one call: the `timer=` choice when given (checked by
+    check_timer_choice), else the timer of the device the work runs on."""
+    if isinstance(choice, _core.TimerBase):
+        return ("given", id(choice)), choice
+    if choice == "cpu":
+        return timer_for(None, options)
+    if choice == "cuda":
+        torch = sys.modules.get("torch")
+        if torch is None or not torch.cuda.is_available():
+            raise RuntimeError('disttune: timer="cuda" was asked for but torch sees no CUDA device')
+        device = device_of(args, kwargs)
+        if device is None or device.type != "cuda":
+            device = torch.device("cuda", torch.cuda.current_device())
+        return timer_for(device, options)
+    return timer_for(work_device(args, kwargs, group), options)
 
 
 def timer_for(device: Any, options: TimingOptions) -> tuple[Hashable, Any]:

@@ -5,6 +5,7 @@ active on the calling thread."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -16,15 +17,35 @@ _lock = threading.Lock()
 _session: Optional["Session"] = None
 _original_run = None
 
+# The Triton versions whose Autotuner has the attributes this hook reads and sets (configs,
+# nargs, arg_names, keys, prune_configs, pre_hook, post_hook, fn, base_fn, cache,
+# best_config): from 3.2 up to, not including, 3.7. Tested with 3.6 (CI and the H200).
+SUPPORTED_TRITON = ((3, 2), (3, 7))
+
+
+def check_triton_version(version: str) -> None:
+    """EngineError (a DisttuneError and RuntimeError) naming `version` and the supported
+    range if the hook cannot drive it."""
+    low, high = SUPPORTED_TRITON
+    supported = f">= {low[0]}.{low[1]}, < {high[0]}.{high[1]}"
+    match = re.match(r"(\d+)\.(\d+)", version)
+    if match is None or not low <= (int(match[1]), int(match[2])) < high:
+        raise _core.EngineError(
+            f"disttune: contextual_autotune supports Triton {supported}; this process has "
+            f"Triton {version}: install a supported Triton (pip install 'triton{supported.replace(' ', '')}')"
+        )
+
 
 def install() -> None:
-    """Wraps Autotuner.run once per process (imports Triton)."""
+    """Wraps Autotuner.run once per process (imports Triton; checks its version first)."""
     global _original_run
+    import triton
     from triton.runtime.autotuner import Autotuner
 
     with _lock:
         if _original_run is not None:
             return
+        check_triton_version(str(getattr(triton, "__version__", "unknown")))
         _original_run = Autotuner.run
 
         def run(self, *args, **kwargs):

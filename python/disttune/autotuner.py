@@ -16,19 +16,24 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Generic, Optional
 
 from disttune import _core, _ranks, _timing, _triton_hook
+from disttune._signatures import P, R
 
 __all__ = ["contextual_autotune", "ContextualFunction"]
 
+# The engine's defaults (C++ ContextOptions{}); the signature of contextual_autotune() shows them.
+_DEFAULTS = _core.contextual_defaults
 
-class ContextualFunction:
-    """An outer function whose triton.autotune kernels are tuned in its real context."""
+
+class ContextualFunction(Generic[P, R]):
+    """An outer function whose triton.autotune kernels are tuned in its real context; called
+    with the outer function's own parameters, it returns its result."""
 
     def __init__(
         self,
-        fn: Callable,
+        fn: Callable[P, R],
         *,
         is_dist: bool,
         n_repeat: int,
@@ -38,10 +43,11 @@ class ContextualFunction:
         compile_threads: int,
         collective_timeout_s: Optional[float],
         log_dir: Optional[str],
+        timer: Any = None,
         split_across_ranks: bool = False,
     ) -> None:
         if not callable(fn):
-            raise TypeError("disttune: contextual_autotune decorates a callable")
+            raise _core.NotCallable("disttune: contextual_autotune decorates a callable")
         self.fn = fn
         self.name = fn.__name__
         self._options = dict(
@@ -53,6 +59,8 @@ class ContextualFunction:
             log_dir=log_dir,
         )
         self._flush_l2 = flush_l2
+        _timing.check_timer_choice(timer, self.name)
+        self.timer = timer
         self._compile_threads = compile_threads
         # Check the settings now (the engine validates them) rather than at the first call.
         _core.ContextualAutotuner(self.name, **{**self._options, "is_dist": False})
@@ -63,31 +71,31 @@ class ContextualFunction:
         self.last_tuner: Optional[Any] = None
 
     def _tuner(self, args: tuple, kwargs: dict) -> Any:
-        device = _timing.device_of(args, kwargs)
-        identity, timer = _timing.timer_for(device, _timing.TimingOptions(flush_l2=self._flush_l2))
+        group = None
+        if self._options["is_dist"]:
+            group = _ranks.default_group()
+            if group is None:
+                raise _core.EngineError(
+                    f"disttune: contextual function '{self.name}' has is_dist=True but "
+                    "torch.distributed is not initialised with more than one rank"
+                )
+        options = _timing.TimingOptions(flush_l2=self._flush_l2)
+        identity, timer = _timing.select_timer(self.timer, args, kwargs, group, options)
         tuner = self._tuners.get(identity)
         if tuner is None:
-            communicator = None
-            if self._options["is_dist"]:
-                group = _ranks.default_group()
-                if group is None:
-                    raise RuntimeError(
-                        f"disttune: contextual function '{self.name}' has is_dist=True but "
-                        "torch.distributed is not initialised with more than one rank"
-                    )
-                communicator = _ranks.communicator_for(group)
+            communicator = _ranks.communicator_for(group) if group is not None else None
             tuner = _core.ContextualAutotuner(
                 self.name, timer=timer, communicator=communicator, **self._options
             )
             self._tuners[identity] = tuner
         return tuner
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         _triton_hook.install()
         tuner = self._tuner(args, kwargs)
         session = _triton_hook.Session(self.name, tuner, self._compile_threads)
         _triton_hook.begin(session)
-        result: list[Any] = []
+        result: list[R] = []
 
         def outer() -> None:
             result.clear()
@@ -103,30 +111,35 @@ class ContextualFunction:
 
 
 def contextual_autotune(
-    is_dist: bool = False,
-    n_repeat: int = 5,
-    n_warmup: int = 3,
+    is_dist: bool = _DEFAULTS["is_dist"],
+    n_repeat: int = _DEFAULTS["n_repeat"],
+    n_warmup: int = _DEFAULTS["n_warmup"],
     *,
-    statistic: str = "mean",
+    statistic: str = _DEFAULTS["statistic"],
     flush_l2: bool = True,
     compile_threads: int = min(32, os.cpu_count() or 1),
-    collective_timeout_s: Optional[float] = None,
+    collective_timeout_s: Optional[float] = _DEFAULTS["collective_timeout_s"],
     log_dir: Optional[str] = None,
+    timer: Any = None,
     split_across_ranks: bool = False,
-) -> Callable[[Callable], ContextualFunction]:
+) -> Callable[[Callable[P, R]], ContextualFunction[P, R]]:
     """Tunes the triton.autotune kernels launched inside the decorated function, in context.
 
     `n_warmup` untimed and `n_repeat` timed launches per candidate config, summarised by
     `statistic` (the spec's mean); `is_dist=True` takes each config's time as the MAX over
     the ranks of torch's default WORLD group. All candidate configs of a kernel are compiled
     concurrently (`compile_threads`) before it is timed; `flush_l2` clears the device cache
-    before each timed launch. Logs go to `<log_dir or ./.autotune_logs>/rank-<rank>.log`.
+    before each timed launch; `collective_timeout_s` as in autotune() (at least 0.001 s,
+    math.inf: none, None: TRITON_DIST_AUTOTUNE_TIMEOUT, else 600). `timer` chooses the timer
+    as in tune.autotune (None: it follows where the work runs). Logs go to
+    `<log_dir or ./.autotune_logs>/rank-<rank>.log`. Counts are at most 1,000,000; bad
+    settings raise disttune.InvalidSetting (a ValueError).
     One contextual call may be active per process: nesting or concurrent use raises
     ContextualRunActive. `split_across_ranks=True` with `is_dist=True` is refused (ValueError):
     rank-split tuning is for function-level `autotune` of launchers that do not communicate.
     """
 
-    def decorate(fn: Callable) -> ContextualFunction:
+    def decorate(fn: Callable[P, R]) -> ContextualFunction[P, R]:
         contextual = ContextualFunction(
             fn,
             is_dist=is_dist,
@@ -137,6 +150,7 @@ def contextual_autotune(
             compile_threads=compile_threads,
             collective_timeout_s=collective_timeout_s,
             log_dir=log_dir,
+            timer=timer,
             split_across_ranks=split_across_ranks,
         )
         functools.update_wrapper(contextual, fn)

@@ -22,9 +22,15 @@ import warnings
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from disttune import _core, _encoding, _ranks, _timing
+from disttune import _checks, _core, _encoding, _isolation, _ranks, _timing
+from disttune._candidate_options import candidate_options
+from disttune._candidate_runs import CandidateRuns
+from disttune._signatures import P, R, AutotunedCallable
 
 __all__ = ["autotune", "to_hashable", "AutotunedFunction"]
+
+# The engine's defaults (C++ TunerOptions{}); the signature of autotune() shows them.
+_DEFAULTS = _core.function_defaults
 
 
 def to_hashable(tensor: Any) -> tuple:
@@ -60,7 +66,7 @@ class AutotunedFunction:
         warmup_runs: int,
         timed_runs: int,
         statistic: str,
-        strategy: str,
+        strategy: Optional[str],
         baseline: Optional[Mapping[str, Any]],
         budget_ms: float,
         max_noise: float,
@@ -72,20 +78,29 @@ class AutotunedFunction:
         disk_cache: bool,
         precompile: Optional[Callable],
         precompile_threads: int,
+        timer: Any = None,
         split_across_ranks: bool = False,
+        isolate: bool = False,
+        candidate_timeout_s: Optional[float] = None,
+        reference: Optional[_checks.Reference] = None,
+        check: Optional[Callable[[Any, Any], bool]] = None,
+        rtol: float = 1e-5,
+        atol: float = 1e-8,
+        restore_value: Sequence[str] = (),
+        reset_to_zero: Sequence[str] = (),
     ) -> None:
         if not callable(fn):
-            raise TypeError("disttune: autotune decorates a callable")
+            raise _core.NotCallable("disttune: autotune decorates a callable")
         if not callable(key_fn):
-            raise TypeError(f"disttune: key_fn of '{fn.__name__}' must be callable")
+            raise _core.NotCallable(f"disttune: key_fn of '{fn.__name__}' must be callable")
         if prune_fn is not None and not callable(prune_fn):
-            raise TypeError(f"disttune: prune_fn of '{fn.__name__}' must be callable or None")
+            raise _core.NotCallable(f"disttune: prune_fn of '{fn.__name__}' must be callable or None")
         if precompile is not None and not callable(precompile):
-            raise TypeError(f"disttune: precompile of '{fn.__name__}' must be callable or None")
+            raise _core.NotCallable(f"disttune: precompile of '{fn.__name__}' must be callable or None")
         self.fn = fn
         self.config_space = list(config_space)
         if not self.config_space:
-            raise ValueError(f"disttune: config_space of '{fn.__name__}' is empty")
+            raise _core.InvalidSetting(f"disttune: config_space of '{fn.__name__}' is empty")
         self.candidates = [
             _encoding.entry_text(entry, f"config_space[{i}]") for i, entry in enumerate(self.config_space)
         ]
@@ -93,13 +108,20 @@ class AutotunedFunction:
         if baseline is not None:
             baseline_text = _encoding.entry_text(baseline, "baseline")
             if baseline_text not in self.candidates:
-                raise ValueError(f"disttune: baseline of '{fn.__name__}' is not an entry of its config_space")
+                raise _core.InvalidSetting(f"disttune: baseline of '{fn.__name__}' is not an entry of its config_space")
         self.key_fn = key_fn
         self.prune_fn = prune_fn
         self.name = fn.__name__
         self.digest = _source_digest(fn)
         self.precompile = precompile
         self.precompile_threads = precompile_threads
+        _timing.check_timer_choice(timer, self.name)
+        self.timer = timer
+        self.candidate_options = candidate_options(
+            fn, len(self.config_space), isolate=isolate, candidate_timeout_s=candidate_timeout_s,
+            reference=reference, check=check, rtol=rtol, atol=atol, restore_value=restore_value,
+            reset_to_zero=reset_to_zero,
+        )
         self._tuner_options = dict(
             warmup_runs=warmup_runs,
             timed_runs=timed_runs,
@@ -110,7 +132,7 @@ class AutotunedFunction:
             max_noise=max_noise,
             min_time_ms=min_time_ms,
             collective_timeout_s=collective_timeout_s,
-            cache_root=cache_dir,
+            cache_dir=cache_dir,
             disk_cache=disk_cache,
             split_across_ranks=split_across_ranks,
         )
@@ -118,6 +140,7 @@ class AutotunedFunction:
         # Check the options now (the engine validates them) rather than on the first miss.
         _core.FunctionTuner(self.name, self.digest, disk_cache=False, **self._without_disk())
         self._tuners: dict[Any, Any] = {}
+        self._worker_timers: dict[int, Any] = {}  # id(tuner) -> its WorkerTimer (isolate=True)
         self._lock = threading.RLock()
         self.cache: dict[Any, dict] = {}  # business key -> chosen entry
         self._hits: dict[Any, tuple] = {}  # business key -> (names, values), for the C hit path
@@ -126,11 +149,15 @@ class AutotunedFunction:
 
     def _without_disk(self) -> dict:
         options = dict(self._tuner_options)
-        del options["disk_cache"], options["cache_root"]
+        del options["disk_cache"], options["cache_dir"]
         return options
 
-    def _tuner(self, device: Any) -> Any:
-        identity, timer = _timing.timer_for(device, self._timing)
+    def _tuner(self, args: tuple, kwargs: dict, group: Any) -> Any:
+        if self.candidate_options.isolate:
+            device = _timing.work_device(args, kwargs, group)
+            identity, timer = _isolation.worker_timer_for(device, self._timing.flush_l2, self._timing.graph_runs)
+        else:
+            identity, timer = _timing.select_timer(self.timer, args, kwargs, group, self._timing)
         tuner = self._tuners.get(identity)
         if tuner is None:
             tuner = _core.FunctionTuner(
@@ -141,6 +168,8 @@ class AutotunedFunction:
                 **self._tuner_options,
             )
             self._tuners[identity] = tuner
+            if self.candidate_options.isolate:
+                self._worker_timers[id(tuner)] = timer
         return tuner
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -176,7 +205,7 @@ class AutotunedFunction:
             return entry  # type: ignore[return-value]
         clash = kwargs.keys() & entry.keys()
         if clash and not allow_overwrite:
-            raise ValueError(
+            raise _core.InvalidSetting(
                 f"disttune: '{self.name}' was called with {sorted(clash)} which its config entry also "
                 "sets; pass autotune_allow_arg_overwrite=True to let the entry's value win"
             )
@@ -214,23 +243,43 @@ class AutotunedFunction:
             if self.prune_fn is None or self.prune_fn(entry, *args, **kwargs)
         ]
         if not surviving:
-            raise RuntimeError(f"disttune: prune_fn of '{self.name}' removed every config for key {text}")
-        tuner = self._tuner(_timing.device_of(args, kwargs))
+            raise _core.TuningFailed(f"disttune: prune_fn of '{self.name}' removed every config for key {text}")
         if group is None:
             group = _ranks.default_group()
+        tuner = self._tuner(args, kwargs, group)
         communicator = _ranks.communicator_for(group) if group is not None else None
         calls = [self._merge(kwargs, self.config_space[i], allow_overwrite) for i in surviving]
         mine = range(len(surviving))
         if tuner.split_across_ranks and communicator is not None:
             mine = _core.split_share(len(surviving), communicator.rank, communicator.size)
         compiled = _Precompiled(self, [surviving[i] for i in mine], list(mine), args, kwargs) if self.precompile else None
+        options = self.candidate_options
+        restorer = options.restorer(self.fn, args, kwargs)
+        before_run = compiled.check if compiled is not None else None
+        candidates = [self.candidates[i] for i in surviving]
+        try:
+            if options.isolate:
+                tuning = options.worker_tuning(args, kwargs, candidates, self.candidates)
+                timer = self._worker_timers[id(tuner)]
+                report = _isolation.resolve(
+                    tuner, timer, tuning, options.timeout_s, before_run, text, verbose, communicator
+                )
+            else:
+                reference = options.reference_index()
+                reference_call = (
+                    self._merge(kwargs, self.config_space[reference], allow_overwrite) if reference is not None else None
+                )
+                runs = CandidateRuns(self.fn, args, kwargs, calls, restorer, options.output_check, reference_call)
 
-        def run(candidate: int) -> None:
-            if compiled is not None:
-                compiled.check(candidate)
-            self.fn(*args, **calls[candidate])
+                def run(candidate: int) -> None:
+                    if before_run is not None:
+                        before_run(candidate)
+                    runs.run(candidate)
 
-        report = tuner.resolve(text, [self.candidates[i] for i in surviving], run, verbose, communicator)
+                report = tuner.resolve(text, candidates, run, verbose, communicator)
+        finally:
+            if restorer is not None:
+                restorer.restore_all()  # the final run sees the caller's inputs
         self.last_report = report
         entry = self.config_space[surviving[report.best]]
         self._remember(key, entry)
@@ -265,56 +314,85 @@ class _Precompiled:
                         self._errors[candidate] = error
         error = self._errors.get(candidate)
         if error is not None:
-            raise RuntimeError(f"disttune: precompile failed: {error!r}") from error
+            raise _core.EngineError(f"disttune: precompile failed: {error!r}") from error
 
 
 def autotune(
     config_space: Sequence[Mapping[str, Any]],
-    key_fn: Callable,
-    prune_fn: Optional[Callable] = None,
+    key_fn: Callable[P, Any],
+    prune_fn: Optional[Callable[..., Any]] = None,
     *,
-    warmup_runs: int = 5,
-    timed_runs: int = 10,
-    statistic: str = "median",
-    strategy: str = "exhaustive",
-    baseline: Optional[Mapping[str, Any]] = None,
-    budget_ms: float = 0.0,
-    max_noise: float = 0.005,
-    min_time_ms: float = 0.5,
+    warmup_runs: int = _DEFAULTS["warmup_runs"],
+    timed_runs: int = _DEFAULTS["timed_runs"],
+    statistic: str = _DEFAULTS["statistic"],
+    strategy: Optional[str] = _DEFAULTS["strategy"],
+    baseline: Optional[Mapping[str, Any]] = _DEFAULTS["baseline"],
+    budget_ms: float = _DEFAULTS["budget_ms"],
+    max_noise: float = _DEFAULTS["max_noise"],
+    min_time_ms: float = _DEFAULTS["min_time_ms"],
     flush_l2: bool = False,
     graph_runs: int = 0,
-    collective_timeout_s: Optional[float] = None,
-    cache_dir: Optional[str] = None,
-    disk_cache: bool = True,
+    collective_timeout_s: Optional[float] = _DEFAULTS["collective_timeout_s"],
+    cache_dir: Optional[str] = _DEFAULTS["cache_dir"],
+    disk_cache: bool = _DEFAULTS["disk_cache"],
     precompile: Optional[Callable] = None,
     precompile_threads: int = 16,
+    timer: Any = None,
     split_across_ranks: bool = False,
-) -> Callable[[Callable], Any]:
+    isolate: bool = False,
+    candidate_timeout_s: Optional[float] = None,
+    reference: Optional[_checks.Reference] = None,
+    check: Optional[Callable[[Any, Any], bool]] = None,
+    rtol: float = 1e-5,
+    atol: float = 1e-8,
+    restore_value: Sequence[str] = (),
+    reset_to_zero: Sequence[str] = (),
+) -> Callable[[Callable[..., R]], AutotunedCallable[P, R]]:
     """Tunes the decorated launcher over `config_space` per business key `key_fn(*args, **kwargs)`.
 
     Entries are dicts of keyword arguments (values: triton.Config, torch.dtype, numbers,
     strings, bools, None, tuples, lists, dicts); `prune_fn(entry, *args, **kwargs)` keeps an
     entry when true. Measurement: `warmup_runs` untimed and `timed_runs` timed runs per entry
-    (the spec's 5 and 10), summarised by `statistic` ("median", "mean", "min"); `strategy`
-    "exhaustive" (the spec's, the default here), "adaptive" or "converge" (stops sampling an
-    entry once the relative error of its statistic is under `max_noise` after `min_time_ms`
-    of device time; `budget_ms` > 0 bounds the total; docs/strategies.md); `baseline`, an
-    entry of `config_space`, is kept unless another entry is faster by more than the noise
-    (any strategy; off by default); `flush_l2` clears the device cache
-    before each timed run; `graph_runs` > 0 times CUDA-graph replays of that many runs.
+    (the spec's 5 and 10; each at most 1,000,000), summarised by `statistic` ("median",
+    "mean", "min"); `strategy` names a registered engine strategy ("exhaustive", the spec's,
+    "adaptive" or "converge"); None takes TRITON_DIST_AUTOTUNE_STRATEGY, else "exhaustive".
+    "converge" stops sampling an entry once the relative error of its statistic is under
+    `max_noise` after `min_time_ms` of device time; `budget_ms` > 0 bounds the total
+    (docs/strategies.md). `baseline`, an entry of `config_space`, is kept unless another entry
+    is faster by more than the noise (any strategy; off by default). `flush_l2`
+    clears the device cache before each timed run; `graph_runs` > 0 times CUDA-graph replays
+    of that many runs. `collective_timeout_s` is the deadline of each engine collective in
+    seconds (at least 0.001; math.inf: none); None takes TRITON_DIST_AUTOTUNE_TIMEOUT, else 600.
     `precompile(entry, *args, **kwargs)`, if given, is a compile-only call run for every
     surviving entry concurrently (`precompile_threads`) before the first measurement.
+    `timer` None (default) follows the work: device events when the call's tensors (nested
+    ones too) are on an accelerator or, with no tensor, when `autotune_pg` is an NCCL/HCCL
+    group or an accelerator context is initialised; the CPU clock otherwise. "cuda", "cpu"
+    or a disttune._core.Timer instance choose it.
     `split_across_ranks=True` (for launchers whose runs do not communicate): with several
     ranks, each rank precompiles and measures only its share of the surviving entries, the
     results are all-gathered once and every rank takes the same best entry (off by default:
     every rank measures every entry, times MAX over ranks).
-    `cache_dir` overrides TRITON_DIST_AUTOTUNE_CACHE_DIR; `disk_cache=False` keeps results
-    in memory only. Call flags: autotune=True, autotune_verbose=False, autotune_pg=None,
+    `cache_dir` overrides TRITON_DIST_AUTOTUNE_CACHE_DIR (None or "": the variable, else
+    ~/.triton_dist/autotune); `disk_cache=False` keeps results in memory only. Bad settings
+    raise disttune.InvalidSetting (a ValueError) naming the setting.
+    `isolate=True` runs and times every candidate in a persistent worker process per device
+    (the launcher must be a top-level function of an importable module): a crash or a run
+    longer than `candidate_timeout_s` (default 60) fails that candidate only; the final run is
+    in the caller's process. `reference` (a callable with the launcher's arguments, or a
+    config_space index) gives the expected result; each candidate's result is checked once
+    before it is timed, with `check(result, expected) -> bool` or by default equality
+    (torch.allclose with `rtol`/`atol` for tensors, element-wise through containers).
+    `restore_value` / `reset_to_zero` name tensor arguments put back to their values / zeroed
+    before every tuning run; the final run sees the caller's original inputs.
+    Call flags: autotune=True, autotune_verbose=False, autotune_pg=None,
     autotune_allow_arg_overwrite=False. The result is a callable whose other attributes
-    (cache, last_report, candidates, digest) are those of its AutotunedFunction.
+    (cache, last_report, candidates, digest) are those of its AutotunedFunction. Type
+    checkers see it called with key_fn's parameters and returning the launcher's result
+    (disttune._signatures says why).
     """
 
-    def decorate(fn: Callable) -> Any:
+    def decorate(fn: Callable[..., R]) -> AutotunedCallable[P, R]:
         tuned = AutotunedFunction(
             fn,
             config_space,
@@ -335,11 +413,20 @@ def autotune(
             disk_cache=disk_cache,
             precompile=precompile,
             precompile_threads=precompile_threads,
+            timer=timer,
             split_across_ranks=split_across_ranks,
+            isolate=isolate,
+            candidate_timeout_s=candidate_timeout_s,
+            reference=reference,
+            check=check,
+            rtol=rtol,
+            atol=atol,
+            restore_value=restore_value,
+            reset_to_zero=reset_to_zero,
         )
         # Positional-only calls with a cached key take the C hit path; everything else (call
         # flags, keywords, misses) reaches tuned.__call__. Attributes are read from `tuned`.
-        dispatcher = _core.make_hit_path(fn, key_fn, tuned._hits, tuned, tuned)
+        dispatcher: Any = _core.make_hit_path(fn, key_fn, tuned._hits, tuned, tuned)
         functools.update_wrapper(dispatcher, fn)
         return dispatcher
 

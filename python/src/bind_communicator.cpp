@@ -18,9 +18,8 @@ namespace nb = nanobind;
 namespace disttune::python {
 namespace {
 
-double seconds_left(const CollectiveContext& context) {
-  return std::chrono::duration<double>(context.deadline - std::chrono::steady_clock::now()).count();
-}
+/// Seconds until the collective's deadline; +inf when it has none.
+double seconds_left(const CollectiveContext& context) { return seconds_until(context.deadline); }
 
 std::string bytes_of(const nb::handle& value, const char* callback) {
   if (!nb::isinstance<nb::bytes>(value)) {
@@ -80,8 +79,6 @@ std::shared_ptr<Communicator> make_python_communicator(int rank, int size, int l
 }  // namespace
 
 void bind_communicator(nb::module_& module) {
-  nb::exception<CollectiveTimeout>(module, "CollectiveTimeout", PyExc_TimeoutError);
-  nb::exception<RankDisagreement>(module, "RankDisagreement", PyExc_RuntimeError);
 
   nb::class_<CollectiveContext>(module, "CollectiveContext",
                                 "Where a collective is in a tuning, and its deadline.")
@@ -90,7 +87,7 @@ void bind_communicator(nb::module_& module) {
       .def_ro("key", &CollectiveContext::key)
       .def_ro("candidate", &CollectiveContext::candidate)
       .def_prop_ro("seconds_left", &seconds_left,
-                   "Seconds until the deadline (negative once it has passed).")
+                   "Seconds until the deadline (negative once it has passed; inf when there is none).")
       .def("describe", &CollectiveContext::describe)
       .def("__repr__", &CollectiveContext::describe);
 

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "bindings.hpp"
-#include "collective_timeout.hpp"
 #include "disttune/context.hpp"
+#include "setting_values.hpp"
 
 namespace nb = nanobind;
 
@@ -26,7 +26,7 @@ namespace {
 /// has crossed the user's outer function.
 nb::handle outer_run_abandoned_type;
 
-ContextOptions make_context_options(bool is_dist, int n_warmup, int n_repeat,
+ContextOptions make_context_options(bool is_dist, const nb::int_& n_warmup, const nb::int_& n_repeat,
                                     const std::string& statistic,
                                     std::shared_ptr<Timer> timer,
                                     std::shared_ptr<Communicator> communicator,
@@ -35,8 +35,8 @@ ContextOptions make_context_options(bool is_dist, int n_warmup, int n_repeat,
                                     bool split_across_ranks) {
   ContextOptions options;
   options.is_dist = is_dist;
-  options.n_warmup = n_warmup;
-  options.n_repeat = n_repeat;
+  options.n_warmup = run_count(n_warmup, "n_warmup", 0);
+  options.n_repeat = run_count(n_repeat, "n_repeat", 1);
   options.statistic = parse_statistic(statistic);
   options.timer = std::move(timer);
   options.communicator = std::move(communicator);
@@ -72,7 +72,6 @@ std::size_t launch(ContextualAutotuner& tuner, KernelTuningState& kernel, const 
 }  // namespace
 
 void bind_context(nb::module_& module) {
-  nb::exception<ContextualRunActive>(module, "ContextualRunActive", PyExc_RuntimeError);
   // A BaseException, so that `except Exception` in the user's outer function lets it pass.
   outer_run_abandoned_type =
       nb::exception<OuterRunAbandoned>(module, "OuterRunAbandoned", PyExc_BaseException);
@@ -98,8 +97,8 @@ void bind_context(nb::module_& module) {
       "launched inside through launch() is tuned, then once more with every best config.")
       .def(
           "__init__",
-          [](ContextualAutotuner* self, std::string function_name, bool is_dist, int n_warmup,
-             int n_repeat, const std::string& statistic,
+          [](ContextualAutotuner* self, std::string function_name, bool is_dist,
+             const nb::int_& n_warmup, const nb::int_& n_repeat, const std::string& statistic,
              std::shared_ptr<Timer> timer, std::shared_ptr<Communicator> communicator,
              std::optional<double> collective_timeout_s,
              std::optional<std::filesystem::path> log_dir, bool split_across_ranks) {
@@ -109,8 +108,10 @@ void bind_context(nb::module_& module) {
                                      std::move(timer), std::move(communicator),
                                      collective_timeout_s, std::move(log_dir), split_across_ranks));
           },
-          nb::arg("function_name"), nb::kw_only(), nb::arg("is_dist") = false,
-          nb::arg("n_warmup") = 3, nb::arg("n_repeat") = 5, nb::arg("statistic") = "mean",
+          nb::arg("function_name"), nb::kw_only(), nb::arg("is_dist") = ContextOptions{}.is_dist,
+          nb::arg("n_warmup") = nb::int_(ContextOptions{}.n_warmup),
+          nb::arg("n_repeat") = nb::int_(ContextOptions{}.n_repeat),
+          nb::arg("statistic") = to_string(ContextOptions{}.statistic),
           nb::arg("timer").none() = nb::none(),
           nb::arg("communicator").none() = nb::none(),
           nb::arg("collective_timeout_s").none() = nb::none(),

@@ -15,13 +15,14 @@
 #include <vector>
 
 #include "bindings.hpp"
-#include "collective_timeout.hpp"
 #include "disttune/config.hpp"
 #include "disttune/function_tuner.hpp"
+#include "disttune/settings.hpp"
 #include "disttune/store.hpp"
 #include "facts_timer.hpp"
 #include "interrupt_guard.hpp"
 #include "python_timer.hpp"
+#include "setting_values.hpp"
 
 namespace nb = nanobind;
 
@@ -30,16 +31,23 @@ namespace {
 
 /// The engine's options from the Python keyword arguments.
 TunerOptions make_options(
-    int warmup_runs, int timed_runs,
-    const std::string& statistic, std::string strategy, std::string baseline, double budget_ms,
-    double max_noise, double min_time_ms, std::shared_ptr<Timer> timer, const std::string& hardware_json, const std::string& deps_json,
+    const nb::int_& warmup_runs, const nb::int_& timed_runs,
+    const std::string& statistic, std::optional<std::string> strategy, std::string baseline,
+    double budget_ms, double max_noise, double min_time_ms,
+    std::shared_ptr<Timer> timer, const std::string& hardware_json, const std::string& deps_json,
     std::shared_ptr<Communicator> communicator, std::optional<double> collective_timeout_s,
-    std::optional<std::filesystem::path> cache_root, bool disk_cache, bool split_across_ranks) {
+    std::optional<std::filesystem::path> cache_dir, bool disk_cache, bool split_across_ranks) {
   TunerOptions options;
-  options.measurement.warmup_runs = warmup_runs;
-  options.measurement.timed_runs = timed_runs;
+  options.measurement.warmup_runs = run_count(warmup_runs, "warmup_runs", 0);
+  options.measurement.timed_runs = run_count(timed_runs, "timed_runs", 1);
   options.measurement.statistic = parse_statistic(statistic);
-  options.measurement.strategy = std::move(strategy);
+  // None: TRITON_DIST_AUTOTUNE_STRATEGY (left to the engine, which checks the name), else the
+  // spec's strategy (the C++ default, converge, is asked for by name from Python).
+  if (strategy) {
+    options.measurement.strategy = std::move(*strategy);
+  } else if (!strategy_setting()) {
+    options.measurement.strategy = std::string(kSpecStrategy);
+  }
   options.measurement.baseline = std::move(baseline);
   options.measurement.budget_ms = budget_ms;
   options.measurement.max_noise = max_noise;
@@ -50,7 +58,7 @@ TunerOptions make_options(
                                                parse_json_object(deps_json, "dependency facts"));
   options.communicator = std::move(communicator);
   options.collective_timeout = collective_timeout_from_seconds(collective_timeout_s);
-  options.cache_root = std::move(cache_root);
+  options.cache_root = cache_dir_from_python(std::move(cache_dir));
   options.disk_cache = disk_cache;
   options.split_across_ranks = split_across_ranks;
   return options;
@@ -129,6 +137,7 @@ void bind_function_tuner(nb::module_& module) {
       .def_ro("key", &TuningReport::key)
       .def_ro("candidates", &TuningReport::candidates)
       .def_ro("best", &TuningReport::best)
+      .def_ro("timer", &TuningReport::timer, "the timer that measured (its name); from disk: the record's")
       .def_ro("record_path", &TuningReport::record_path)
       .def_ro("log_path", &TuningReport::log_path)
       .def_ro("split_ranks", &TuningReport::split_ranks,
@@ -141,30 +150,35 @@ void bind_function_tuner(nb::module_& module) {
       "The engine of one tuned function: disk lookup, rank agreement, measurement, selection, "
       "record and log. One tuning at a time.")
       .def("__init__",
-           [](FunctionTuner* self, std::string name, std::string digest, int warmup_runs,
-              int timed_runs, const std::string& statistic, std::string strategy,
-              std::string baseline, double budget_ms, double max_noise, double min_time_ms,
+           [](FunctionTuner* self, std::string name, std::string digest, const nb::int_& warmup_runs,
+              const nb::int_& timed_runs, const std::string& statistic,
+              std::optional<std::string> strategy, std::string baseline, double budget_ms,
+              double max_noise, double min_time_ms,
               std::shared_ptr<Timer> timer, const std::string& hardware_json,
               const std::string& deps_json, std::shared_ptr<Communicator> communicator,
               std::optional<double> collective_timeout_s,
-              std::optional<std::filesystem::path> cache_root, bool disk_cache,
+              std::optional<std::filesystem::path> cache_dir, bool disk_cache,
               bool split_across_ranks) {
              new (self) FunctionTuner(
                  FunctionIdentity{std::move(name), std::move(digest)},
                  make_options(warmup_runs, timed_runs, statistic, std::move(strategy),
                               std::move(baseline), budget_ms, max_noise, min_time_ms,
                               std::move(timer), hardware_json, deps_json, std::move(communicator),
-                              collective_timeout_s, std::move(cache_root), disk_cache,
+                              collective_timeout_s, std::move(cache_dir), disk_cache,
                               split_across_ranks));
            },
-           nb::arg("name"), nb::arg("digest"), nb::kw_only(), nb::arg("warmup_runs") = 5,
-           nb::arg("timed_runs") = 10, nb::arg("statistic") = "median",
-           nb::arg("strategy") = "exhaustive", nb::arg("baseline") = "",
-           nb::arg("budget_ms") = 0.0, nb::arg("max_noise") = 0.005, nb::arg("min_time_ms") = 0.5,
+           nb::arg("name"), nb::arg("digest"), nb::kw_only(),
+           nb::arg("warmup_runs") = nb::int_(Measurement{}.warmup_runs),
+           nb::arg("timed_runs") = nb::int_(Measurement{}.timed_runs),
+           nb::arg("statistic") = to_string(Measurement{}.statistic),
+           nb::arg("strategy").none() = nb::none(), nb::arg("baseline") = Measurement{}.baseline,
+           nb::arg("budget_ms") = Measurement{}.budget_ms,
+           nb::arg("max_noise") = Measurement{}.max_noise,
+           nb::arg("min_time_ms") = Measurement{}.min_time_ms,
            nb::arg("timer").none() = nb::none(), nb::arg("hardware_json") = "{}",
            nb::arg("deps_json") = "{}", nb::arg("communicator").none() = nb::none(),
            nb::arg("collective_timeout_s").none() = nb::none(),
-           nb::arg("cache_root").none() = nb::none(), nb::arg("disk_cache") = true,
+           nb::arg("cache_dir").none() = nb::none(), nb::arg("disk_cache") = true,
            nb::arg("split_across_ranks") = false)
       .def_prop_ro("name", [](const FunctionTuner& tuner) { return tuner.identity().name; })
       .def_prop_ro("digest", [](const FunctionTuner& tuner) { return tuner.identity().digest; })

@@ -5,6 +5,12 @@
 
 namespace disttune::python {
 
+/// DisttuneError and the errors under it (InvalidSetting, TuningFailed, CollectiveTimeout, ...).
+void bind_errors(nanobind::module_& module);
+/// environment_settings, the defaults of both tuners and the settings read from the environment.
+void bind_settings(nanobind::module_& module);
+/// set_sink: a Python callable receiving disttune's console output.
+void bind_sink(nanobind::module_& module);
 /// Timer, CpuTimer, CudaTimer and cuda_unavailable_reason.
 void bind_timer(nanobind::module_& module);
 /// Communicator, CollectiveContext, make_callback_communicator and the collective errors.
@@ -17,5 +23,8 @@ void bind_context(nanobind::module_& module);
 void bind_strategy(nanobind::module_& module);
 /// HitPath and make_hit_path: the C cache-hit path of a tuned function.
 void bind_hit_path(nanobind::module_& module);
+/// read_record, validate_record, store_record, record_path, format_record: the records of
+/// the disk store, for the command line.
+void bind_store(nanobind::module_& module);
 
 }  // namespace disttune::python

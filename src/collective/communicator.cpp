@@ -1,9 +1,9 @@
 // Collective contexts, the callback communicator and the default collective deadline.
 #include "disttune/communicator.hpp"
 
-#include <cmath>
-#include <cstdlib>
 #include <string>
+
+#include "disttune/settings.hpp"
 
 namespace disttune {
 
@@ -67,16 +67,6 @@ std::unique_ptr<Communicator> make_callback_communicator(CommunicatorCallbacks c
   return std::make_unique<CallbackCommunicator>(std::move(callbacks));
 }
 
-std::chrono::milliseconds default_collective_timeout() {
-  const char* text = std::getenv("TRITON_DIST_AUTOTUNE_TIMEOUT");
-  if (text == nullptr || *text == '\0') return std::chrono::minutes(10);
-  char* end = nullptr;
-  const double seconds = std::strtod(text, &end);
-  if (end == text || *end != '\0' || !std::isfinite(seconds) || seconds <= 0.0) {
-    throw std::invalid_argument(std::string("disttune: TRITON_DIST_AUTOTUNE_TIMEOUT must be a "
-                                            "positive number of seconds, got '") + text + "'");
-  }
-  return std::chrono::milliseconds(static_cast<long long>(seconds * 1000.0));
-}
+std::chrono::milliseconds default_collective_timeout() { return collective_timeout_setting(); }
 
 }  // namespace disttune

@@ -5,13 +5,14 @@
 #include <sstream>
 
 #include "disttune/config.hpp"
+#include "disttune/deadline.hpp"
 
 namespace disttune::detail {
 
 CollectiveContext ContextMaker::operator()(std::string phase,
                                            std::optional<std::size_t> candidate) const {
   return CollectiveContext{std::move(phase), function, key, candidate,
-                           std::chrono::steady_clock::now() + timeout};
+                           deadline_after(timeout)};
 }
 
 namespace {

@@ -8,7 +8,7 @@
 namespace disttune::detail {
 
 /// Appends lines "[rank-<rank>] <text>" to <dir>/rank-<rank>.log, creating the directory.
-/// A log that cannot be opened is reported once on stderr; tuning goes on without it.
+/// A log that cannot be opened is reported once as a warning; tuning goes on without it.
 class ContextLog {
  public:
   ContextLog(const std::filesystem::path& dir, int rank);

@@ -9,6 +9,7 @@
 #include "collective/rank_agreement.hpp"
 #include "context_log.hpp"
 #include "disttune/context.hpp"
+#include "disttune/deadline.hpp"
 #include "failure_vote.hpp"
 #include "key_tuning.hpp"
 #include "launch_ledger.hpp"
@@ -164,26 +165,22 @@ ContextualAutotuner::ContextualAutotuner(std::string function_name, ContextOptio
   s.measurement.timed_runs = options.n_repeat;
   s.measurement.statistic = options.statistic;
   s.measurement.strategy = "exhaustive";  // the spec's contextual method: every candidate, in turn
-  if (options.n_warmup < 0) {
-    throw std::invalid_argument("disttune: n_warmup must be >= 0, got " + std::to_string(options.n_warmup));
-  }
-  if (options.n_repeat < 1) {
-    throw std::invalid_argument("disttune: n_repeat must be >= 1, got " + std::to_string(options.n_repeat));
-  }
-  validate(s.measurement);
+  validate_run_count(options.n_warmup, "n_warmup", 0);
+  validate_run_count(options.n_repeat, "n_repeat", 1);
   if (options.is_dist && options.split_across_ranks) {
-    throw std::invalid_argument("disttune: contextual tuning of '" + function_name +
-                                "' cannot be split across ranks with is_dist: every rank must run "
-                                "the same config of a kernel at the same time (split_across_ranks is "
-                                "for function-level tuning of launchers that do not communicate)");
+    throw InvalidSetting("disttune: contextual tuning of '" + function_name +
+                         "' cannot be split across ranks with is_dist: every rank must run "
+                         "the same config of a kernel at the same time (split_across_ranks is "
+                         "for function-level tuning of launchers that do not communicate)");
   }
   if (options.is_dist && !options.communicator) {
-    throw std::invalid_argument("disttune: contextual tuning of '" + function_name +
-                                "' with is_dist needs a communicator (e.g. make_mpi_communicator())");
+    throw InvalidSetting("disttune: contextual tuning of '" + function_name +
+                         "' with is_dist needs a communicator (e.g. make_mpi_communicator())");
   }
   s.timer = options.timer ? options.timer : std::make_shared<CpuTimer>();
   s.comm = options.is_dist ? options.communicator : std::make_shared<SingleProcessCommunicator>();
   s.log_rank = options.communicator ? options.communicator->rank() : 0;
+  if (options.collective_timeout) validate_timeout(*options.collective_timeout, "collective_timeout");
   s.timeout = options.collective_timeout.value_or(default_collective_timeout());
   s.function = std::move(function_name);
   s.options = std::move(options);

@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include "disttune/error.hpp"
+
 namespace disttune::detail {
 
 void retire_finished(TuningSlots& slots, ContextLog& log, const std::string& function) {
@@ -21,7 +23,7 @@ void retire_finished(TuningSlots& slots, ContextLog& log, const std::string& fun
                 tuning.tuning().results()[i].error;
       }
       log.write(text);
-      throw std::runtime_error(text);
+      throw TuningFailed(text);
     }
     log.write(tuning.log_prefix() + " | best-config-id: " + std::to_string(choice->best) +
               " | best-config: " + choice->config +

@@ -8,6 +8,7 @@
 #include "clock_probe.hpp"
 #include "device_facts.hpp"
 #include "disttune/cuda.hpp"
+#include "disttune/sink.hpp"
 #include "driver_api.hpp"
 #include "driver_resources.hpp"
 #include "l2_flush.hpp"
@@ -137,10 +138,10 @@ struct CudaTimer::State {
   void note_graph_fallback(const std::string& reason) {
     if (graph_note_printed) return;
     graph_note_printed = true;
-    std::fprintf(stderr,
-                 "disttune: CUDA graph capture failed (%s); timing runs one by one "
-                 "(further failures of this timer are not reported)\n",
-                 reason.c_str());
+    current_sink()->write(MessageKind::warning,
+                          "CUDA graph capture failed (" + reason +
+                              "); timing runs one by one (further failures of this timer are "
+                              "not reported)");
   }
 
   /// Captures `count` runs into a graph and instantiates it; nullopt (with a note) if the

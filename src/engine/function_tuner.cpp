@@ -5,14 +5,14 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <iostream>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
 
 #include "disttune/fingerprint.hpp"
+#include "disttune/settings.hpp"
 #include "disttune/store.hpp"
-#include "util/env_flag.hpp"
+#include "report/emit.hpp"
 #include "report/progress.hpp"
 #include "collective/rank_agreement.hpp"
 #include "engine/rank_split.hpp"
@@ -31,9 +31,12 @@ struct FunctionTuner::State {
   Fingerprint fingerprint;
   std::mutex mutex;
 
-  /// The disk vote: the stored choice every rank has, as a report, or nullopt (all tune).
-  std::optional<TuningReport> agreed_stored_choice(const TuningRequest& request, Communicator& comm,
-                                                   const detail::ContextMaker& context, const RecordId& id);
+  /// The stored record read against the request's candidates (a hit, a grown space, or a
+  /// miss), before the ranks vote on it.
+  detail::StoredChoice stored_choice(const TuningRequest& request, const RecordId& id) const;
+  /// The report of a stored choice every rank agreed on.
+  TuningReport stored_report(const TuningRequest& request, const detail::StoredChoice& choice,
+                             const RecordId& id) const;
   /// Where a tuning's log goes: the function's directory, when the store has a usable one.
   std::optional<std::filesystem::path> log_dir();
   /// Starts a tuning's log with its identity, settings and candidates.
@@ -134,26 +137,25 @@ std::string failure_summary(const FunctionIdentity& identity, const std::string&
 
 }  // namespace
 
-std::optional<TuningReport> FunctionTuner::State::agreed_stored_choice(const TuningRequest& request,
-                                                                      Communicator& comm,
-                                                                      const detail::ContextMaker& context,
-                                                                      const RecordId& id) {
-  std::optional<std::size_t> stored;
-  std::optional<Record> record;
-  if (store && !detail::env_flag("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE")) {
-    record = detail::load_usable_record(*store, id, request.candidates, fingerprint,
-                                        detail::env_flag("TRITON_DIST_AUTOTUNE_VERSION_CHECK"), stored);
-  }
-  if (comm.size() > 1) stored = detail::vote_on_stored_choice(comm, context, stored);
-  if (!stored) return std::nullopt;
+detail::StoredChoice FunctionTuner::State::stored_choice(const TuningRequest& request,
+                                                        const RecordId& id) const {
+  if (!store || always_tune_setting()) return {};
+  return detail::load_stored_choice(*store, id, request.candidates, fingerprint,
+                                    version_check_setting());
+}
+
+TuningReport FunctionTuner::State::stored_report(const TuningRequest& request,
+                                                 const detail::StoredChoice& choice,
+                                                 const RecordId& id) const {
   TuningReport report;
   report.source = TuningReport::Source::disk;
   report.function = identity.name;
   report.key = request.key;
-  report.candidates = record->candidates;
-  report.best = *stored;
+  report.candidates = choice.record->candidates;
+  report.best = *choice.best;
   report.record_path = store->record_path(id);
-  report.split_ranks = record->split_ranks;
+  report.split_ranks = choice.record->split_ranks;
+  report.timer = choice.record->timer;
   return report;
 }
 
@@ -188,6 +190,7 @@ TuningReport FunctionTuner::State::measure(const TuningRequest& request, Communi
   TuningReport report;
   report.function = identity.name;
   report.key = request.key;
+  report.timer = options.timer->name();
   options.timer->begin_tuning();
   detail::Progress progress(identity.name);
   std::optional<std::size_t> best;
@@ -214,7 +217,7 @@ TuningReport FunctionTuner::State::measure(const TuningRequest& request, Communi
   if (!best) {
     const std::string summary = failure_summary(identity, request.key, report.candidates);
     log.write(summary);
-    throw std::runtime_error(summary);
+    throw TuningFailed(summary);
   }
   report.best = *best;
   report.log_path = log.path();
@@ -235,6 +238,7 @@ FunctionTuner::FunctionTuner(FunctionIdentity identity, TunerOptions options)
   (void)make_strategy(options.measurement);  // an unknown strategy fails here, not mid-call
   if (!options.timer) options.timer = std::make_shared<CpuTimer>();
   if (!options.communicator) options.communicator = std::make_shared<SingleProcessCommunicator>();
+  if (options.collective_timeout) validate_timeout(*options.collective_timeout, "collective_timeout");
   state_->timeout = options.collective_timeout.value_or(default_collective_timeout());
   if (options.disk_cache) {
     state_->store.emplace(options.cache_root.value_or(default_cache_root()));
@@ -254,33 +258,64 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
   State& s = *state_;
   std::lock_guard lock(s.mutex);
   if (request.candidates.empty()) {
-    throw std::invalid_argument("disttune: no candidates to tune for '" + s.identity.name + "'");
+    throw TuningFailed("disttune: no candidates to tune for '" + s.identity.name + "'");
   }
   Communicator& comm = request.communicator ? *request.communicator : *s.options.communicator;
   const detail::ContextMaker context{s.identity.name, request.key, s.timeout};
   const RecordId id{s.identity.name, s.identity.digest, s.fingerprint.hardware_digest(), request.key};
+  if (s.store) check_record_key(request.key);  // refused now, not after tuning
 
   if (comm.size() > 1) {
     detail::check_ranks_agree(comm, context, s.identity, request.key, request.candidates,
                               s.options.measurement, *s.options.timer, s.options.split_across_ranks);
   }
-  if (std::optional<TuningReport> stored = s.agreed_stored_choice(request, comm, context, id)) {
-    if (request.verbose) std::cerr << format_table(*stored);
-    return *stored;
+  const detail::StoredChoice choice = s.stored_choice(request, id);
+  std::optional<std::size_t> plan = choice.vote();
+  if (comm.size() > 1) plan = detail::vote_on_stored_choice(comm, context, plan);
+  const bool grown = plan && !choice.added.empty();  // every rank agreed on the same plan
+  if (plan && !grown) {
+    TuningReport stored = s.stored_report(request, choice, id);
+    if (request.verbose) detail::emit(MessageKind::table, format_table(stored));
+    return stored;
   }
   detail::TuningLog log(s.log_dir(), id.file_id(), comm.rank(), comm.size(), request.verbose);
   s.log_header(log, request, comm);
   const bool split = s.options.split_across_ranks && comm.size() > 1;
-  TuningReport report = s.measure(request, comm, context, log, split);
+  TuningReport report;
+  std::optional<RecordRefresh> refreshed;
+  if (grown) {
+    // The stored best is measured again with the added candidates, in one round: a stored
+    // time is never compared with a fresh one.
+    const std::vector<std::size_t> measured = choice.remeasured();
+    log.write("the config space grew since the record: measuring the stored best candidate " +
+              std::to_string(*choice.best) + " again with the " + std::to_string(choice.added.size()) +
+              " added ones");
+    TuningRequest part = request;
+    part.candidates.clear();
+    for (const std::size_t index : measured) part.candidates.push_back(request.candidates[index]);
+    part.run = [&](std::size_t i) { request.run(measured[i]); };
+    report = s.measure(part, comm, context, log, split);
+    report.candidates = detail::merged_results(choice, request.candidates, report.candidates);
+    report.best = measured[report.best];
+    log.write("kept candidate " + std::to_string(report.best) + " of the grown space");
+    refreshed = RecordRefresh{"", measured, *choice.best};  // stamped with the record
+  } else {
+    report = s.measure(request, comm, context, log, split);
+  }
   if (s.store && comm.local_rank() == 0) {
-    report.record_path = s.store->save(detail::build_record(
+    Record record = detail::build_record(
         id, s.fingerprint,
         detail::TuningOutcome{s.options.measurement, s.options.timer->flushes_l2(), report.candidates,
-                              report.best, comm.size(), report.split_ranks,
-                              s.options.timer->clocks()}));
+                              report.best, comm.size(), report.split_ranks, report.timer,
+                              s.options.timer->clocks()});
+    if (refreshed) {
+      refreshed->utc = record.created_utc;
+      record.refreshed = std::move(refreshed);
+    }
+    report.record_path = s.store->save(record);
     if (report.record_path) log.write("record " + report.record_path->string());
   }
-  if (request.verbose) std::cerr << format_table(report);
+  if (request.verbose) detail::emit(MessageKind::table, format_table(report));
   return report;
 }
 

@@ -5,29 +5,34 @@
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 #include <vector>
+
+#include "disttune/error.hpp"
 
 namespace disttune {
 
+void validate_run_count(long long count, std::string_view setting, int least) {
+  if (count < least || count > kMostRuns) {
+    throw InvalidSetting("disttune: " + std::string(setting) + " must be between " +
+                         std::to_string(least) + " and " + std::to_string(kMostRuns) + ", got " +
+                         std::to_string(count));
+  }
+}
+
 void validate(const Measurement& measurement) {
-  if (measurement.warmup_runs < 0) {
-    throw std::invalid_argument("disttune: warmup_runs must be >= 0, got " +
-                                std::to_string(measurement.warmup_runs));
-  }
-  if (measurement.timed_runs < 1) {
-    throw std::invalid_argument("disttune: timed_runs must be >= 1, got " +
-                                std::to_string(measurement.timed_runs));
-  }
+  validate_run_count(measurement.warmup_runs, "warmup_runs", 0);
+  validate_run_count(measurement.timed_runs, "timed_runs", 1);
   if (!(measurement.max_noise > 0.0 && measurement.max_noise < 1.0)) {
-    throw std::invalid_argument("disttune: max_noise must be in (0, 1), got " +
+    throw InvalidSetting("disttune: max_noise must be in (0, 1), got " +
                                 std::to_string(measurement.max_noise));
   }
   if (!(measurement.min_time_ms >= 0.0 && std::isfinite(measurement.min_time_ms))) {
-    throw std::invalid_argument("disttune: min_time_ms must be finite and >= 0, got " +
+    throw InvalidSetting("disttune: min_time_ms must be finite and >= 0, got " +
                                 std::to_string(measurement.min_time_ms));
   }
   if (!(measurement.budget_ms >= 0.0 && std::isfinite(measurement.budget_ms))) {
-    throw std::invalid_argument("disttune: budget_ms must be finite and >= 0 (0: no budget), got " +
+    throw InvalidSetting("disttune: budget_ms must be finite and >= 0 (0: no budget), got " +
                                 std::to_string(measurement.budget_ms));
   }
 }
@@ -45,7 +50,7 @@ Statistic parse_statistic(const std::string& name) {
   if (name == "median") return Statistic::median;
   if (name == "mean") return Statistic::mean;
   if (name == "min") return Statistic::min;
-  throw std::invalid_argument("disttune: unknown statistic '" + name +
+  throw InvalidSetting("disttune: unknown statistic '" + name +
                               "' (expected median, mean or min)");
 }
 

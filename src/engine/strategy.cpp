@@ -1,8 +1,13 @@
 // The exhaustive strategy of the spec, and the name a measurement asks for.
 #include "disttune/strategy.hpp"
 
-#include <cstdlib>
+#include <algorithm>
 #include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "disttune/settings.hpp"
 
 namespace disttune {
 namespace {
@@ -39,8 +44,16 @@ std::unique_ptr<Strategy> make_exhaustive_strategy(const Measurement& measuremen
 
 std::string strategy_name(const Measurement& measurement) {
   if (!measurement.strategy.empty()) return measurement.strategy;
-  const char* chosen = std::getenv("TRITON_DIST_AUTOTUNE_STRATEGY");
-  return chosen != nullptr && *chosen != '\0' ? chosen : "converge";
+  const std::optional<std::string> chosen = strategy_setting();
+  if (!chosen) return std::string(kDefaultStrategy);
+  const std::vector<std::string> registered = registered_strategies();
+  if (std::find(registered.begin(), registered.end(), *chosen) == registered.end()) {
+    std::string names;
+    for (const std::string& name : registered) names += (names.empty() ? "" : ", ") + name;
+    throw InvalidSetting("disttune: TRITON_DIST_AUTOTUNE_STRATEGY='" + *chosen +
+                         "' is not a registered strategy (registered: " + names + ")");
+  }
+  return *chosen;
 }
 
 }  // namespace disttune

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "disttune/error.hpp"
 #include "disttune/strategy.hpp"
 
 namespace disttune {
@@ -58,8 +59,8 @@ std::unique_ptr<Strategy> make_strategy(const Measurement& measurement) {
     const auto found = std::find_if(r.entries.begin(), r.entries.end(),
                                     [&](const auto& entry) { return entry.first == name; });
     if (found == r.entries.end()) {
-      throw std::invalid_argument("disttune: unknown strategy '" + name + "' (registered: " +
-                                  joined(r.entries) + ")");
+      throw InvalidSetting("disttune: unknown strategy '" + name + "' (registered: " +
+                           joined(r.entries) + ")");
     }
     factory = found->second;
   }

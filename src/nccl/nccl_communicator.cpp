@@ -54,7 +54,7 @@ NcclCommunicator::NcclCommunicator(ncclComm_t comm, CUstream stream, std::option
     return;
   }
   const CollectiveContext context{"local rank", "", "", std::nullopt,
-                                  Clock::now() + default_collective_timeout()};
+                                  deadline_after(default_collective_timeout())};
   const std::vector<std::string> hosts = all_gather(host_name(), context);
   local_rank_ = static_cast<int>(std::count(hosts.begin(), hosts.begin() + rank_, hosts[rank_]));
 }

@@ -1,26 +1,22 @@
-// Progress display of long tunings on a terminal.
+// Progress messages of long tunings, through the sink.
 #include "report/progress.hpp"
 
-#include <unistd.h>
-
-#include <cstdio>
+#include "report/emit.hpp"
 
 namespace disttune::detail {
 
 Progress::Progress(std::string function)
-    : function_(std::move(function)),
-      start_(std::chrono::steady_clock::now()),
-      terminal_(::isatty(STDERR_FILENO) == 1) {}
+    : function_(std::move(function)), start_(std::chrono::steady_clock::now()) {}
 
 void Progress::show(std::size_t candidate, std::size_t count) {
-  if (!terminal_ || std::chrono::steady_clock::now() - start_ < std::chrono::seconds(1)) return;
-  std::fprintf(stderr, "\rdisttune: %s: candidate %zu/%zu", function_.c_str(), candidate + 1, count);
-  std::fflush(stderr);
+  if (std::chrono::steady_clock::now() - start_ < std::chrono::seconds(1)) return;
+  emit(MessageKind::progress, function_ + ": candidate " + std::to_string(candidate + 1) + "/" +
+                                  std::to_string(count));
   shown_ = true;
 }
 
 void Progress::done() {
-  if (shown_) std::fprintf(stderr, "\r\033[K");
+  if (shown_) emit(MessageKind::progress, "");
   shown_ = false;
 }
 

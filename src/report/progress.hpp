@@ -1,4 +1,4 @@
-// Progress: a one-line progress display on stderr for long tunings, when it is a terminal.
+// Progress: a one-line progress display of long tunings, through the sink.
 #pragma once
 
 #include <chrono>
@@ -7,8 +7,8 @@
 
 namespace disttune::detail {
 
-/// Shows "disttune: <function>: candidate i/n" on stderr once a tuning has run for a second,
-/// only when stderr is a terminal; done() clears the line.
+/// Sends "<function>: candidate i/n" progress messages once a tuning has run for a second
+/// (the stderr sink shows them only on a terminal); done() sends the empty one that ends them.
 class Progress {
  public:
   explicit Progress(std::string function);
@@ -18,7 +18,6 @@ class Progress {
  private:
   std::string function_;
   std::chrono::steady_clock::time_point start_;
-  bool terminal_;
   bool shown_ = false;
 };
 

@@ -28,6 +28,7 @@ std::string format_table(const TuningReport& report) {
     out << '\n';
   }
   out << "  best: [" << report.best << "] " << report.candidates.at(report.best).config << '\n';
+  out << "  timer: " << (report.timer.empty() ? "not recorded" : report.timer) << '\n';
   if (report.record_path) out << "  record: " << report.record_path->string() << '\n';
   if (report.log_path) out << "  log: " << report.log_path->string() << '\n';
   return out.str();

@@ -1,19 +1,14 @@
-// Warnings on stderr, one line each, optionally once per topic.
+// Warnings through the sink, one message each, optionally once per topic.
 #include "report/warning.hpp"
 
-#include <cstdio>
 #include <mutex>
 #include <set>
 
+#include "report/emit.hpp"
+
 namespace disttune::detail {
 
-void warn(std::string_view message) {
-  std::string line = "disttune: ";
-  line += message;
-  line += '\n';
-  std::fwrite(line.data(), 1, line.size(), stderr);
-  std::fflush(stderr);
-}
+void warn(std::string_view message) { emit(MessageKind::warning, message); }
 
 bool warn_once(const std::string& topic, std::string_view message) {
   static std::mutex mutex;

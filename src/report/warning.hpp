@@ -1,4 +1,4 @@
-// Warnings on stderr, one line each, prefixed "disttune: ", optionally once per topic.
+// Warnings through the sink (stderr by default, "disttune: " before each), optionally once per topic.
 #pragma once
 
 #include <string>
@@ -6,7 +6,7 @@
 
 namespace disttune::detail {
 
-/// Writes "disttune: <message>" and a newline to stderr in one write.
+/// Sends `message` to the sink as a warning (stderr sink: "disttune: <message>\n", one write).
 void warn(std::string_view message);
 
 /// Like warn(), but only the first time this process sees `topic`; true if it warned.

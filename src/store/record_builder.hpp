@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "disttune/fingerprint.hpp"
@@ -19,6 +20,7 @@ struct TuningOutcome {
   std::size_t best = 0;
   int ranks = 1;                            ///< ranks that agreed on it
   int split_ranks = 0;                      ///< > 0: measured split across this many ranks
+  std::string timer;                        ///< the timer's Timer::name()
   Value clocks = Value::object();           ///< the timer's Timer::clocks()
 };
 

@@ -217,6 +217,43 @@ void read_measurement(const Value& json, Record& record) {
   if (fields.has("budget_ms")) measurement.budget_ms = fields.number("budget_ms");
   if (fields.has("baseline")) measurement.baseline = fields.canonical("baseline");
   record.flush_l2 = fields.boolean("flush_l2");
+  // Optional: records written before the timer was named lack it.
+  if (json.contains("timer")) record.timer = fields.string("timer");
+}
+
+Value refresh_to_json(const RecordRefresh& refresh, const Record& record) {
+  if (!is_utc_timestamp(refresh.utc)) {
+    throw std::invalid_argument("disttune: record refreshed.utc must be YYYY-MM-DDTHH:MM:SSZ, got '" +
+                                refresh.utc + "'");
+  }
+  const std::size_t count = record.candidates.size();
+  bool in_range = refresh.previous_best < count && !refresh.measured.empty();
+  for (const std::size_t index : refresh.measured) in_range = in_range && index < count;
+  if (!in_range) {
+    throw std::invalid_argument("disttune: record refreshed names candidates out of range");
+  }
+  return Value{{"utc", refresh.utc},
+               {"measured", refresh.measured},
+               {"previous_best", refresh.previous_best}};
+}
+
+RecordRefresh refresh_from_json(const Value& json, long long last) {
+  const Fields fields(json, "refreshed");
+  RecordRefresh refresh;
+  refresh.utc = fields.string("utc");
+  if (!is_utc_timestamp(refresh.utc)) bad_field("refreshed.utc", "must be YYYY-MM-DDTHH:MM:SSZ");
+  const Value& measured = fields.array("measured");
+  if (measured.empty()) bad_field("refreshed.measured", "must not be empty");
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    const Value& index = measured[i];
+    if (!index.is_number_unsigned() || index.get<unsigned long long>() > static_cast<unsigned long long>(last)) {
+      bad_field("refreshed.measured[" + std::to_string(i) + "]",
+                "must be a candidate index from 0 to " + std::to_string(last));
+    }
+    refresh.measured.push_back(index.get<std::size_t>());
+  }
+  refresh.previous_best = static_cast<std::size_t>(fields.integer("previous_best", 0, last));
+  return refresh;
 }
 
 /// Which won, the baseline or another candidate, and both times: the record's "baseline".
@@ -263,6 +300,12 @@ Value record_to_json(const Record& record) {
     candidates.push_back(candidate_to_json(record.candidates[i], i));
   }
   const Measurement& m = record.measurement;
+  Value measurement{{"warmup_runs", m.warmup_runs},
+                    {"timed_runs", m.timed_runs},
+                    {"statistic", to_string(m.statistic)},
+                    {"strategy", m.strategy},
+                    {"flush_l2", record.flush_l2}};
+  if (!record.timer.empty()) measurement["timer"] = record.timer;
   Value json{
       {"schema", kSchemaName},
       {"schema_version", kRecordSchemaVersion},
@@ -272,12 +315,7 @@ Value record_to_json(const Record& record) {
       {"hardware", record.hardware},
       {"hardware_digest", record.id.hardware_digest},
       {"deps", record.deps},
-      {"measurement",
-       {{"warmup_runs", m.warmup_runs},
-        {"timed_runs", m.timed_runs},
-        {"statistic", to_string(m.statistic)},
-        {"strategy", m.strategy},
-        {"flush_l2", record.flush_l2}}},
+      {"measurement", std::move(measurement)},
       {"candidates", std::move(candidates)},
       {"best",
        {{"index", record.best_index},
@@ -297,6 +335,7 @@ Value record_to_json(const Record& record) {
   if (record.split_ranks > 0) {
     json["split"] = Value{{"ranks", record.split_ranks}, {"assignment", kSplitAssignment}};
   }
+  if (record.refreshed) json["refreshed"] = refresh_to_json(*record.refreshed, record);
   return json;
 }
 
@@ -355,6 +394,7 @@ Record record_from_json(const Value& json) {
   record.created_utc = fields.string("created_utc");
   if (!is_utc_timestamp(record.created_utc))
     bad_field("created_utc", "must be YYYY-MM-DDTHH:MM:SSZ");
+  if (json.contains("refreshed")) record.refreshed = refresh_from_json(fields.object("refreshed"), last);
   return record;
 }
 

@@ -17,8 +17,10 @@
 
 #include "util/atomic_file.hpp"
 #include "store/cache_dir.hpp"
+#include "store/cache_hygiene.hpp"
 #include "store/record_file.hpp"
 #include "disttune/fingerprint.hpp"
+#include "disttune/settings.hpp"
 #include "util/unique_fd.hpp"
 #include "util/utc_time.hpp"
 #include "report/warning.hpp"
@@ -180,9 +182,7 @@ std::string RecordId::file_id() const {
 }
 
 fs::path default_cache_root() {
-  if (const char* root = std::getenv(kRootVariable); root != nullptr && *root != '\0') {
-    return fs::absolute(root);
-  }
+  if (std::optional<fs::path> root = cache_dir_setting()) return *root;
   if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
     return fs::path(home) / ".triton_dist" / "autotune";
   }
@@ -193,7 +193,18 @@ fs::path default_cache_root() {
                            " or HOME");
 }
 
-DiskStore::DiskStore(fs::path root) : root_(std::move(root)) {}
+std::size_t default_kept_per_key() { return cache_keep_setting(); }
+
+void check_record_key(const std::string& key) {
+  if (key.size() > kMaxKeyBytes) {
+    throw std::invalid_argument("disttune: the key text is " + std::to_string(key.size()) +
+                                " bytes; a cache record holds keys of at most " +
+                                std::to_string(kMaxKeyBytes) + " bytes (use a shorter key_fn)");
+  }
+}
+
+DiskStore::DiskStore(fs::path root, std::size_t kept_per_key)
+    : root_(std::move(root)), kept_per_key_(kept_per_key) {}
 
 fs::path DiskStore::function_dir(const std::string& function_name) const {
   if (!is_safe_directory_name(function_name)) {
@@ -205,6 +216,7 @@ fs::path DiskStore::function_dir(const std::string& function_name) const {
 }
 
 fs::path DiskStore::record_path(const RecordId& id) const {
+  check_record_key(id.key);
   return function_dir(id.function_name) / (id.file_id() + ".json");
 }
 
@@ -212,6 +224,16 @@ std::optional<fs::path> DiskStore::usable_function_dir(const std::string& functi
   const fs::path path = function_dir(function_name);
   if (!open_function_dir(root_, function_name, /*create=*/true)) return std::nullopt;
   return path;
+}
+
+std::optional<std::string> DiskStore::refusal(const std::string& function_name) const {
+  try {
+    const auto root_dir = CacheDir::open(root_, /*create=*/false);
+    if (root_dir) root_dir->open_child(function_dir(function_name).filename().string(), false);
+  } catch (const CacheDirError& error) {
+    return error.what();
+  }
+  return std::nullopt;
 }
 
 std::optional<Record> DiskStore::load(const RecordId& id) const {
@@ -279,6 +301,12 @@ std::optional<fs::path> DiskStore::save(const Record& record) const {
     detail::warn("not saving cache record " + path.string() + ": " + error.what());
     return std::nullopt;
   }
+  if (text.size() > kMaxRecordBytes) {
+    detail::warn("not saving cache record " + path.string() + ": it would be " +
+                 std::to_string(text.size()) + " bytes, over the reader's limit of " +
+                 std::to_string(kMaxRecordBytes) + "; the result stays in memory");
+    return std::nullopt;
+  }
 
   const auto dir = open_function_dir(root_, record.id.function_name, /*create=*/true);
   if (!dir) return std::nullopt;
@@ -288,6 +316,7 @@ std::optional<fs::path> DiskStore::save(const Record& record) const {
     DirectoryLock lock(dir->fd());
     keep_previous(dir->fd(), file);
     out.commit();
+    detail::tidy_function_dir(dir->fd(), record.id.file_id(), kept_per_key_);
   } catch (const std::system_error& error) {
     detail::warn("cannot save cache record " + path.string() + ": " + error.what());
     return std::nullopt;

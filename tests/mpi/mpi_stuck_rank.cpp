@@ -20,8 +20,7 @@ int main(int argc, char** argv) {
   auto comm = disttune::make_mpi_communicator();
   const auto context = [](const char* phase) {
     return disttune::CollectiveContext{phase, "stuck_test", "[7]", 2,
-                                       std::chrono::steady_clock::now() +
-                                           disttune::default_collective_timeout()};
+                                       disttune::deadline_after(disttune::default_collective_timeout())};
   };
   (void)comm->all_gather("hello", context("greeting"));  // every rank takes part in this one
   if (comm->rank() == stuck) {

@@ -191,6 +191,27 @@ TEST_F(MpiTuning, ARecordOnEveryRankIsLoadedWithoutTuning) {
   EXPECT_EQ(launches_.load(), 1) << "only the final run with the stored choice";
 }
 
+TEST_F(MpiTuning, AGrownSpaceMeasuresTheStoredBestWithTheNewConfigOnEveryRank) {
+  const CostModel cost = [](int config, int, int) {
+    return config == 2 ? 1.0 : config == 1 ? 8.0 : 20.0;
+  };
+  {
+    // Config 2 pruned away: config 1 is best and stored.
+    Tuned first = make(cost, world_, dir_.path(),
+                       [](const RankConfig& config, const int&) { return config.id != 2; });
+    EXPECT_EQ(first(17), 1);
+  }
+  launches_ = 0;
+  Tuned grown = make(cost, world_, dir_.path());
+  EXPECT_EQ(grown(17), 2);
+  const auto report = grown.last_report();
+  ASSERT_TRUE(report);
+  EXPECT_EQ(report->source, TuningReport::Source::tuned) << "rank " << world_rank();
+  // Configs 1 and 2, warm-up 1 + timed 5 each, then the final run: config 0 never ran.
+  EXPECT_EQ(launches_.load(), 13) << "rank " << world_rank();
+  for (int choice : gather_ints(static_cast<int>(report->best))) EXPECT_EQ(choice, 2);
+}
+
 /// Records (not logs or moved-aside files) in a function directory.
 int count_records(const fs::path& function_dir) {
   int records = 0;

@@ -15,3 +15,12 @@ def test_cpu_example_tunes_then_reads_the_disk_record(private_cache):
     second = subprocess.run([sys.executable, example], env=env, check=True, capture_output=True, text=True)
     assert "(from disk)" in second.stderr
     assert second.stdout == first.stdout
+
+
+def test_survive_bad_configs_example_picks_a_good_config():
+    example = os.path.join(ROOT, "examples", "python", "survive_bad_configs.py")
+    run = subprocess.run([sys.executable, example], check=True, capture_output=True, text=True, timeout=300)
+    result, expected = run.stdout.splitlines()[0].split()[1::2]
+    assert result == expected
+    assert "crashed (signal SIGSEGV)" in run.stdout and "timed out after 5 s" in run.stdout
+    assert "differs from the reference (expected)" in run.stdout

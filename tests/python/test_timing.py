@@ -1,14 +1,19 @@
-"""Timer selection: CPU for CPU tensors, torch's event API for another accelerator."""
+"""Timer selection follows the work: CPU for CPU work, device events for accelerator work
+(nested tensors, an initialised context, an NCCL group), or the timer= option."""
 
+import dataclasses
 import json
 import os
 import time
 import types
 
+import pytest
 import torch
 
 import disttune
 from disttune import _core, _timing
+from disttune.autotuner import contextual_autotune
+from disttune.tune import autotune
 
 
 class FakeEvent:
@@ -68,7 +73,7 @@ def test_torch_event_timer_reports_its_flush_and_the_record_keeps_it(monkeypatch
     assert plain.flushes_l2() is False
     assert flushing.flushes_l2() is True
 
-    tuner = _core.FunctionTuner("fake", "digest", timer=flushing, cache_root=str(tmp_path), warmup_runs=0, timed_runs=2)
+    tuner = _core.FunctionTuner("fake", "digest", timer=flushing, cache_dir=str(tmp_path), warmup_runs=0, timed_runs=2)
     report = tuner.resolve("[1]", ['{"i":0}', '{"i":1}'], lambda i: None)
     assert len(zeroed) == 4  # before each timed run of each candidate
     record = json.loads(report.record_path.read_text())
@@ -79,3 +84,126 @@ def test_installed_package_is_typed():
     package = os.path.dirname(disttune.__file__)
     assert os.path.exists(os.path.join(package, "py.typed"))
     assert "class FunctionTuner" in open(os.path.join(package, "_core.pyi")).read()
+
+
+# --- The timer follows the work (issue 17): nested tensors, context, group, timer= ---------
+
+
+@dataclasses.dataclass
+class Buffers:
+    """Operands kept in a dataclass, as distributed operators keep their buffers."""
+
+    inputs: list
+    scale: float = 1.0
+
+
+def test_tensors_nested_in_lists_dicts_and_dataclasses_count():
+    # The meta device stands in for an accelerator: a device that is not the CPU.
+    on_device = torch.empty(4, device="meta")
+    assert _timing.device_of(([1, (2, on_device)],), {}).type == "meta"
+    assert _timing.device_of((), {"operands": {"a": [on_device]}}).type == "meta"
+    assert _timing.device_of((Buffers(inputs=[None, on_device]),), {}).type == "meta"
+    # An accelerator tensor anywhere wins over CPU tensors before it.
+    assert _timing.device_of((torch.ones(1), [on_device]), {}).type == "meta"
+    assert _timing.device_of(([torch.ones(1)],), {}).type == "cpu"
+    assert _timing.device_of((Buffers(inputs=[1, 2]), "x", 3), {}) is None
+
+
+def test_no_tensor_and_no_accelerator_context_means_the_cpu_clock(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: False)  # as in a CPU-only process
+    assert _timing.work_device((16, 32), {"name": "sizes only"}) is None
+    identity, timer = _timing.select_timer(None, (16, 32), {}, None, _timing.TimingOptions())
+    assert identity == ("cpu",) and timer.name == "cpu"
+
+
+def test_no_tensor_with_an_initialised_cuda_context_means_device_events(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 1)
+    assert _timing.work_device((16, 32), {}) == torch.device("cuda", 1)
+    # Tensors still decide where there are some: CPU tensors are CPU work.
+    assert _timing.work_device((torch.ones(2),), {}).type == "cpu"
+
+
+def test_no_tensor_with_an_nccl_group_means_device_events(monkeypatch):
+    import torch.distributed as dist
+
+    group = object()
+    backends = {"nccl": "nccl", "gloo": "gloo"}
+    monkeypatch.setattr(dist, "get_backend", lambda g: backends[current])
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    current = "nccl"
+    assert _timing.work_device((8,), {}, group) == torch.device("cuda", 0)
+    current = "gloo"
+    assert _timing.work_device((8,), {}, group) is None
+
+
+def test_timer_option_chooses_the_timer():
+    on_device = torch.empty(4, device="meta")
+    identity, timer = _timing.select_timer("cpu", (on_device,), {}, None, _timing.TimingOptions())
+    assert identity == ("cpu",) and timer.name == "cpu"
+    own = _core.CpuTimer()
+    identity, timer = _timing.select_timer(own, (), {}, None, _timing.TimingOptions())
+    assert timer is own and identity == ("given", id(own))
+
+
+def test_timer_cuda_without_a_cuda_device_is_a_clear_error():
+    if torch.cuda.is_available():
+        return  # the GPU tests time with timer="cuda"
+    with pytest.raises(RuntimeError, match='timer="cuda" was asked for but torch sees no CUDA device'):
+        _timing.select_timer("cuda", (), {}, None, _timing.TimingOptions())
+
+
+@pytest.mark.parametrize("bad", ["gpu", "CUDA", 3, object()])
+def test_a_bad_timer_value_is_refused_by_both_decorators(bad):
+    with pytest.raises(ValueError, match=r"timer=.* of 'launch' is not a timer"):
+        autotune(config_space=[{"x": 1}], key_fn=lambda: (), timer=bad)(launch)
+    with pytest.raises(ValueError, match=r"timer=.* of 'launch' is not a timer"):
+        contextual_autotune(timer=bad)(launch)
+
+
+def launch(x=0):
+    return x
+
+
+class StepTimer(_core.Timer):
+    """Reports a time per entry set by the launcher (stands in for device events)."""
+
+    def __init__(self):
+        super().__init__("step-events", "{}", "{}")
+        self.pending = []
+        self.current = 0.0
+
+    def start(self):
+        self.pending.append(None)
+
+    def stop(self):
+        self.pending[-1] = self.current
+
+    def collect(self):
+        out, self.pending = self.pending, []
+        return out
+
+
+def test_record_report_and_table_name_the_timer(capfd):
+    timer = StepTimer()
+    times = {"a": 2.0, "b": 0.5}
+
+    @autotune(config_space=[{"name": "a"}, {"name": "b"}], key_fn=lambda n: (n,), timer=timer)
+    def timed(n, name):
+        timer.current = times[name]
+        return name
+
+    assert timed(1, autotune_verbose=True) == "b"
+    report = timed.last_report
+    assert report.timer == "step-events"
+    assert "  timer: step-events\n" in capfd.readouterr().err  # the engine prints the table
+    record = json.loads(report.record_path.read_text())
+    assert record["measurement"]["timer"] == "step-events"
+
+    @autotune(config_space=[{"name": "a"}], key_fn=lambda n: (n,))
+    def on_cpu(n, name):
+        return name
+
+    on_cpu(1)
+    assert on_cpu.last_report.timer == "cpu"
+    assert json.loads(on_cpu.last_report.record_path.read_text())["measurement"]["timer"] == "cpu"

@@ -97,6 +97,21 @@ def test_disk_record_is_reused_by_a_new_process_state(private_cache):
     assert launch.last_report.source == "disk"
 
 
+def test_a_grown_space_measures_the_stored_best_with_the_new_entry(private_cache):
+    tuned(CountingLauncher())(7)  # "fast" is stored
+    launcher = CountingLauncher()
+    launch = tuned(launcher, space=SPACE + [{"tag": "faster", "speed": 0.02}])
+    assert launch(7)[2] == "faster"
+    # Only the stored best and the new entry were measured, in one round.
+    assert launcher.runs == {"fast": RUNS_PER_ENTRY, "faster": RUNS_PER_ENTRY + 1}
+    assert launch.last_report.source == "tuned"
+    record = json.loads(launch.last_report.record_path.read_text())
+    assert record["refreshed"]["measured"] == [1, 3]
+    assert record["refreshed"]["previous_best"] == 1
+    assert record["best"]["index"] == 3
+    assert len(record["candidates"]) == 4
+
+
 def test_always_tune_ignores_stored_results(monkeypatch):
     tuned(CountingLauncher())(7)
     monkeypatch.setenv("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE", "1")

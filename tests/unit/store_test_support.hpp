@@ -77,6 +77,7 @@ inline Record sample_record(const std::string& function_name = "scale",
   record.measurement.statistic = Statistic::mean;
   record.measurement.strategy = "exhaustive";
   record.flush_l2 = true;
+  record.timer = "cuda";
   CandidateResult ok;
   ok.config = R"({"block":128,"ratio":0.25})";
   ok.samples = {1.5, 1.25, 1.75};

@@ -136,6 +136,29 @@ std::unique_ptr<Communicator> two_ranks(std::vector<std::string>& gathered,
   return make_callback_communicator(std::move(callbacks));
 }
 
+TEST_F(AutotuneTest, AKeyTooLongForARecordIsRefusedBeforeTuning) {
+  Autotuned<SpinConfig, std::string, int(int)>::Spec spec;
+  spec.identity = {"spin", "v1"};
+  spec.configs = kThree;
+  spec.key = [](const int&) { return std::string(kMaxKeyBytes, 'k'); };
+  spec.launch = [this](const SpinConfig& c, int n) {
+    std::lock_guard lock(mutex_);
+    ++runs_[c.id];
+    return n;
+  };
+  spec.options.cache_root = root_;
+  Autotuned<SpinConfig, std::string, int(int)> tuned(std::move(spec));
+  try {
+    tuned(1);
+    ADD_FAILURE() << "a key longer than a record holds was accepted";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("a cache record holds keys of at most"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_EQ(total_runs(), 0);
+}
+
 TEST_F(AutotuneTest, PicksTheFastestAndReturnsItsResult) {
   auto tuned = make(kThree);
   EXPECT_EQ(tuned(7), 701);  // config 1 is the fastest: its result is returned
@@ -363,6 +386,24 @@ TEST_F(AutotuneTest, RecordTakesFlushL2FromTheTimer) {
     EXPECT_EQ(record.flush_l2, flushed) << record.id.key;
     EXPECT_EQ(Value::parse(std::ifstream(path))["measurement"]["flush_l2"], flushed) << record.id.key;
   }
+}
+
+TEST_F(AutotuneTest, RecordReportAndTableNameTheTimer) {
+  Tuned::Spec spec = make(kThree).spec();
+  spec.options.timer = std::make_shared<FlushingTimer>();
+  Tuned flushing(std::move(spec));
+  flushing(8);
+  EXPECT_EQ(flushing.last_report()->timer, "flushing");
+  EXPECT_NE(format_table(*flushing.last_report()).find("  timer: flushing\n"), std::string::npos);
+  ASSERT_EQ(records().size(), 1u);
+  EXPECT_EQ(Value::parse(std::ifstream(records().front()))["measurement"]["timer"], "flushing");
+
+  Tuned::Spec again = make(kThree).spec();
+  again.options.timer = std::make_shared<FlushingTimer>();
+  Tuned second(std::move(again));
+  second(8);  // read from disk: the report names the record's timer
+  EXPECT_EQ(second.last_report()->source, TuningReport::Source::disk);
+  EXPECT_EQ(second.last_report()->timer, "flushing");
 }
 
 TEST_F(AutotuneTest, RanksCompareWhetherTheirTimersFlushL2) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -211,6 +212,63 @@ TEST_F(CliTest, ClearRemovesOneFunctionOrAllAndNeedsYes) {
   EXPECT_EQ(all.exit_code, 0) << all.output;
   EXPECT_NE(all.output.find("removed 1 files in all"), std::string::npos) << all.output;
   EXPECT_TRUE(entries(dir_.path()).empty());
+}
+
+TEST_F(CliTest, ClearRemovesEveryEntryTypeAndHonoursOlderThan) {
+  const fs::path scale = save("scale", R"({"n":1024})");
+  const fs::path dir = scale.parent_path();
+  const std::string id = scale.stem().string();
+  // A directory that stood at a record's name, moved aside by the engine, with content.
+  const fs::path bad_dir = dir / (id + ".bad-20261129T093000.000000Z");
+  fs::create_directories(bad_dir / "inner");
+  write_file(bad_dir / "inner" / "file", "x");
+  const fs::path outside = dir_.path() / "outside.txt";
+  write_file(outside, "kept");
+  fs::create_symlink(outside, dir / (id + ".bad-20261129T093001.000000Z"));
+  const fs::path old_log = dir / (id + ".log-20261101T000000.000000Z");
+  write_file(old_log, "old");
+  fs::last_write_time(old_log, fs::file_time_type::clock::now() - std::chrono::hours(49));
+  fs::last_write_time(bad_dir, fs::file_time_type::clock::now() - std::chrono::hours(49));
+
+  const CliResult malformed = cli("clear --yes --older-than 2days");
+  EXPECT_EQ(malformed.exit_code, 1) << malformed.output;
+  EXPECT_NE(malformed.output.find("--older-than takes a number and a unit"), std::string::npos)
+      << malformed.output;
+
+  const CliResult old = cli("clear --yes --older-than 2d");
+  EXPECT_EQ(old.exit_code, 0) << old.output;
+  EXPECT_NE(old.output.find("removed 2 files of scale"), std::string::npos) << old.output;
+  EXPECT_FALSE(fs::exists(bad_dir));
+  EXPECT_FALSE(fs::exists(old_log));
+  EXPECT_TRUE(fs::exists(scale));
+
+  const CliResult all = cli("clear --yes");
+  EXPECT_EQ(all.exit_code, 0) << all.output;
+  EXPECT_NE(all.output.find("removed 2 files of scale"), std::string::npos) << all.output;
+  EXPECT_FALSE(fs::exists(dir));
+  EXPECT_EQ(testing::read_file(outside), "kept");  // the link went, not what it named
+}
+
+TEST_F(CliTest, ListAndVerifyFlagRecordsInDirectoriesTheEngineRefuses) {
+  const fs::path scale = save("scale", R"({"n":1024})");
+  save("gemm", R"({"m":64})");
+  fs::permissions(scale.parent_path(), fs::perms::group_write, fs::perm_options::add);
+  const CliResult verify = cli("verify");
+  EXPECT_EQ(verify.exit_code, 1) << verify.output;
+  EXPECT_NE(verify.output.find("BAD " + scale.string() +
+                               ": the engine refuses its directory: " +
+                               scale.parent_path().string() + " is writable by group or others"),
+            std::string::npos)
+      << verify.output;
+  EXPECT_NE(verify.output.find("2 record files checked, 1 good, 1 bad"), std::string::npos)
+      << verify.output;
+  const CliResult list = cli("list");
+  EXPECT_EQ(list.exit_code, 0) << list.output;
+  EXPECT_NE(list.output.find("BAD scale/" + scale.filename().string() +
+                             ": the engine refuses its directory"),
+            std::string::npos)
+      << list.output;
+  EXPECT_NE(list.output.find(R"(key {"m":64})"), std::string::npos) << list.output;
 }
 
 TEST(Cli, NamesAMissingRootAnUnknownFunctionAndUsesTheEnvironmentRoot) {

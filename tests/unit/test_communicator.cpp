@@ -164,8 +164,15 @@ TEST_F(TimeoutVariable, IsReadInSeconds) {
   EXPECT_EQ(default_collective_timeout(), std::chrono::hours(1));
 }
 
+TEST_F(TimeoutVariable, InfOrNoneMeansNoDeadline) {
+  set("inf");
+  EXPECT_EQ(default_collective_timeout(), kNoDeadline);
+  set("none");
+  EXPECT_EQ(default_collective_timeout(), kNoDeadline);
+}
+
 TEST_F(TimeoutVariable, RejectsWhatIsNotAPositiveNumberNamingTheVariable) {
-  for (const char* bad : {"0", "-5", "abc", "10s", "inf", "nan", " "}) {
+  for (const char* bad : {"0", "-5", "abc", "10s", "1e-9", "nan", " "}) {
     set(bad);
     try {
       (void)default_collective_timeout();

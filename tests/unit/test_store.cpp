@@ -64,6 +64,7 @@ TEST(RecordJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.measurement.statistic, Statistic::mean);
   EXPECT_EQ(back.measurement.strategy, "exhaustive");
   EXPECT_TRUE(back.flush_l2);
+  EXPECT_EQ(back.timer, "cuda");
   ASSERT_EQ(back.candidates.size(), 4u);
   for (std::size_t i = 0; i < 4; ++i) {
     const CandidateResult& a = record.candidates[i];
@@ -93,6 +94,7 @@ TEST(RecordJson, FollowsTheDocumentedFormat) {
   EXPECT_EQ(json["key"], R"({"n":1024})");
   EXPECT_EQ(json["measurement"]["statistic"], "mean");
   EXPECT_EQ(json["measurement"]["flush_l2"], true);
+  EXPECT_EQ(json["measurement"]["timer"], "cuda");
   const Value& candidates = json["candidates"];
   EXPECT_EQ(candidates[0]["status"], "ok");
   EXPECT_EQ(candidates[0]["config"], Value::parse(R"({"block":128,"ratio":0.25})"));
@@ -393,6 +395,7 @@ TEST_F(DiskStoreTest, ReadsARecordWrittenByAnotherBuild) {
   EXPECT_TRUE(record->candidates[2].failed);
   EXPECT_TRUE(std::isinf(record->candidates[2].agreed_ms));
   EXPECT_EQ(record->measurement.statistic, Statistic::median);
+  EXPECT_EQ(record->timer, "");  // written before records named their timer
   EXPECT_EQ(record->created_utc, "2026-11-29T09:30:00Z");
   // This build writes the same bytes back.
   EXPECT_EQ(record_to_json(*record).dump(2) + "\n", golden);

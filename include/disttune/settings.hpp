@@ -1,0 +1,70 @@
+// Every environment variable disttune reads: declared, parsed and validated here, once.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "disttune/deadline.hpp"
+#include "disttune/error.hpp"
+
+namespace disttune {
+
+/// One environment variable disttune reads: its name, the values it accepts and what
+/// applies when it is unset or empty.
+struct EnvironmentSetting {
+  std::string_view name;
+  std::string_view accepts;
+  std::string_view when_unset;
+};
+
+/// Every variable disttune reads (the README's table lists the same).
+std::span<const EnvironmentSetting> environment_settings();
+
+/// Each function below reads its variable when called (so a test or launcher may set it
+/// at any time); unset and empty mean the same. A value it does not accept throws
+/// InvalidSetting naming the variable, the value and what is accepted, in C++ and Python.
+
+/// TRITON_DIST_AUTOTUNE_CACHE_DIR as an absolute path (the disk store root); nullopt when
+/// unset, which means ~/.triton_dist/autotune.
+std::optional<std::filesystem::path> cache_dir_setting();
+
+/// TRITON_DIST_AUTOTUNE_CACHE_KEEP: replaced records and tunings' logs kept per key, a whole
+/// number from 0 to kMostKeptPerKey; unset: kDefaultKeptPerKey.
+std::size_t cache_keep_setting();
+inline constexpr std::size_t kDefaultKeptPerKey = 3;
+inline constexpr std::size_t kMostKeptPerKey = 10000;
+
+/// TRITON_DIST_AUTOTUNE_ALWAYS_TUNE: ignore stored results and tune. A switch: 1, true, yes,
+/// on or 0, false, no, off (any case); unset: off.
+bool always_tune_setting();
+
+/// TRITON_DIST_AUTOTUNE_VERSION_CHECK: a record whose software dependencies differ is a
+/// miss (re-tune) instead of a warning. A switch as above; unset: off.
+bool version_check_setting();
+
+/// TRITON_DIST_AUTOTUNE_TIMEOUT: the deadline of each engine collective, in seconds (at
+/// least 0.001), or `inf` / `none` for no deadline (kNoDeadline); unset: 600 s.
+std::chrono::milliseconds collective_timeout_setting();
+
+/// TRITON_DIST_AUTOTUNE_STRATEGY: the strategy of tunings that name none; nullopt when
+/// unset (then kDefaultStrategy in C++, kSpecStrategy from Python). The name is checked
+/// where the strategy is made.
+std::optional<std::string> strategy_setting();
+
+/// The strategy of a C++ tuning that names none when TRITON_DIST_AUTOTUNE_STRATEGY is unset:
+/// converge (docs/strategies.md).
+inline constexpr std::string_view kDefaultStrategy = "converge";
+
+/// The spec's strategy (5 warm-up and 10 timed runs of every candidate): what the Python
+/// decorator takes when it names none and TRITON_DIST_AUTOTUNE_STRATEGY is unset.
+inline constexpr std::string_view kSpecStrategy = "exhaustive";
+
+/// The collective deadline when neither the option nor the variable sets one: 10 minutes.
+inline constexpr std::chrono::milliseconds kDefaultCollectiveTimeout = std::chrono::minutes(10);
+
+}  // namespace disttune

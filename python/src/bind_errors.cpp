@@ -1,0 +1,107 @@
+// Binds the error hierarchy: disttune.DisttuneError and the specific errors under it.
+#include <nanobind/nanobind.h>
+
+#include <exception>
+#include <stdexcept>
+#include <string>
+
+#include "bindings.hpp"
+#include "disttune/communicator.hpp"
+#include "disttune/context.hpp"
+#include "disttune/error.hpp"
+
+namespace nb = nanobind;
+
+namespace disttune::python {
+namespace {
+
+nb::handle invalid_setting_type;
+nb::handle engine_error_type;
+
+/// A Python exception class under `base` and the standard class `standard`.
+template <class Error>
+nb::handle bind_error(nb::module_& module, const char* name, nb::handle base, PyObject* standard,
+                      const char* doc) {
+  nb::object bases = nb::make_tuple(base, nb::handle(standard));
+  nb::exception<Error> type(module, name, bases);
+  type.attr("__doc__") = doc;
+  return type.release();
+}
+
+/// A Python exception class that no C++ type maps to (raised by the Python package only).
+nb::handle bind_python_error(nb::module_& module, const char* name, nb::handle base,
+                             PyObject* standard, const char* doc) {
+  const std::string qualified = std::string("disttune._core.") + name;
+  nb::object bases = nb::make_tuple(base, nb::handle(standard));
+  nb::object type = nb::steal(PyErr_NewException(qualified.c_str(), bases.ptr(), nullptr));
+  if (!type.is_valid()) throw nb::python_error();
+  type.attr("__doc__") = doc;
+  module.attr(name) = type;
+  return type.release();
+}
+
+/// Standard exceptions that the engine throws without a class of its own still reach Python
+/// as DisttuneErrors: std::invalid_argument as InvalidSetting, other runtime and logic errors
+/// as EngineError. nanobind's own exceptions and the ones it maps to specific Python
+/// classes (IndexError, OverflowError, ...) pass on to its translators.
+void translate_standard(const std::exception_ptr& error, void*) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const nb::builtin_exception&) {
+    throw;
+  } catch (const std::invalid_argument& e) {
+    PyErr_SetString(invalid_setting_type.ptr(), e.what());
+  } catch (const std::domain_error&) {
+    throw;
+  } catch (const std::length_error&) {
+    throw;
+  } catch (const std::out_of_range&) {
+    throw;
+  } catch (const std::overflow_error&) {
+    throw;
+  } catch (const std::range_error&) {
+    throw;
+  } catch (const std::runtime_error& e) {
+    PyErr_SetString(engine_error_type.ptr(), e.what());
+  } catch (const std::logic_error& e) {
+    PyErr_SetString(engine_error_type.ptr(), e.what());
+  }
+}
+
+}  // namespace
+
+void bind_errors(nb::module_& module) {
+  nb::register_exception_translator(&translate_standard);
+  // Registered after the translator above, so tried before it (nanobind: newest first).
+  nb::exception<Error> base(module, "DisttuneError", PyExc_Exception);
+  base.attr("__doc__") =
+      "The base of every error disttune raises (C++: disttune::Error). Each specific error "
+      "also derives from the built-in class it always was (ValueError, RuntimeError, ...).";
+  invalid_setting_type = bind_error<InvalidSetting>(
+      module, "InvalidSetting", base, PyExc_ValueError,
+      "A setting is invalid: a decorator option (counts, statistic, strategy, deadline, ...), "
+      "an argument, or a TRITON_DIST_AUTOTUNE_* environment variable. The message names it, "
+      "its value and what is accepted.");
+  bind_error<TuningFailed>(
+      module, "TuningFailed", base, PyExc_RuntimeError,
+      "Nothing could be chosen for a key: every config failed (one line per config says why), "
+      "or prune_fn removed every config.");
+  bind_error<CollectiveTimeout>(
+      module, "CollectiveTimeout", base, PyExc_TimeoutError,
+      "An engine collective missed its deadline; the message names the phase, function, key "
+      "and candidate.");
+  bind_error<RankDisagreement>(
+      module, "RankDisagreement", base, PyExc_RuntimeError,
+      "Ranks disagree on something they must agree on (key, config list, settings).");
+  bind_error<ContextualRunActive>(
+      module, "ContextualRunActive", base, PyExc_RuntimeError,
+      "A contextual call was started while another is active in this process.");
+  engine_error_type = bind_python_error(
+      module, "EngineError", base, PyExc_RuntimeError,
+      "Any other failure disttune reports (an I/O error of the store, a misuse of the API, a "
+      "missing device API).");
+  bind_python_error(module, "NotCallable", base, PyExc_TypeError,
+                    "An argument that must be callable (launcher, key_fn, prune_fn, ...) is not.");
+}
+
+}  // namespace disttune::python

@@ -1,0 +1,43 @@
+// Settings given from Python as the engine's values, by the engine's rules.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <chrono>
+#include <climits>
+#include <filesystem>
+#include <optional>
+#include <string_view>
+
+#include "disttune/deadline.hpp"
+#include "disttune/measurement.hpp"
+
+namespace disttune::python {
+
+/// nullopt stays nullopt (the engine's default deadline); seconds become the engine's timeout
+/// (inf: no deadline); under 1 ms, NaN or -inf is InvalidSetting naming collective_timeout_s.
+inline std::optional<std::chrono::milliseconds> collective_timeout_from_seconds(
+    std::optional<double> seconds) {
+  if (!seconds) return std::nullopt;
+  return timeout_from_seconds(*seconds, "collective_timeout_s");
+}
+
+/// A Python int as a run count in [least, kMostRuns]; any other int, however large, is
+/// InvalidSetting naming `setting` (not nanobind's "incompatible function arguments").
+inline int run_count(const nanobind::int_& value, std::string_view setting, int least) {
+  int overflow = 0;
+  long long count = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+  if (overflow != 0) count = overflow > 0 ? LLONG_MAX : LLONG_MIN;
+  validate_run_count(count, setting, least);
+  return static_cast<int>(count);
+}
+
+/// The disk store root given from Python: None and "" both mean the default
+/// (TRITON_DIST_AUTOTUNE_CACHE_DIR, else ~/.triton_dist/autotune).
+inline std::optional<std::filesystem::path> cache_dir_from_python(
+    std::optional<std::filesystem::path> cache_dir) {
+  if (cache_dir && cache_dir->empty()) return std::nullopt;
+  return cache_dir;
+}
+
+}  // namespace disttune::python

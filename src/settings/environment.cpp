@@ -1,0 +1,101 @@
+// The environment variables disttune reads, each parsed and validated by one function.
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cstdlib>
+#include <string>
+
+#include "disttune/settings.hpp"
+
+namespace disttune {
+namespace {
+
+constexpr const char* kCacheDir = "TRITON_DIST_AUTOTUNE_CACHE_DIR";
+constexpr const char* kCacheKeep = "TRITON_DIST_AUTOTUNE_CACHE_KEEP";
+constexpr const char* kAlwaysTune = "TRITON_DIST_AUTOTUNE_ALWAYS_TUNE";
+constexpr const char* kVersionCheck = "TRITON_DIST_AUTOTUNE_VERSION_CHECK";
+constexpr const char* kTimeout = "TRITON_DIST_AUTOTUNE_TIMEOUT";
+constexpr const char* kStrategy = "TRITON_DIST_AUTOTUNE_STRATEGY";
+
+constexpr std::array kSettings{
+    EnvironmentSetting{kCacheDir, "a directory", "~/.triton_dist/autotune"},
+    EnvironmentSetting{kCacheKeep, "a whole number from 0 to 10000", "3"},
+    EnvironmentSetting{kAlwaysTune, "1/0, true/false, yes/no, on/off", "off"},
+    EnvironmentSetting{kVersionCheck, "1/0, true/false, yes/no, on/off", "off"},
+    EnvironmentSetting{kTimeout, "seconds >= 0.001, or inf/none for no deadline", "600"},
+    EnvironmentSetting{kStrategy, "a registered strategy name (exhaustive, adaptive, converge, ...)",
+                       "converge in C++, exhaustive from Python"},
+};
+
+/// The variable's text; nullopt when unset or empty.
+std::optional<std::string> read(const char* name) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return std::nullopt;
+  return std::string(text);
+}
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return text;
+}
+
+bool read_switch(const char* name) {
+  const std::optional<std::string> text = read(name);
+  if (!text) return false;
+  const std::string value = lower(*text);
+  if (value == "1" || value == "true" || value == "yes" || value == "on") return true;
+  if (value == "0" || value == "false" || value == "no" || value == "off") return false;
+  throw InvalidSetting(std::string("disttune: ") + name +
+                       " must be 1/0, true/false, yes/no or on/off, got '" + *text + "'");
+}
+
+}  // namespace
+
+std::span<const EnvironmentSetting> environment_settings() { return kSettings; }
+
+std::optional<std::filesystem::path> cache_dir_setting() {
+  const std::optional<std::string> text = read(kCacheDir);
+  if (!text) return std::nullopt;
+  return std::filesystem::absolute(*text);
+}
+
+std::size_t cache_keep_setting() {
+  const std::optional<std::string> text = read(kCacheKeep);
+  if (!text) return kDefaultKeptPerKey;
+  std::size_t keep = 0;
+  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), keep);
+  if (error != std::errc() || end != text->data() + text->size() || keep > kMostKeptPerKey) {
+    throw InvalidSetting(std::string("disttune: ") + kCacheKeep + " must be a whole number from 0 to " +
+                         std::to_string(kMostKeptPerKey) + ", got '" + *text + "'");
+  }
+  return keep;
+}
+
+bool always_tune_setting() { return read_switch(kAlwaysTune); }
+
+bool version_check_setting() { return read_switch(kVersionCheck); }
+
+std::chrono::milliseconds collective_timeout_setting() {
+  const std::optional<std::string> text = read(kTimeout);
+  if (!text) return kDefaultCollectiveTimeout;
+  const std::string value = lower(*text);
+  if (value == "none" || value == "inf") return kNoDeadline;
+  const char* begin = text->c_str();
+  char* end = nullptr;
+  const double seconds = std::strtod(begin, &end);
+  // Only a plain decimal number: no trailing text, no leading space, no "nan"/"infinity".
+  const bool plain = end != begin && *end == '\0' && !std::isspace(static_cast<unsigned char>(*begin)) &&
+                     value.find_first_of("ni") == std::string::npos;
+  if (!plain) {
+    throw InvalidSetting(std::string("disttune: ") + kTimeout +
+                         " must be a number of seconds (at least 0.001), or inf or none for no "
+                         "deadline; got '" + *text + "'");
+  }
+  return timeout_from_seconds(seconds, std::string(kTimeout) + "='" + *text + "'");
+}
+
+std::optional<std::string> strategy_setting() { return read(kStrategy); }
+
+}  // namespace disttune

@@ -1,0 +1,171 @@
+"""The disttune command for Python users (python -m disttune): list, show, verify, clear,
+export, import and report, on records written by real CPU tunings."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from disttune import cli
+
+from launchers import SPACE, CountingLauncher, key_fn
+from disttune.tune import autotune
+
+
+def key_text(n):
+    """The canonical key text of key_fn(n): the tuple (n,)."""
+    return '{"$tuple":[%d]}' % n
+
+
+def run_cli(*args, root=None):
+    """`python -m disttune ARGS` in a new process: (exit status, stdout, stderr)."""
+    command = [sys.executable, "-m", "disttune", *args]
+    if root is not None:
+        command += ["--root", str(root)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    return done.returncode, done.stdout, done.stderr
+
+
+def tune_into(root, *keys):
+    """Tunes the CPU launcher `launch` on each key with its disk cache under `root`."""
+
+    @autotune(config_space=SPACE, key_fn=key_fn, cache_dir=str(root))
+    def launch(x, alpha=1.0, speed=0.0, tag=None):
+        return CountingLauncher()(x, alpha, speed, tag)
+
+    for key in keys:
+        launch(key)
+    return launch
+
+
+def test_list_show_verify_clear_on_real_records(tmp_path):
+    root = tmp_path / "cache"
+    tune_into(root, 1, 2)
+    (root / "launch" / ("b" * 64 + ".json")).write_text("{no")
+
+    status, out, _ = run_cli("list", root=root)
+    assert status == 0
+    lines = out.splitlines()
+    assert sum(line.startswith("launch  ") for line in lines) == 2
+    assert all('best {"speed":0.2,"tag":"fast"}' in line for line in lines if line.startswith("launch"))
+    assert any(line.startswith("BAD launch/" + "b" * 64 + ".json: it is not valid JSON") for line in lines)
+
+    good_id = next(line.split()[1] for line in lines if line.startswith("launch"))
+    status, out, _ = run_cli("show", good_id, root=root)
+    assert status == 0
+    assert "disttune: launch key" in out and '"tag":"fast"' in out
+    assert "measurement: warmup_runs 5, timed_runs 10, statistic median" in out
+
+    status, out, _ = run_cli("verify", root=root)
+    assert status == 1
+    assert "3 record files checked, 2 good, 1 bad" in out
+
+    status, _, err = run_cli("clear", "launch", root=root)
+    assert status == 1 and err.strip() == "disttune: error: clear removes records; refusing without --yes"
+    status, out, _ = run_cli("clear", "launch", "--yes", root=root)
+    assert status == 0 and "removed" in out
+    assert not (root / "launch").exists()
+
+
+def test_errors_are_one_line_without_traceback(tmp_path):
+    status, _, err = run_cli("list", root=tmp_path / "missing")
+    assert status == 1
+    assert err == f"disttune: error: cache root {tmp_path / 'missing'} does not exist\n"
+    tune_into(tmp_path / "cache", 1)
+    status, _, err = run_cli("show", "0" * 5, root=tmp_path / "cache")
+    assert status == 1 and err == "disttune: error: no record id starts with '00000'\n"
+    status, _, err = run_cli("list", "nosuch", root=tmp_path / "cache")
+    assert status == 1 and "unknown function 'nosuch'" in err
+
+
+def test_export_then_import_into_another_root_is_read_without_tuning(tmp_path):
+    first, second = tmp_path / "first", tmp_path / "second"
+    tune_into(first, 3, 4)
+    table = tmp_path / "table.json"
+    status, out, _ = run_cli("export", str(table), root=first)
+    assert status == 0 and "exported 2 records" in out
+    exported = json.loads(table.read_text())
+    assert exported["schema"] == "disttune.table" and exported["schema_version"] == 1
+    assert sorted(exported["functions"]["launch"]) == [key_text(3), key_text(4)]
+
+    status, out, _ = run_cli("import", str(table), root=second)
+    assert status == 0 and out.count("wrote launch") == 2
+    for path in (second / "launch").glob("*.json"):
+        assert oct(path.stat().st_mode & 0o777) == "0o600"
+
+    # A new process with the second root: the tuned function reads the choice, no tuning.
+    code = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {os.path.dirname(__file__)!r})
+        from test_cli import tune_into
+        launch = tune_into({str(second)!r}, 3)
+        assert launch.last_report.source == "disk", launch.last_report.source
+        print("read from disk")
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "read from disk" in done.stdout
+
+
+def test_import_keeps_a_newer_record_unless_forced(tmp_path):
+    root = tmp_path / "cache"
+    tune_into(root, 5)
+    table = tmp_path / "table.json"
+    assert run_cli("export", str(table), root=root)[0] == 0
+    data = json.loads(table.read_text())
+    record = data["functions"]["launch"][key_text(5)]
+    (digest,) = record.keys()
+    record[digest]["created_utc"] = "2000-01-01T00:00:00Z"
+    record[digest]["best"] = {"index": 2, "config": record[digest]["candidates"][2]["config"]}
+    table.write_text(json.dumps(data))
+
+    status, out, _ = run_cli("import", str(table), root=root)
+    assert status == 0 and out.startswith("kept  launch") and "--force" in out
+    assert 'best {"speed":0.2,"tag":"fast"}' in run_cli("list", root=root)[1]
+    status, out, _ = run_cli("import", str(table), "--force", root=root)
+    assert status == 0 and out.startswith("wrote launch")
+    assert 'best {"speed":1.0,"tag":"middle"}' in run_cli("list", root=root)[1]
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("{not json", "is not a disttune table: it is not valid JSON"),
+        ('{"schema": "other"}', "is not a disttune table: its schema is 'other'"),
+        ('{"functions": ' + "[" * 100000 + "]" * 100000 + "}", "it is not valid JSON"),
+        ('{"schema": "disttune.table", "schema_version": 9, "functions": {}}',
+         "table schema_version 9 is not supported"),
+        ('{"schema": "disttune.table", "schema_version": 1, "functions": '
+         '{"f": {"[1]": {"aa": {"schema": "disttune.record"}}}}}', "is not a valid record"),
+    ],
+    ids=["not-json", "other-schema", "too-deep", "other-version", "bad-record"],
+)
+def test_a_broken_table_is_one_clear_error_and_writes_nothing(tmp_path, content, message):
+    table = tmp_path / "table.json"
+    table.write_text(content)
+    status, out, err = run_cli("import", str(table), root=tmp_path / "cache")
+    assert status == 1 and out == ""
+    assert err.startswith("disttune: error: ") and message in err
+    assert "Traceback" not in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "cache").exists()
+
+
+def test_a_record_filed_under_another_identity_is_refused(tmp_path):
+    root = tmp_path / "cache"
+    tune_into(root, 6)
+    table = tmp_path / "table.json"
+    assert run_cli("export", str(table), root=root)[0] == 0
+    data = json.loads(table.read_text())
+    data["functions"]["launch"][key_text(7)] = data["functions"]["launch"].pop(key_text(6))
+    table.write_text(json.dumps(data))
+    status, _, err = run_cli("import", str(table), root=tmp_path / "other")
+    assert status == 1 and "filed under another identity" in err
+
+
+def test_console_script_and_module_share_the_parser():
+    assert cli.parser().prog == "disttune"
+    status, out, _ = run_cli("--version")
+    assert status == 0 and out.startswith("disttune ")

@@ -1,0 +1,198 @@
+"""Tunings that survive bad configs: isolated runs (crash, hang), output checks, restored inputs."""
+
+import os
+import socket
+
+import pytest
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+import isolated_launchers as launchers
+from disttune.tune import autotune
+
+
+def _outcomes(report):
+    return {c.config: (c.failed, c.error) for c in report.candidates}
+
+
+def test_crashing_hanging_and_wrong_configs_fail_alone_in_the_worker():
+    x = torch.arange(6.0)
+    assert torch.equal(launchers.misbehaving(x), x * 2)
+    report = launchers.misbehaving.last_report
+    errors = [c.error for c in report.candidates]
+    assert "crashed (signal SIGABRT)" in errors[0]
+    assert "crashed (signal SIGSEGV)" in errors[1]
+    assert "timed out after 3 s" in errors[2]
+    assert "differs from the reference (doubled)" in errors[3] and "first at index (1,)" in errors[3]
+    assert [c.failed for c in report.candidates] == [True, True, True, True, False, False]
+    assert report.candidates[report.best].config == '{"mode":"fast"}'
+    # The caller keeps working: a cached call, and a new key tunes again with a fresh worker.
+    assert torch.equal(launchers.misbehaving(x), x * 2)
+    y = torch.ones(2, 2)
+    assert torch.equal(launchers.misbehaving(y), y * 2)
+
+
+def test_isolated_in_place_launcher_sees_the_same_inputs_and_the_caller_its_own():
+    x = torch.arange(4.0)
+    out = torch.full((4,), 10.0)
+    result = launchers.isolated_in_place(x, out)
+    assert torch.equal(result, torch.full((4,), 10.0) + x)  # one add: the final run's
+    assert torch.equal(out, torch.full((4,), 10.0) + x)
+    assert not any(c.failed for c in launchers.isolated_in_place.last_report.candidates)
+
+
+def _in_place(restore):
+    calls = []
+
+    def add(x, out, step):
+        calls.append(out.clone())
+        out.add_(x * step)
+        return out
+
+    options = {"restore_value": ["out"]} if restore else {}
+    tuned = autotune(config_space=[{"step": 1}, {"step": 1.0}], key_fn=lambda x, out: 0, disk_cache=False, **options)(add)
+    return tuned, calls
+
+
+def test_restore_value_gives_every_run_and_the_final_run_the_callers_inputs():
+    x, out = torch.ones(3), torch.zeros(3)
+    tuned, seen = _in_place(restore=True)
+    assert torch.equal(tuned(x, out), torch.ones(3))
+    assert len(seen) == 2 * (5 + 10) + 1
+    assert all(torch.equal(value, torch.zeros(3)) for value in seen)
+
+
+def test_without_restore_value_runs_accumulate():
+    x, out = torch.ones(3), torch.zeros(3)
+    tuned, seen = _in_place(restore=False)
+    assert tuned(x, out)[0] == 31.0  # 30 tuning runs and the final one
+
+
+def test_reset_to_zero_zeroes_before_runs_and_the_final_run_sees_the_original():
+    seen = []
+
+    def accumulate(x, out, step):
+        seen.append(out.clone())
+        return out.add_(x * step)
+
+    tuned = autotune(config_space=[{"step": 1}], key_fn=lambda x, out: 0, reset_to_zero=["out"],
+                     warmup_runs=1, timed_runs=2, disk_cache=False)(accumulate)
+    out = torch.full((2,), 7.0)
+    assert torch.equal(tuned(torch.ones(2), out), torch.full((2,), 8.0))
+    assert all(torch.equal(value, torch.zeros(2)) for value in seen[:-1])
+    assert torch.equal(seen[-1], torch.full((2,), 7.0))
+
+
+def test_wrong_results_fail_with_where_they_differ():
+    def launcher(x, bug):
+        y = x.clone()
+        if bug == "element":
+            y[1, 2] += 1.0
+        if bug == "shape":
+            y = y.reshape(-1)
+        return {"out": y, "count": 3 if bug != "count" else 4}
+
+    space = [{"bug": "element"}, {"bug": "shape"}, {"bug": "count"}, {"bug": None}]
+    tuned = autotune(config_space=space, key_fn=lambda x: 0, reference=3, disk_cache=False, timed_runs=2)(launcher)
+    tuned(torch.zeros(2, 3))
+    errors = [c.error for c in tuned.last_report.candidates]
+    assert "differs from the reference (config_space[3])" in errors[0]
+    assert "result['out'] differs at 1 of 6 elements, first at index (1, 2)" in errors[0]
+    assert "shape (6,)" in errors[1]
+    assert "result['count'] is 4, the reference 3" in errors[2]
+    assert not tuned.last_report.candidates[3].failed
+
+
+def test_check_and_tolerances_decide_what_is_close_enough():
+    def launcher(x, noise):
+        return x + noise
+
+    space = [{"noise": 1e-3}, {"noise": 0.0}]
+    loose = autotune(config_space=space, key_fn=lambda x: 0, reference=lambda x: x, atol=1e-2, disk_cache=False)(launcher)
+    loose(torch.zeros(4))
+    assert not any(c.failed for c in loose.last_report.candidates)
+    strict = autotune(config_space=space, key_fn=lambda x: 0, reference=lambda x: x, disk_cache=False)(launcher)
+    strict(torch.zeros(4))
+    assert [c.failed for c in strict.last_report.candidates] == [True, False]
+    never = autotune(config_space=space, key_fn=lambda x: 0, reference=1, check=lambda r, e: False, disk_cache=False)(launcher)
+    with pytest.raises(RuntimeError, match="check <lambda>\\(\\) returned False"):
+        never(torch.zeros(4))
+
+
+def test_each_result_is_checked_once_before_timing():
+    runs = []
+
+    def launcher(x, tag):
+        runs.append(tag)
+        return x
+
+    tuned = autotune(config_space=[{"tag": "a"}, {"tag": "b"}], key_fn=lambda x: 0, reference=lambda x: x,
+                     warmup_runs=1, timed_runs=2, disk_cache=False)(launcher)
+    tuned(1)
+    assert runs[:8] == ["a"] * 4 + ["b"] * 4  # check run, warm-up, 2 timed each
+    assert len(runs) == 9  # and the final run
+
+
+def test_bad_options_are_clear_errors():
+    def local(x, tag):
+        return x
+
+    space = [{"tag": 1}]
+    with pytest.raises(ValueError, match="not a top-level function of an importable module"):
+        autotune(config_space=space, key_fn=lambda x: 0, isolate=True)(local)
+    with pytest.raises(ValueError, match="runs the reference '<lambda>' in a worker process"):
+        autotune(config_space=space, key_fn=lambda x: 0, isolate=True, reference=lambda x: x)(launchers.doubled)
+    with pytest.raises(ValueError, match="only with isolate=True"):
+        autotune(config_space=space, key_fn=lambda x: 0, candidate_timeout_s=1)(local)
+    with pytest.raises(ValueError, match="not an index"):
+        autotune(config_space=space, key_fn=lambda x: 0, reference=1)(local)
+    with pytest.raises(ValueError, match="needs reference="):
+        autotune(config_space=space, key_fn=lambda x: 0, check=lambda r, e: True)(local)
+    with pytest.raises(ValueError, match="'y' in restore_value/reset_to_zero is not a parameter"):
+        autotune(config_space=space, key_fn=lambda x: 0, restore_value=["y"])(local)
+    tuned = autotune(config_space=space, key_fn=lambda x: 0, restore_value=["x"])(local)
+    with pytest.raises(TypeError, match="argument 'x' of 'local' is in restore_value/reset_to_zero but is int"):
+        tuned(3)
+
+
+def _rank(rank, world, port, results):
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), DISTTUNE_TEST_RANK=str(rank))
+    dist.init_process_group("gloo", rank=rank, world_size=world)
+    outcome = {}
+    try:
+        outcome["result"] = launchers.fails_on_one_rank(1)
+        outcome["failed"] = [(c.failed, c.error) for c in launchers.fails_on_one_rank.last_report.candidates]
+        outcome["again"] = launchers.fails_on_one_rank(1)
+    except Exception as error:  # reported to the test, which fails on it
+        outcome["error"] = repr(error)
+    finally:
+        results.put((rank, outcome))
+        dist.destroy_process_group()
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.skipif(not dist.is_available(), reason="torch.distributed is not built in this torch")
+def test_two_ranks_vote_a_crash_or_hang_on_one_rank_as_a_failure(tmp_path):
+    context = mp.get_context("spawn")
+    results = context.Queue()
+    port = _free_port()
+    processes = [context.Process(target=_rank, args=(rank, 2, port, results)) for rank in range(2)]
+    for process in processes:
+        process.start()
+    outcomes = dict(results.get(timeout=240) for _ in processes)
+    for process in processes:
+        process.join(timeout=60)
+        assert process.exitcode == 0
+    for rank in range(2):
+        assert "error" not in outcomes[rank], outcomes
+        assert outcomes[rank]["result"] == (1, "c") and outcomes[rank]["again"] == (1, "c")
+        assert [failed for failed, _ in outcomes[rank]["failed"]] == [True, True, False]
+    assert "crashed (signal SIGSEGV)" in outcomes[1]["failed"][0][1]
+    assert "timed out after 3 s" in outcomes[1]["failed"][1][1]
+    assert outcomes[0]["failed"][0][1] == "failed on another rank"

@@ -1,0 +1,193 @@
+"""Settings: defaults defined once in the engine, environment variables honoured or refused,
+bounds on numeric options, and collective deadlines (also with two gloo ranks)."""
+
+import inspect
+import json
+import math
+import os
+import socket
+
+import pytest
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+import disttune
+from disttune import _core
+from disttune.autotuner import contextual_autotune
+from disttune.tune import autotune
+
+from launchers import SPACE, CountingLauncher, key_fn
+
+
+def tuned(launcher=None, **options):
+    launcher = launcher or CountingLauncher()
+
+    @autotune(config_space=SPACE, key_fn=key_fn, **options)
+    def launch(x, alpha=1.0, speed=0.0, tag=None):
+        return launcher(x, alpha, speed, tag)
+
+    return launch
+
+
+def test_the_signatures_show_the_engines_defaults():
+    function = inspect.signature(autotune).parameters
+    assert function["warmup_runs"].default == _core.function_defaults["warmup_runs"] == 5
+    assert function["timed_runs"].default == _core.function_defaults["timed_runs"] == 10
+    assert function["statistic"].default == "median"
+    assert function["strategy"].default is None
+    contextual = inspect.signature(contextual_autotune).parameters
+    assert contextual["n_repeat"].default == _core.contextual_defaults["n_repeat"] == 5
+    assert contextual["n_warmup"].default == _core.contextual_defaults["n_warmup"] == 3
+    assert contextual["is_dist"].default is False
+    assert contextual["statistic"].default == "mean"
+
+
+def test_the_environment_table_names_every_variable():
+    names = [name for name, _, _ in _core.environment_settings()]
+    assert names == [
+        "TRITON_DIST_AUTOTUNE_CACHE_DIR",
+        "TRITON_DIST_AUTOTUNE_CACHE_KEEP",
+        "TRITON_DIST_AUTOTUNE_ALWAYS_TUNE",
+        "TRITON_DIST_AUTOTUNE_VERSION_CHECK",
+        "TRITON_DIST_AUTOTUNE_TIMEOUT",
+        "TRITON_DIST_AUTOTUNE_STRATEGY",
+    ]
+
+
+def test_strategy_variable_applies_when_no_strategy_is_given(monkeypatch):
+    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_STRATEGY", "adaptive")
+    launch = tuned()
+    launch(1)
+    record = json.loads(launch.last_report.record_path.read_text())
+    assert record["measurement"]["strategy"] == "adaptive"
+    explicit = tuned(strategy="exhaustive")
+    explicit(2)
+    record = json.loads(explicit.last_report.record_path.read_text())
+    assert record["measurement"]["strategy"] == "exhaustive"
+
+
+def test_an_unknown_strategy_in_the_variable_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_STRATEGY", "bogus")
+    with pytest.raises(disttune.InvalidSetting, match="TRITON_DIST_AUTOTUNE_STRATEGY.*'bogus'") as raised:
+        tuned()
+    assert isinstance(raised.value, ValueError)
+    with pytest.raises(disttune.InvalidSetting, match="unknown strategy 'bogus'"):
+        tuned(strategy="bogus")
+
+
+def test_a_bad_switch_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE", "sometimes")
+    launch = tuned()
+    with pytest.raises(disttune.InvalidSetting, match="TRITON_DIST_AUTOTUNE_ALWAYS_TUNE.*'sometimes'"):
+        launch(1)
+
+
+@pytest.mark.parametrize("count", [0, 2**40, 2**100, 1_000_001])
+def test_run_counts_out_of_bounds_name_the_setting(count):
+    with pytest.raises(disttune.InvalidSetting, match=f"timed_runs must be between 1 and 1000000, got"):
+        tuned(timed_runs=count)
+    with pytest.raises(disttune.InvalidSetting, match="n_repeat must be between 1 and 1000000"):
+        contextual_autotune(n_repeat=count)(lambda: None)
+    if count:
+        with pytest.raises(disttune.InvalidSetting, match="warmup_runs must be between 0 and 1000000"):
+            tuned(warmup_runs=count if count > 1 else -1)
+        with pytest.raises(disttune.InvalidSetting, match="n_warmup must be between 0 and 1000000"):
+            contextual_autotune(n_warmup=count if count > 1 else -1)(lambda: None)
+
+
+def test_an_empty_cache_dir_means_the_default(private_cache):
+    launch = tuned(cache_dir="")
+    launch(1)
+    assert launch.last_report.record_path.is_relative_to(private_cache)
+
+
+@pytest.mark.parametrize("seconds", [1e-9, 0.0004])
+def test_a_deadline_under_a_millisecond_is_a_clear_error(seconds):
+    with pytest.raises(disttune.InvalidSetting, match="collective_timeout_s must be positive: at least 0.001"):
+        tuned(collective_timeout_s=seconds)
+    with pytest.raises(disttune.InvalidSetting, match="collective_timeout_s must be positive: at least 0.001"):
+        contextual_autotune(collective_timeout_s=seconds)(lambda: None)
+
+
+def test_an_infinite_or_huge_deadline_is_no_deadline():
+    assert _core.collective_timeout_s(math.inf) == math.inf
+    assert _core.collective_timeout_s(1e300) == math.inf
+    assert _core.collective_timeout_s(2.0) == 2.0
+    launch = tuned(collective_timeout_s=math.inf)
+    assert launch(1) == (1, 1.0, "fast")
+
+
+@pytest.mark.parametrize("text, seconds", [("inf", math.inf), ("none", math.inf), ("1e10", 1e10), ("2.5", 2.5)])
+def test_the_timeout_variable_is_read_by_the_engines_rule(monkeypatch, text, seconds):
+    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_TIMEOUT", text)
+    assert _core.collective_timeout_setting_s() == seconds
+
+
+def test_a_timeout_variable_under_a_millisecond_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_TIMEOUT", "1e-9")
+    with pytest.raises(disttune.InvalidSetting, match="TRITON_DIST_AUTOTUNE_TIMEOUT='1e-9' must be positive"):
+        tuned()
+    with pytest.raises(disttune.InvalidSetting, match="TRITON_DIST_AUTOTUNE_TIMEOUT"):
+        _core.collective_timeout_setting_s()
+
+
+def _rank(rank, world, port, cache, timeout, results):
+    os.environ.update(
+        MASTER_ADDR="127.0.0.1",
+        MASTER_PORT=str(port),
+        TRITON_DIST_AUTOTUNE_CACHE_DIR=cache,
+        TRITON_DIST_AUTOTUNE_TIMEOUT=timeout,
+    )
+    dist.init_process_group("gloo", rank=rank, world_size=world)
+    try:
+
+        @autotune(config_space=[{"tag": "a"}, {"tag": "b"}], key_fn=lambda x: x)
+        def launch(x, tag):
+            return tag
+
+        outcome = launch(1)
+        results.put((rank, outcome, launch.last_report.source))
+    except Exception as error:  # reported to the test, which names it
+        results.put((rank, f"{type(error).__name__}: {error}", None))
+    finally:
+        dist.destroy_process_group()
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _two_ranks(tmp_path, timeout):
+    context = mp.get_context("spawn")
+    results = context.Queue()
+    port = _free_port()
+    processes = [
+        context.Process(target=_rank, args=(rank, 2, port, str(tmp_path), timeout, results)) for rank in range(2)
+    ]
+    for process in processes:
+        process.start()
+    outcomes = {}
+    for _ in processes:
+        rank, outcome, source = results.get(timeout=120)
+        outcomes[rank] = (outcome, source)
+    for process in processes:
+        process.join(timeout=60)
+        assert process.exitcode == 0
+    return outcomes
+
+
+@pytest.mark.skipif(not dist.is_available(), reason="torch.distributed is not built in this torch")
+@pytest.mark.parametrize("timeout", ["1e10", "inf"])
+def test_two_ranks_tune_normally_without_a_practical_deadline(tmp_path, timeout):
+    outcomes = _two_ranks(tmp_path, timeout)
+    assert outcomes[0] == outcomes[1], outcomes
+    assert outcomes[0][0] in ("a", "b") and outcomes[0][1] == "tuned", outcomes
+
+
+@pytest.mark.skipif(not dist.is_available(), reason="torch.distributed is not built in this torch")
+def test_two_ranks_refuse_a_timeout_under_a_millisecond(tmp_path):
+    outcomes = _two_ranks(tmp_path, "1e-9")
+    for rank in range(2):
+        assert outcomes[rank][0].startswith("InvalidSetting: disttune: TRITON_DIST_AUTOTUNE_TIMEOUT='1e-9'"), outcomes

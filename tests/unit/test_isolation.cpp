@@ -1,0 +1,141 @@
+// Tests of isolated runs (isolation.hpp through autotune.hpp): crashes, hangs and throws in a
+// fork()ed worker fail one candidate each; the tuning and the caller go on.
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "disttune/autotune.hpp"
+
+namespace disttune {
+namespace {
+
+namespace fs = std::filesystem;
+
+enum class Mode { abort, segfault, hang, throws, wrong, slow, fast };
+
+struct ModeConfig {
+  Mode mode;
+};
+Value describe(const ModeConfig& c) { return static_cast<int>(c.mode); }
+
+void spin_for(std::chrono::microseconds duration) {
+  const auto until = std::chrono::steady_clock::now() + duration;
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+/// Runs `mode`; the good ones return n * 2 after spinning.
+int run_mode(Mode mode, int n) {
+  switch (mode) {
+    case Mode::abort:
+      std::abort();
+    case Mode::segfault:
+      std::raise(SIGSEGV);
+      break;
+    case Mode::hang:
+      while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+    case Mode::throws:
+      throw std::runtime_error("this config is broken");
+    case Mode::wrong:
+      return n * 3;
+    case Mode::slow:
+      spin_for(std::chrono::microseconds(2000));
+      break;
+    case Mode::fast:
+      spin_for(std::chrono::microseconds(200));
+      break;
+  }
+  return n * 2;
+}
+
+using Tuned = Autotuned<ModeConfig, int, int(int)>;
+
+Tuned::Spec isolated_spec(const std::string& name) {
+  Tuned::Spec spec;
+  spec.identity = {name, "v1"};
+  spec.configs = {{Mode::abort}, {Mode::segfault}, {Mode::hang}, {Mode::throws},
+                  {Mode::wrong}, {Mode::slow},     {Mode::fast}};
+  spec.key = [](const int& n) { return n; };
+  spec.launch = [](const ModeConfig& c, int n) { return run_mode(c.mode, n); };
+  spec.check.reference = [](int n) { return n * 2; };
+  spec.options.measurement.strategy = "exhaustive";  // samples per candidate: its 3
+  spec.options.measurement.warmup_runs = 1;
+  spec.options.measurement.timed_runs = 3;
+  spec.options.disk_cache = false;
+  spec.isolation = IsolationOptions{std::chrono::milliseconds(500)};
+  return spec;
+}
+
+TEST(Isolation, CrashesHangsThrowsAndWrongResultsFailAloneAndTheBestIsChosen) {
+  Tuned tuned(isolated_spec("isolated"));
+  EXPECT_EQ(tuned(21), 42);
+  const TuningReport report = *tuned.last_report();
+  ASSERT_EQ(report.candidates.size(), 7u);
+  EXPECT_NE(report.candidates[0].error.find("crashed (signal SIGABRT)"), std::string::npos);
+  EXPECT_NE(report.candidates[1].error.find("crashed (signal SIGSEGV)"), std::string::npos);
+  EXPECT_NE(report.candidates[2].error.find("timed out after 0.5 s"), std::string::npos);
+  EXPECT_NE(report.candidates[3].error.find("this config is broken"), std::string::npos);
+  EXPECT_NE(report.candidates[4].error.find("differs from the reference"), std::string::npos);
+  for (std::size_t i = 0; i < 5; ++i) EXPECT_TRUE(report.candidates[i].failed) << i;
+  EXPECT_FALSE(report.candidates[5].failed);
+  EXPECT_EQ(report.best, 6u);
+  EXPECT_EQ(report.candidates[6].samples.size(), 3u);  // timed in the worker
+  EXPECT_GT(report.candidates[5].local_ms, report.candidates[6].local_ms);
+  // The caller keeps working: a hit, and a new key tunes again with new workers.
+  EXPECT_EQ(tuned(21), 42);
+  EXPECT_EQ(tuned(5), 10);
+}
+
+TEST(Isolation, TheWorkersInPlaceWritesNeverReachTheCaller) {
+  using InPlace = Autotuned<ModeConfig, int, int(std::vector<int>*)>;
+  InPlace::Spec spec;
+  spec.identity = {"in_place", "v1"};
+  spec.configs = {{Mode::slow}, {Mode::fast}};
+  spec.key = [](std::vector<int>* const&) { return 0; };
+  spec.launch = [](const ModeConfig& c, std::vector<int>* out) {
+    run_mode(c.mode, 0);
+    return ++(*out)[0];
+  };
+  spec.options.disk_cache = false;
+  spec.isolation = IsolationOptions{};
+  InPlace tuned(std::move(spec));
+  std::vector<int> out{7};
+  EXPECT_EQ(tuned(&out), 8);  // only the final run, in this process, wrote
+  EXPECT_EQ(out[0], 8);
+}
+
+TEST(Isolation, RefusesATimerOfItsOwnAndANonPositiveTimeout) {
+  Tuned::Spec spec = isolated_spec("refused");
+  spec.options.timer = std::make_shared<CpuTimer>();
+  EXPECT_THROW(Tuned{spec}, std::invalid_argument);
+  Tuned::Spec zero = isolated_spec("zero");
+  zero.isolation->candidate_timeout = std::chrono::milliseconds(0);
+  Tuned tuned(std::move(zero));
+  EXPECT_THROW(tuned(1), std::invalid_argument);
+}
+
+TEST(Isolation, EveryCandidateCrashingIsAnErrorThatSaysWhy) {
+  Tuned::Spec spec = isolated_spec("all_crash");
+  spec.configs = {{Mode::abort}, {Mode::segfault}};
+  Tuned tuned(std::move(spec));
+  try {
+    tuned(1);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& error) {
+    const std::string text = error.what();
+    EXPECT_NE(text.find("SIGABRT"), std::string::npos) << text;
+    EXPECT_NE(text.find("SIGSEGV"), std::string::npos) << text;
+  }
+}
+
+}  // namespace
+}  // namespace disttune

@@ -1,0 +1,149 @@
+// Tests of the environment settings (settings.hpp): each variable's accepted values and errors.
+#include <cstdlib>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "disttune/function_tuner.hpp"
+#include "disttune/settings.hpp"
+#include "disttune/strategy.hpp"
+
+namespace disttune {
+namespace {
+
+using namespace std::chrono_literals;
+
+/// Unsets every variable disttune reads before a test and restores them after it.
+class EnvironmentTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const EnvironmentSetting& setting : environment_settings()) {
+      const std::string name(setting.name);
+      if (const char* value = std::getenv(name.c_str())) saved_.emplace_back(name, value);
+      ::unsetenv(name.c_str());
+    }
+  }
+  void TearDown() override {
+    for (const EnvironmentSetting& setting : environment_settings()) {
+      ::unsetenv(std::string(setting.name).c_str());
+    }
+    for (const auto& [name, value] : saved_) ::setenv(name.c_str(), value.c_str(), 1);
+  }
+  static void set(const char* name, const char* value) { ::setenv(name, value, 1); }
+
+  /// The message of the InvalidSetting that `read` throws; fails the test if it throws none.
+  template <class Read>
+  static std::string refusal(Read read) {
+    try {
+      (void)read();
+    } catch (const InvalidSetting& error) {
+      return error.what();
+    }
+    ADD_FAILURE() << "no InvalidSetting";
+    return "";
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> saved_;
+};
+
+TEST_F(EnvironmentTest, ListsEveryVariableDisttuneReads) {
+  std::vector<std::string> names;
+  for (const EnvironmentSetting& setting : environment_settings()) {
+    names.emplace_back(setting.name);
+    EXPECT_FALSE(setting.accepts.empty());
+    EXPECT_FALSE(setting.when_unset.empty());
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "TRITON_DIST_AUTOTUNE_CACHE_DIR", "TRITON_DIST_AUTOTUNE_CACHE_KEEP",
+                       "TRITON_DIST_AUTOTUNE_ALWAYS_TUNE",
+                       "TRITON_DIST_AUTOTUNE_VERSION_CHECK", "TRITON_DIST_AUTOTUNE_TIMEOUT",
+                       "TRITON_DIST_AUTOTUNE_STRATEGY"}));
+}
+
+TEST_F(EnvironmentTest, UnsetAndEmptyMeanTheDefault) {
+  EXPECT_EQ(cache_dir_setting(), std::nullopt);
+  EXPECT_FALSE(always_tune_setting());
+  EXPECT_FALSE(version_check_setting());
+  EXPECT_EQ(collective_timeout_setting(), kDefaultCollectiveTimeout);
+  EXPECT_EQ(strategy_setting(), std::nullopt);
+  for (const EnvironmentSetting& setting : environment_settings()) {
+    set(std::string(setting.name).c_str(), "");
+  }
+  EXPECT_EQ(cache_dir_setting(), std::nullopt);
+  EXPECT_FALSE(always_tune_setting());
+  EXPECT_EQ(collective_timeout_setting(), kDefaultCollectiveTimeout);
+  EXPECT_EQ(strategy_setting(), std::nullopt);
+}
+
+TEST_F(EnvironmentTest, CacheDirIsMadeAbsolute) {
+  set("TRITON_DIST_AUTOTUNE_CACHE_DIR", "relative/cache");
+  EXPECT_EQ(cache_dir_setting(), std::filesystem::current_path() / "relative/cache");
+  set("TRITON_DIST_AUTOTUNE_CACHE_DIR", "/tmp/somewhere");
+  EXPECT_EQ(cache_dir_setting(), std::filesystem::path("/tmp/somewhere"));
+}
+
+TEST_F(EnvironmentTest, SwitchesAcceptFourSpellingsEachInAnyCase) {
+  for (const char* on : {"1", "true", "YES", "On"}) {
+    set("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE", on);
+    EXPECT_TRUE(always_tune_setting()) << on;
+  }
+  for (const char* off : {"0", "False", "no", "OFF"}) {
+    set("TRITON_DIST_AUTOTUNE_VERSION_CHECK", off);
+    EXPECT_FALSE(version_check_setting()) << off;
+  }
+  set("TRITON_DIST_AUTOTUNE_VERSION_CHECK", "sometimes");
+  const std::string message = refusal([] { return version_check_setting(); });
+  EXPECT_NE(message.find("TRITON_DIST_AUTOTUNE_VERSION_CHECK"), std::string::npos) << message;
+  EXPECT_NE(message.find("'sometimes'"), std::string::npos) << message;
+}
+
+TEST_F(EnvironmentTest, TimeoutIsSecondsOrNoDeadline) {
+  set("TRITON_DIST_AUTOTUNE_TIMEOUT", "2.5");
+  EXPECT_EQ(collective_timeout_setting(), 2500ms);
+  set("TRITON_DIST_AUTOTUNE_TIMEOUT", "0.001");
+  EXPECT_EQ(collective_timeout_setting(), 1ms);
+  for (const char* none : {"inf", "INF", "none", "None", "1e10", "1e300"}) {
+    set("TRITON_DIST_AUTOTUNE_TIMEOUT", none);
+    const auto timeout = collective_timeout_setting();
+    if (std::string(none) == "1e10") {
+      EXPECT_EQ(timeout, std::chrono::milliseconds(10'000'000'000'000LL));
+    } else {
+      EXPECT_EQ(timeout, kNoDeadline) << none;
+    }
+  }
+}
+
+TEST_F(EnvironmentTest, TimeoutUnderOneMillisecondOrNotANumberIsRefused) {
+  for (const char* bad : {"1e-9", "0.0004", "0", "-5", "abc", "10s", "nan", "-inf", " 3",
+                          "infinity", " "}) {
+    set("TRITON_DIST_AUTOTUNE_TIMEOUT", bad);
+    const std::string message = refusal([] { return collective_timeout_setting(); });
+    EXPECT_NE(message.find("TRITON_DIST_AUTOTUNE_TIMEOUT"), std::string::npos) << bad;
+    EXPECT_NE(message.find("0.001"), std::string::npos) << message;
+    // Older callers caught std::invalid_argument; they still do.
+    EXPECT_THROW((void)collective_timeout_setting(), std::invalid_argument);
+  }
+}
+
+TEST_F(EnvironmentTest, StrategyNamesAKnownStrategyOrIsRefusedNamingTheVariable) {
+  set("TRITON_DIST_AUTOTUNE_STRATEGY", "adaptive");
+  EXPECT_EQ(strategy_setting(), "adaptive");
+  EXPECT_EQ(strategy_name(Measurement{}), "adaptive");
+  Measurement explicit_choice;
+  explicit_choice.strategy = "exhaustive";
+  EXPECT_EQ(strategy_name(explicit_choice), "exhaustive");  // an explicit choice wins
+  set("TRITON_DIST_AUTOTUNE_STRATEGY", "bogus");
+  const std::string message = refusal([] { return strategy_name(Measurement{}); });
+  EXPECT_NE(message.find("TRITON_DIST_AUTOTUNE_STRATEGY"), std::string::npos) << message;
+  EXPECT_NE(message.find("'bogus'"), std::string::npos) << message;
+  // A tuner that takes the variable refuses it when it is made, not at its first call.
+  TunerOptions options;
+  options.disk_cache = false;
+  EXPECT_THROW(FunctionTuner({"f", "v1"}, options), InvalidSetting);
+}
+
+}  // namespace
+}  // namespace disttune
