@@ -129,9 +129,10 @@ def test_cache_dir_option_and_log_file(tmp_path):
 
 
 def test_record_says_whether_the_timer_flushed(tmp_path):
-    # On CPU tensors the CPU timer times the runs: flush_l2=True cannot clear a device cache,
-    # and the record says that no flush happened.
-    launch = tuned(CountingLauncher(), flush_l2=True, cache_dir=str(tmp_path))
+    # The CPU timer times the runs (asked for: on a GPU machine an initialised CUDA context
+    # would choose device events): flush_l2=True cannot clear a device cache, and the
+    # record says that no flush happened.
+    launch = tuned(CountingLauncher(), flush_l2=True, timer="cpu", cache_dir=str(tmp_path))
     launch(3)
     record = json.loads(launch.last_report.record_path.read_text())
     assert record["measurement"]["flush_l2"] is False
