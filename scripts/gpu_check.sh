@@ -259,11 +259,11 @@ step_bench_suite() {
     return 0
   fi
   if PYTHONUNBUFFERED=1 python3 bench/suite/run_suite.py --out "$OUT_DIR" --summary "$summary" 2>&1 | tee -a "$log"; then
-    record "bench suite (4 cases x 4 tuners)" PASS "$(grep -oE 'suite wall time [0-9]+ s' "$OUT_DIR/suite.md")"
+    record "bench suite (4 cases x 5 tuners)" PASS "$(grep -oE 'suite wall time [0-9]+ s' "$OUT_DIR/suite.md")"
     local what result figure
     while IFS=$'\t' read -r what result figure; do record "  $what" "$result" "$figure"; done <"$summary"
   else
-    record "bench suite (4 cases x 4 tuners)" FAIL "see $log"
+    record "bench suite (4 cases x 5 tuners)" FAIL "see $log"
   fi
 }
 STEPS+=(step_bench_suite)

@@ -9,6 +9,9 @@ LAUNCH_BOUND = "scale_2p18"
 SPEC = "spec method"
 ADAPTIVE = "disttune adaptive"
 EXHAUSTIVE = "disttune exhaustive"
+CONVERGE = "disttune converge"
+BANDWIDTH = "scale_2p26"
+SOFTMAX = "softmax_8192"
 
 
 def regrets(oracle_ms: list, chosen: list) -> list:
@@ -54,6 +57,42 @@ def targets(results: dict) -> list:
         regret = scale[SPEC]["regret"]
         rows.append(("scale 2^18: the spec method, for comparison (not a target)",
                      f"{within(regret, 0.03)}/{len(regret)} within 3% (max {max(regret) * 100:.2f}%)", None))
+    return rows + converge_targets(cases)
+
+
+def same_choice(chosen: list) -> int:
+    """How many tunings chose the most frequent config."""
+    return max(chosen.count(index) for index in set(chosen)) if chosen else 0
+
+
+def converge_targets(cases: dict) -> list:
+    """[(target, measured, met)] for the targets of issue 12, for the cases on which the
+    converge strategy ran."""
+    rows = []
+    for slug, title, limit_ms in ((MATMUL, "matmul", 30.0), (BANDWIDTH, "scale 2^26", 8.0)):
+        tuner = cases.get(slug, {}).get("tuners", {}).get(CONVERGE)
+        if tuner is None:
+            continue
+        measure_ms = _median(tuner["measure_s"]) * 1e3
+        rows.append((f"{title}: converge measurement phase <= {limit_ms:.0f} ms", f"{measure_ms:.1f} ms (median)",
+                     measure_ms <= limit_ms))
+        regret = tuner["regret"]
+        rows.append((f"{title}: converge regret <= 0.5% in 10 of 10",
+                     f"{within(regret, 0.005)}/{len(regret)} (max {max(regret) * 100:.2f}%)",
+                     len(regret) >= 10 and within(regret, 0.005) == len(regret)))
+    tuner = cases.get(LAUNCH_BOUND, {}).get("tuners", {}).get(CONVERGE)
+    if tuner is not None:
+        regret = tuner["regret"]
+        rows.append((f"scale 2^18: converge regret <= 3% in 10 of 10 ({tuner['timing']})",
+                     f"{within(regret, 0.03)}/{len(regret)} (max {max(regret) * 100:.2f}%)",
+                     len(regret) >= 10 and within(regret, 0.03) == len(regret)))
+    for slug, title in ((SOFTMAX, "softmax"), (BANDWIDTH, "scale 2^26")):
+        tuner = cases.get(slug, {}).get("tuners", {}).get(CONVERGE)
+        if tuner is None:
+            continue
+        chosen = tuner["chosen"]
+        rows.append((f"{title}: converge makes the same choice in >= 9 of 10 fresh tunings",
+                     f"{same_choice(chosen)}/{len(chosen)}", len(chosen) >= 10 and same_choice(chosen) >= 9))
     return rows
 
 

@@ -35,6 +35,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--oracle-ms", type=float, default=300.0, help="device time per config for the oracle")
     parser.add_argument("--cases", default="matmul_4096,scale_2p18,softmax_8192,scale_2p26")
     parser.add_argument("--no-first-call", action="store_true", help="skip the first-call figures")
+    parser.add_argument("--tuners", default="",
+                        help="which tuners, comma-separated (default: all of tuners.TUNERS)")
     return parser.parse_args()
 
 
@@ -71,10 +73,10 @@ def first_calls(slug: str, options: argparse.Namespace, log) -> dict:
     empty TRITON_CACHE_DIR (compilation, tuning and the final run), and the config it chose."""
     from cases import BUILDERS
     from timing import captured_stderr, timed_call
-    from tuners import TUNERS, fresh_tuning
+    from tuners import fresh_tuning, selected
 
     out: dict = {}
-    for tuner in TUNERS:
+    for tuner in selected(options.tuners):
         os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix=f"triton-first-{slug}-")
         case = BUILDERS[slug]()
         tuning = fresh_tuning(tuner, case, options.graph_runs, first_call=True)
@@ -100,7 +102,7 @@ def tune_case(case, options: argparse.Namespace, log) -> dict:
     """Oracle, fresh tunings of every tuner (round-robin), cache-hit overhead."""
     from report import regrets
     from timing import captured_stderr, host_call_us, oracle_flushed, oracle_graph, timed_call
-    from tuners import TUNERS, fresh_tuning
+    from tuners import fresh_tuning, selected
 
     begin = time.perf_counter()
     if case.launch_bound:
@@ -114,10 +116,10 @@ def tune_case(case, options: argparse.Namespace, log) -> dict:
     log(f"oracle {case.slug}: best {min(oracle_ms) * 1e3:.2f} us (config {oracle_ms.index(min(oracle_ms))}), "
         f"worst {max(oracle_ms) * 1e3:.2f} us, {time.perf_counter() - begin:.1f} s")
     tuners = {name: {"measure_s": [], "chosen": [], "timed_runs": [], "timing": "", "graph_fallback": False}
-              for name in TUNERS}
+              for name in selected(options.tuners)}
     last = {}
     for round_index in range(options.tunings):
-        for name in TUNERS:
+        for name in tuners:
             if name == "triton.autotune" and round_index >= options.triton_tunings:
                 continue
             tuning = fresh_tuning(name, case, options.graph_runs)

@@ -125,6 +125,24 @@ def test_targets_missed_are_reported_as_missed():
     assert "MISSED" in [row[1] for row in summary_rows(results)]
 
 
+def test_converge_targets_count_time_regret_and_the_same_choice():
+    def tuner(measure, chosen, oracle):
+        return {"measure_s": measure, "chosen": chosen, "regret": regrets(oracle, chosen),
+                "timing": "event pair per run, median"}
+
+    results = {"cases": {
+        "matmul_4096": {"tuners": {"disttune converge": tuner([0.025] * 10, [1] * 10, [2.0, 1.0])}},
+        "scale_2p26": {"tuners": {"disttune converge": tuner([0.009] * 10, [0] * 8 + [1] * 2, [1.0, 1.004])}},
+        "softmax_8192": {"tuners": {"disttune converge": tuner([0.01] * 10, [2] * 9 + [0], [1.0, 1.0, 1.0])}},
+    }}
+    rows = {target: (measured, met) for target, measured, met in targets(results)}
+    assert rows["matmul: converge measurement phase <= 30 ms"] == ("25.0 ms (median)", True)
+    assert rows["matmul: converge regret <= 0.5% in 10 of 10"][1] is True
+    assert rows["scale 2^26: converge measurement phase <= 8 ms"] == ("9.0 ms (median)", False)
+    assert rows["scale 2^26: converge makes the same choice in >= 9 of 10 fresh tunings"] == ("8/10", False)
+    assert rows["softmax: converge makes the same choice in >= 9 of 10 fresh tunings"] == ("9/10", True)
+
+
 def test_scale_kernel_matches_the_reference_for_every_config():
     from cases import SCALE_CONFIGS, build_scale
 

@@ -1,4 +1,4 @@
-"""The four tuners the suite compares, behind one shape: a fresh tuning of a case (empty
+"""The five tuners the suite compares, behind one shape: a fresh tuning of a case (empty
 caches), called like the launcher, then asked which config it chose."""
 
 from typing import Callable, Optional
@@ -6,7 +6,7 @@ from typing import Callable, Optional
 from cases import Case
 from spec_method import SpecMethodTuner
 
-TUNERS = ("triton.autotune", "spec method", "disttune exhaustive", "disttune adaptive")
+TUNERS = ("triton.autotune", "spec method", "disttune exhaustive", "disttune adaptive", "disttune converge")
 
 
 class FreshTuning:
@@ -118,6 +118,15 @@ class DisttuneTuning(FreshTuning):
         return times
 
 
+def selected(names: str) -> tuple:
+    """The tuners named in a comma-separated list, in TUNERS order; all for an empty list."""
+    wanted = [name.strip() for name in names.split(",") if name.strip()]
+    unknown = [name for name in wanted if name not in TUNERS]
+    if unknown:
+        raise ValueError(f"unknown tuners {unknown}; expected some of {TUNERS}")
+    return tuple(name for name in TUNERS if not wanted or name in wanted)
+
+
 def fresh_tuning(tuner: str, case: Case, graph_runs: int, first_call: bool = False) -> FreshTuning:
     """A fresh tuning of `case` by `tuner` (one of TUNERS). disttune times launch-bound cases
     with `graph_runs`-run CUDA graphs; `first_call` turns on its parallel precompile."""
@@ -125,7 +134,7 @@ def fresh_tuning(tuner: str, case: Case, graph_runs: int, first_call: bool = Fal
         return TritonAutotuneTuning(case)
     if tuner == "spec method":
         return SpecMethodTuning(case)
-    if tuner in ("disttune exhaustive", "disttune adaptive"):
+    if tuner in ("disttune exhaustive", "disttune adaptive", "disttune converge"):
         strategy = tuner.split()[1]
         return DisttuneTuning(case, strategy, graph_runs if case.launch_bound else 0, first_call)
     raise ValueError(f"unknown tuner '{tuner}'; expected one of {TUNERS}")

@@ -23,6 +23,13 @@ struct CudaTimerOptions {
   /// If > 0, time_batch() captures this many runs into one CUDA graph and times replays of
   /// it: each sample is one replay's time over graph_runs. For launch-bound launchers.
   int graph_runs = 0;
+  /// Clock control: before a tuning, busy kernels on every SM (1 ms each, at most 20 ms)
+  /// bring the SM clock to 90% of the rated clock, and the clock reached is measured
+  /// (clock64 against %globaltimer) as the steady clock; the clock is measured
+  /// again after every timed run (outside its events), and a run below 75% of the steady
+  /// clock is discarded and taken again; while the host captures a graph, a 1 ms busy
+  /// kernel keeps the device from idling. The card's clock settings are never changed.
+  bool steady_clock = true;
 };
 
 /// Why CUDA cannot be used in this process (no libcuda.so.1, too old, no device), or
@@ -68,6 +75,9 @@ class CudaTimer final : public Timer {
   Value hardware() const override;
   /// {"cuda_driver": "13.0", "cuda_runtime": "13.0" (if libcudart is loaded)}.
   Value deps() const override;
+  /// With steady_clock: {"steady_sm_mhz", "lowest_sm_mhz" (of a timed run), "discarded_runs"}
+  /// of the last tuning; else {}.
+  Value clocks() const override;
 
   const CudaTimerOptions& options() const;
   /// The ordinal of the device the stream belongs to.

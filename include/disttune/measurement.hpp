@@ -16,9 +16,20 @@ struct Measurement {
   int warmup_runs = 5;   ///< untimed runs before a candidate's timed runs (the spec: 5)
   int timed_runs = 10;   ///< timed runs per candidate (the spec: 10)
   Statistic statistic = Statistic::median;
-  /// "exhaustive" (the spec's) or "adaptive"; empty: TRITON_DIST_AUTOTUNE_STRATEGY if set,
-  /// else "exhaustive".
+  /// "exhaustive" (the spec's), "adaptive" or "converge"; empty: TRITON_DIST_AUTOTUNE_STRATEGY
+  /// if set, else "converge" (docs/strategies.md).
   std::string strategy;
+  /// converge: a candidate is measured enough once the relative standard error of its
+  /// statistic is at most this (0.005: 0.5%) ...
+  double max_noise = 0.005;
+  /// ... and it has run for at least this much device time (ms, by its agreed time).
+  double min_time_ms = 0.5;
+  /// converge: total device time (ms, by the agreed times) for all candidates together;
+  /// 0 means no budget. Measurement stops adding samples once it is spent.
+  double budget_ms = 0.0;
+  /// Canonical JSON of the space entry to keep unless another is faster by more than the
+  /// noise (any strategy); empty: none. A key whose candidates lack it (pruned) has none.
+  std::string baseline;
 };
 
 /// The most warm-up or timed runs one candidate may be given (a bound, not a suggestion).

@@ -52,7 +52,8 @@ bool version_check_setting();
 std::chrono::milliseconds collective_timeout_setting();
 
 /// TRITON_DIST_AUTOTUNE_STRATEGY: the strategy of tunings that name none; nullopt when
-/// unset (the spec's "exhaustive"). The name is checked where the strategy is made.
+/// unset (then kDefaultStrategy in C++, kSpecStrategy from Python). The name is checked
+/// where the strategy is made.
 std::optional<std::string> strategy_setting();
 
 /// TRITON_DIST_AUTOTUNE_REDIS_URL: redis://[[user]:password@]host[:port][/db] of a Redis
@@ -68,6 +69,14 @@ std::optional<std::string> redis_prefix_setting();
 /// command, in seconds from 0.001 to 86400; unset: kDefaultRedisTimeout.
 std::chrono::milliseconds redis_timeout_setting();
 inline constexpr std::chrono::milliseconds kDefaultRedisTimeout{1000};
+
+/// The strategy of a C++ tuning that names none when TRITON_DIST_AUTOTUNE_STRATEGY is unset:
+/// converge (docs/strategies.md).
+inline constexpr std::string_view kDefaultStrategy = "converge";
+
+/// The spec's strategy (5 warm-up and 10 timed runs of every candidate): what the Python
+/// decorator takes when it names none and TRITON_DIST_AUTOTUNE_STRATEGY is unset.
+inline constexpr std::string_view kSpecStrategy = "exhaustive";
 
 /// The collective deadline when neither the option nor the variable sets one: 10 minutes.
 inline constexpr std::chrono::milliseconds kDefaultCollectiveTimeout = std::chrono::minutes(10);

@@ -9,14 +9,20 @@
 //   "function": {"name": str, "digest": str}, "key": str (canonical JSON text),
 //   "hardware": object, "hardware_digest": str, "deps": object,
 //   "measurement": {"warmup_runs": int, "timed_runs": int, "statistic": str,
-//                   "strategy": str, "flush_l2": bool, "timer": str (optional)},
+//                   "strategy": str, "flush_l2": bool, "timer": str (optional),
+//                   optional: "max_noise", "min_time_ms", "budget_ms": num (converge),
+//                   "baseline": <JSON value> (the baseline entry, when one was set)},
 //   "candidates": [{"config": <JSON value>, "status": "ok"|"dropped"|"failed"|"skipped",
 //                   "error": str, "samples_ms": [num], "local_ms": num|null,
 //                   "agreed_ms": num|null, "noise": num}],
 //   ("dropped": measured, then left out by the adaptive strategy; "noise": the agreed
 //    relative spread of the samples, median absolute deviation over the median)
+//   (optional "within_noise": true: not told apart from the choice by the measurement)
 //   "best": {"index": int, "config": <JSON value>},
+//   optional "baseline": {"index": int|null (null: pruned for this key), "won": bool,
+//                         "baseline_ms": num|null, "chosen_ms": num},
 //   "ranks": int, "created_utc": "YYYY-MM-DDTHH:MM:SSZ",
+//   optional "clocks": {"steady_sm_mhz": num, "lowest_sm_mhz": num, "discarded_runs": int}
 //   optional "split": {"ranks": int (= "ranks"), "assignment": "index modulo ranks"}
 //   (present only for a rank-split tuning; a record without it was not split)
 //   optional "refreshed": {"utc": "YYYY-MM-DDTHH:MM:SSZ", "measured": [int],
@@ -91,6 +97,9 @@ struct Record {
   /// The timer's name (Timer::name(): "cpu", "cuda", "torch-npu-events", ...); stored as
   /// measurement.timer. Empty for a record written before the field existed.
   std::string timer;
+  /// The timer's clocks during the tuning (Timer::clocks(); "clocks" in the record, written
+  /// when not empty; older records lack it).
+  Value clocks = Value::object();
   std::vector<CandidateResult> candidates;  ///< in candidate-list order
   std::size_t best_index = 0;
   int ranks = 1;

@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <utility>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,16 +20,35 @@ struct CandidateStanding {
   double time_ms = 0.0;  ///< agreed statistic; meaningless when failed
   double noise = 0.0;    ///< agreed relative spread of the samples
   int samples = 0;       ///< this candidate's samples so far (the same on every rank)
+  /// The same three numbers over the samples of the last round only (0 if it took none).
+  /// After an interleaved round (A B A B ...) the samples are paired ratios, each run over
+  /// the mean of its pass (dimensionless, about 1): what the near-tie decision compares.
+  double round_time_ms = 0.0;
+  double round_noise = 0.0;
+  int round_samples = 0;
+  bool baseline = false;  ///< the space entry to keep unless another is faster beyond noise
 };
 
-/// One round of measurement: these candidates, each with this many warm-up and timed runs.
+/// One round of measurement: these candidates, in list order, each with this many warm-up
+/// and timed runs. A candidate may appear several times: A B A B ... interleaves their runs.
 /// A round without timed runs ends measurement: its candidates are the finalists, among
-/// which the best is chosen. A round naming an index out of range, or not ascending, or with
-/// negative counts, is refused (std::logic_error naming the strategy).
+/// which the best is chosen. A round naming an index out of range, with negative counts, or
+/// whose candidates are neither ascending nor passes of one ascending list (A B A B ...), is
+/// refused (std::logic_error naming the strategy).
 struct Round {
-  std::vector<std::size_t> candidates;  ///< indices into the tuning's candidate list, ascending
+  Round() = default;
+  /// A round of runs (or, without timed runs, the finalists), as Round{candidates, w, t}.
+  Round(std::vector<std::size_t> list, int warmups, int timed)
+      : candidates(std::move(list)), warmup_runs(warmups), timed_runs(timed) {}
+
+  std::vector<std::size_t> candidates;  ///< indices into the tuning's candidate list
   int warmup_runs = 0;
   int timed_runs = 0;
+  /// End round only: the strategy's choice among the finalists; nullopt: the lowest agreed
+  /// time, or the baseline if that is within noise of it.
+  std::optional<std::size_t> chosen;
+  /// End round only, with `chosen`: the finalists the measurement could not tell apart from it.
+  std::vector<std::size_t> within_noise;
 };
 
 /// Decides rounds from agreed numbers only, so every rank takes the same decisions. It never
@@ -50,15 +71,23 @@ std::unique_ptr<Strategy> make_exhaustive_strategy(const Measurement& measuremen
 /// survivors are compared by their statistic, ties to the lowest index.
 std::unique_ptr<Strategy> make_adaptive_strategy(const Measurement& measurement);
 
+/// Per candidate, samples until the relative standard error of its statistic is under
+/// measurement.max_noise after measurement.min_time_ms of device time, or until its
+/// confidence interval shows it cannot beat the leader; within measurement.budget_ms in
+/// total; then candidates still within noise of the leader run interleaved (A B A B ...)
+/// and are compared on those runs (docs/strategies.md).
+std::unique_ptr<Strategy> make_converge_strategy(const Measurement& measurement);
+
 /// measurement.strategy, or when it is empty TRITON_DIST_AUTOTUNE_STRATEGY (strategy_setting();
-/// an unknown name there throws InvalidSetting naming the variable), or "exhaustive".
+/// an unknown name there throws InvalidSetting naming the variable), or kDefaultStrategy
+/// ("converge").
 std::string strategy_name(const Measurement& measurement);
 
 /// Makes one tuning's strategy from its measurement settings.
 using StrategyFactory = std::function<std::unique_ptr<Strategy>(const Measurement& measurement)>;
 
 /// Makes `name` selectable (Measurement::strategy, TRITON_DIST_AUTOTUNE_STRATEGY) for every
-/// later tuning in this process. "exhaustive" and "adaptive" are registered from the start.
+/// later tuning in this process. "exhaustive", "adaptive" and "converge" are registered from the start.
 /// Throws std::invalid_argument for an empty name, a name already registered, or no factory.
 /// Every rank must register the same strategies (the ranks compare the name before tuning).
 /// Thread-safe.

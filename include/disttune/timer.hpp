@@ -44,6 +44,9 @@ class Timer {
   virtual Value hardware() const { return Value::object(); }
   /// Software versions that matter for the timed device (driver, runtime).
   virtual Value deps() const { return Value::object(); }
+  /// What the device's clocks were during the last tuning (CudaTimer: the SM clock), for
+  /// the record; not part of the fingerprint. {} when the timer does not know.
+  virtual Value clocks() const { return Value::object(); }
 };
 
 /// Host steady-clock timer: start/stop read std::chrono::steady_clock.

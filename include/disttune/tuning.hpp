@@ -44,6 +44,7 @@ struct CandidateResult {
   double noise = 0.0;             ///< agreed relative spread of the samples (median abs. deviation / median)
   bool measured = false;          ///< false if the strategy never reached it
   bool dropped = false;           ///< measured, but left out of the last round by the strategy
+  bool within_noise = false;      ///< the measurement could not tell it apart from the choice (or it is the choice, tied)
 };
 
 /// The state machine of one tuning. A driver (src/engine/round_driver.hpp) loops: next(),
@@ -77,10 +78,12 @@ class Tuning {
   /// `candidate` failed on this rank; its remaining runs are skipped.
   void record_failure(std::size_t candidate, std::string reason);
 
-  /// This rank's numbers for the round just ended, 3 per candidate: first every candidate's
+  /// This rank's numbers for the round just ended, 5 per candidate: first every candidate's
   /// time (its statistic; +inf if it failed here), then every candidate's noise (relative
-  /// spread of its samples), then the samples it still owes after invalid ones. Reduce them
-  /// element-wise with MAX across ranks (one all-reduce) and pass the result to end_round().
+  /// spread of its samples), then the samples it still owes after invalid ones, then the
+  /// time and noise of the samples of the strategy's last round only (paired ratios after an
+  /// interleaved round). Reduce them element-wise with MAX across ranks (one all-reduce) and
+  /// pass the result to end_round().
   std::vector<double> local_round_values() const;
 
   /// Applies the agreed values (an +inf time marks a candidate failed on some rank) and
@@ -91,9 +94,14 @@ class Tuning {
   const Measurement& measurement() const;
   const std::vector<CandidateResult>& results() const;
 
-  /// The best candidate: lowest agreed time among the candidates of the last round that did
-  /// not fail, ties to the lowest index. nullopt if all of them failed. Only once finished.
+  /// The choice: the strategy's, else the lowest agreed time among the finalists that did
+  /// not fail (ties to the lowest index) unless the baseline is within noise of it, then the
+  /// baseline. nullopt if all of them failed. Only once finished.
   std::optional<std::size_t> best() const;
+
+  /// The index of measurement().baseline among the candidates; nullopt if it is not set or
+  /// not among them (pruned for this key).
+  std::optional<std::size_t> baseline() const;
 
  private:
   struct State;

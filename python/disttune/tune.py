@@ -67,6 +67,10 @@ class AutotunedFunction:
         timed_runs: int,
         statistic: str,
         strategy: Optional[str],
+        baseline: Optional[Mapping[str, Any]],
+        budget_ms: float,
+        max_noise: float,
+        min_time_ms: float,
         flush_l2: bool,
         graph_runs: int,
         collective_timeout_s: Optional[float],
@@ -101,6 +105,11 @@ class AutotunedFunction:
         self.candidates = [
             _encoding.entry_text(entry, f"config_space[{i}]") for i, entry in enumerate(self.config_space)
         ]
+        baseline_text = ""
+        if baseline is not None:
+            baseline_text = _encoding.entry_text(baseline, "baseline")
+            if baseline_text not in self.candidates:
+                raise _core.InvalidSetting(f"disttune: baseline of '{fn.__name__}' is not an entry of its config_space")
         self.key_fn = key_fn
         self.prune_fn = prune_fn
         self.name = fn.__name__
@@ -119,6 +128,10 @@ class AutotunedFunction:
             timed_runs=timed_runs,
             statistic=statistic,
             strategy=strategy,
+            baseline=baseline_text,
+            budget_ms=budget_ms,
+            max_noise=max_noise,
+            min_time_ms=min_time_ms,
             collective_timeout_s=collective_timeout_s,
             cache_dir=cache_dir,
             disk_cache=disk_cache,
@@ -315,6 +328,10 @@ def autotune(
     timed_runs: int = _DEFAULTS["timed_runs"],
     statistic: str = _DEFAULTS["statistic"],
     strategy: Optional[str] = _DEFAULTS["strategy"],
+    baseline: Optional[Mapping[str, Any]] = _DEFAULTS["baseline"],
+    budget_ms: float = _DEFAULTS["budget_ms"],
+    max_noise: float = _DEFAULTS["max_noise"],
+    min_time_ms: float = _DEFAULTS["min_time_ms"],
     flush_l2: bool = False,
     graph_runs: int = 0,
     collective_timeout_s: Optional[float] = _DEFAULTS["collective_timeout_s"],
@@ -341,7 +358,11 @@ def autotune(
     entry when true. Measurement: `warmup_runs` untimed and `timed_runs` timed runs per entry
     (the spec's 5 and 10; each at most 1,000,000), summarised by `statistic` ("median",
     "mean", "min"); `strategy` names a registered engine strategy ("exhaustive", the spec's,
-    or "adaptive"); None takes TRITON_DIST_AUTOTUNE_STRATEGY, else "exhaustive". `flush_l2`
+    "adaptive" or "converge"); None takes TRITON_DIST_AUTOTUNE_STRATEGY, else "exhaustive".
+    "converge" stops sampling an entry once the relative error of its statistic is under
+    `max_noise` after `min_time_ms` of device time; `budget_ms` > 0 bounds the total
+    (docs/strategies.md). `baseline`, an entry of `config_space`, is kept unless another entry
+    is faster by more than the noise (any strategy; off by default). `flush_l2`
     clears the device cache before each timed run; `graph_runs` > 0 times CUDA-graph replays
     of that many runs. `collective_timeout_s` is the deadline of each engine collective in
     seconds (at least 0.001; math.inf: none); None takes TRITON_DIST_AUTOTUNE_TIMEOUT, else 600.
@@ -386,6 +407,10 @@ def autotune(
             timed_runs=timed_runs,
             statistic=statistic,
             strategy=strategy,
+            baseline=baseline,
+            budget_ms=budget_ms,
+            max_noise=max_noise,
+            min_time_ms=min_time_ms,
             flush_l2=flush_l2,
             graph_runs=graph_runs,
             collective_timeout_s=collective_timeout_s,

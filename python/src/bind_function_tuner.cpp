@@ -17,6 +17,7 @@
 #include "bindings.hpp"
 #include "disttune/config.hpp"
 #include "disttune/function_tuner.hpp"
+#include "disttune/settings.hpp"
 #include "disttune/store.hpp"
 #include "facts_timer.hpp"
 #include "interrupt_guard.hpp"
@@ -31,7 +32,8 @@ namespace {
 /// The engine's options from the Python keyword arguments.
 TunerOptions make_options(
     const nb::int_& warmup_runs, const nb::int_& timed_runs,
-    const std::string& statistic, std::optional<std::string> strategy,
+    const std::string& statistic, std::optional<std::string> strategy, std::string baseline,
+    double budget_ms, double max_noise, double min_time_ms,
     std::shared_ptr<Timer> timer, const std::string& hardware_json, const std::string& deps_json,
     std::shared_ptr<Communicator> communicator, std::optional<double> collective_timeout_s,
     std::optional<std::filesystem::path> cache_dir, bool disk_cache, bool split_across_ranks,
@@ -41,8 +43,17 @@ TunerOptions make_options(
   options.measurement.warmup_runs = run_count(warmup_runs, "warmup_runs", 0);
   options.measurement.timed_runs = run_count(timed_runs, "timed_runs", 1);
   options.measurement.statistic = parse_statistic(statistic);
-  // None: the engine's choice (TRITON_DIST_AUTOTUNE_STRATEGY, else "exhaustive").
-  options.measurement.strategy = strategy.value_or("");
+  // None: TRITON_DIST_AUTOTUNE_STRATEGY (left to the engine, which checks the name), else the
+  // spec's strategy (the C++ default, converge, is asked for by name from Python).
+  if (strategy) {
+    options.measurement.strategy = std::move(*strategy);
+  } else if (!strategy_setting()) {
+    options.measurement.strategy = std::string(kSpecStrategy);
+  }
+  options.measurement.baseline = std::move(baseline);
+  options.measurement.budget_ms = budget_ms;
+  options.measurement.max_noise = max_noise;
+  options.measurement.min_time_ms = min_time_ms;
   if (!timer) timer = std::make_shared<CpuTimer>();
   options.timer = std::make_shared<FactsTimer>(std::move(timer),
                                                parse_json_object(hardware_json, "hardware facts"),
@@ -122,7 +133,10 @@ void bind_function_tuner(nb::module_& module) {
       .def_ro("samples", &CandidateResult::samples)
       .def_ro("local_ms", &CandidateResult::local_ms)
       .def_ro("agreed_ms", &CandidateResult::agreed_ms)
-      .def_ro("measured", &CandidateResult::measured);
+      .def_ro("measured", &CandidateResult::measured)
+      .def_ro("dropped", &CandidateResult::dropped)
+      .def_ro("noise", &CandidateResult::noise)
+      .def_ro("within_noise", &CandidateResult::within_noise);
 
   nb::class_<TuningReport>(module, "TuningReport",
                            "Where a choice came from ('tuned', 'disk' or 'redis') and what was measured.")
@@ -154,7 +168,8 @@ void bind_function_tuner(nb::module_& module) {
       .def("__init__",
            [](FunctionTuner* self, std::string name, std::string digest, const nb::int_& warmup_runs,
               const nb::int_& timed_runs, const std::string& statistic,
-              std::optional<std::string> strategy,
+              std::optional<std::string> strategy, std::string baseline, double budget_ms,
+              double max_noise, double min_time_ms,
               std::shared_ptr<Timer> timer, const std::string& hardware_json,
               const std::string& deps_json, std::shared_ptr<Communicator> communicator,
               std::optional<double> collective_timeout_s,
@@ -164,6 +179,7 @@ void bind_function_tuner(nb::module_& module) {
              new (self) FunctionTuner(
                  FunctionIdentity{std::move(name), std::move(digest)},
                  make_options(warmup_runs, timed_runs, statistic, std::move(strategy),
+                              std::move(baseline), budget_ms, max_noise, min_time_ms,
                               std::move(timer), hardware_json, deps_json, std::move(communicator),
                               collective_timeout_s, std::move(cache_dir), disk_cache,
                               split_across_ranks, std::move(redis_url), std::move(redis_prefix),
@@ -173,7 +189,10 @@ void bind_function_tuner(nb::module_& module) {
            nb::arg("warmup_runs") = nb::int_(Measurement{}.warmup_runs),
            nb::arg("timed_runs") = nb::int_(Measurement{}.timed_runs),
            nb::arg("statistic") = to_string(Measurement{}.statistic),
-           nb::arg("strategy").none() = nb::none(),
+           nb::arg("strategy").none() = nb::none(), nb::arg("baseline") = Measurement{}.baseline,
+           nb::arg("budget_ms") = Measurement{}.budget_ms,
+           nb::arg("max_noise") = Measurement{}.max_noise,
+           nb::arg("min_time_ms") = Measurement{}.min_time_ms,
            nb::arg("timer").none() = nb::none(), nb::arg("hardware_json") = "{}",
            nb::arg("deps_json") = "{}", nb::arg("communicator").none() = nb::none(),
            nb::arg("collective_timeout_s").none() = nb::none(),

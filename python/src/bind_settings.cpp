@@ -24,7 +24,11 @@ nb::dict function_defaults() {
   defaults["warmup_runs"] = options.measurement.warmup_runs;
   defaults["timed_runs"] = options.measurement.timed_runs;
   defaults["statistic"] = to_string(options.measurement.statistic);
-  defaults["strategy"] = nb::none();  // the engine's: TRITON_DIST_AUTOTUNE_STRATEGY, else exhaustive
+  defaults["strategy"] = nb::none();  // TRITON_DIST_AUTOTUNE_STRATEGY, else kSpecStrategy
+  defaults["baseline"] = nb::none();  // no baseline entry
+  defaults["budget_ms"] = options.measurement.budget_ms;
+  defaults["max_noise"] = options.measurement.max_noise;
+  defaults["min_time_ms"] = options.measurement.min_time_ms;
   defaults["collective_timeout_s"] = nb::none();  // TRITON_DIST_AUTOTUNE_TIMEOUT, else 600
   defaults["cache_dir"] = nb::none();             // TRITON_DIST_AUTOTUNE_CACHE_DIR, else ~/...
   defaults["disk_cache"] = options.disk_cache;

@@ -68,15 +68,20 @@ void bind_timer(nb::module_& module) {
       "legacy default stream); optional L2 flush before each timed run and CUDA-graph batches.")
       .def(
           "__init__",
-          [](CudaTimer* self, std::uintptr_t stream, bool flush_l2, int graph_runs) {
+          [](CudaTimer* self, std::uintptr_t stream, bool flush_l2, int graph_runs,
+             bool steady_clock) {
             CudaTimerOptions options;
             options.stream = reinterpret_cast<void*>(stream);
             options.flush_l2 = flush_l2;
             options.graph_runs = graph_runs;
+            options.steady_clock = steady_clock;
             new (self) CudaTimer(options);
           },
-          nb::arg("stream") = 0, nb::arg("flush_l2") = false, nb::arg("graph_runs") = 0)
-      .def_prop_ro("device", &CudaTimer::device);
+          nb::arg("stream") = 0, nb::arg("flush_l2") = false, nb::arg("graph_runs") = 0,
+          nb::arg("steady_clock") = true)
+      .def_prop_ro("device", &CudaTimer::device)
+      .def("clocks", [](const CudaTimer& timer) { return canonical_json(timer.clocks()); },
+           "The SM clocks of the last tuning as JSON text ({} without steady_clock).");
   module.def("cuda_unavailable_reason", &cuda_unavailable_reason,
              "Why CUDA cannot be used in this process, or None if it can.");
 #else

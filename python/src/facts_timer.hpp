@@ -28,6 +28,7 @@ class FactsTimer final : public Timer {
   std::string name() const override { return inner_->name(); }
   Value hardware() const override { return merged(inner_->hardware(), hardware_); }
   Value deps() const override { return merged(inner_->deps(), deps_); }
+  Value clocks() const override { return inner_->clocks(); }
 
  private:
   static Value merged(Value base, const Value& extra) {

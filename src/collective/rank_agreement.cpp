@@ -28,6 +28,10 @@ Value tuning_summary(const FunctionIdentity& identity, const std::string& key,
                                      {"timed_runs", measurement.timed_runs},
                                      {"statistic", to_string(measurement.statistic)},
                                      {"strategy", measurement.strategy},
+                                     {"max_noise", measurement.max_noise},
+                                     {"min_time_ms", measurement.min_time_ms},
+                                     {"budget_ms", measurement.budget_ms},
+                                     {"baseline", measurement.baseline},
                                      {"flush_l2", flushes_l2}}},
                {"split across ranks", split_across_ranks}};
 }

@@ -1,8 +1,11 @@
 // CudaTimer: event pairs on the caller's stream, L2 flush, graph replay, capture refusal.
+#include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
+#include "clock_probe.hpp"
 #include "device_facts.hpp"
 #include "disttune/cuda.hpp"
 #include "disttune/sink.hpp"
@@ -16,6 +19,19 @@ using detail::check;
 using detail::ContextGuard;
 using detail::driver;
 using detail::Event;
+
+namespace {
+
+/// Before a tuning the SMs are kept busy until their clock reaches this fraction of the
+/// rated clock, for at most kSettleMs.
+constexpr double kSettledClock = 0.9;
+constexpr double kSettleMs = 20.0;
+/// Device time of the kernel that keeps the device busy while the host captures a graph.
+constexpr double kCaptureBusyMs = 1.0;
+/// A timed run below this fraction of the steady SM clock is discarded (nvbench's 75%).
+constexpr double kSlowClock = 0.75;
+
+}  // namespace
 
 std::optional<std::string> cuda_unavailable_reason() {
   if (auto reason = detail::driver_unavailable_reason()) return reason;
@@ -36,6 +52,10 @@ struct CudaTimer::State {
   std::optional<Event> open_start;                ///< start() without stop() yet
   std::vector<std::pair<Event, Event>> pending;   ///< start/stop pairs since collect()
   bool graph_note_printed = false;
+  std::optional<detail::ClockProbe> probe;        ///< with options.steady_clock
+  double steady_mhz = 0.0;                        ///< SM clock after the settling kernel
+  double lowest_mhz = 0.0;                        ///< lowest clock of a timed run this tuning
+  int discarded = 0;                              ///< runs below kSlowClock this tuning
 
   State() = default;
   State(const State&) = delete;
@@ -47,6 +67,7 @@ struct CudaTimer::State {
     open_start.reset();
     pending.clear();
     free_events.clear();
+    probe.reset();
     if (pushed) driver().cuCtxPopCurrent(&previous);
   }
 
@@ -76,6 +97,25 @@ struct CudaTimer::State {
     if (!options.flush_l2) return;
     const detail::DeviceBuffer& buffer = detail::l2_flush_buffer(device);
     check(driver().cuMemsetD8Async(buffer.get(), 0, buffer.bytes(), stream), "cuMemsetD8Async");
+  }
+
+  /// With steady_clock: measures the SM clock right after a timed run (outside its events).
+  void probe_clock() {
+    if (probe) probe->probe(stream);
+  }
+
+  /// With steady_clock: a run whose SM clock was below kSlowClock of the steady clock is
+  /// not a time of the kernel at speed: NaN, which the tuning discards and takes again.
+  void discard_slow_runs(std::vector<double>& durations) {
+    if (!probe) return;
+    const std::vector<double> mhz = probe->read(stream);
+    for (std::size_t i = 0; i < durations.size() && i < mhz.size(); ++i) {
+      if (lowest_mhz == 0.0 || mhz[i] < lowest_mhz) lowest_mhz = mhz[i];
+      if (mhz[i] < kSlowClock * steady_mhz) {
+        durations[i] = std::nan("");
+        ++discarded;
+      }
+    }
   }
 
   /// Waits for the last pair and returns each pair's elapsed ms; events go back to the pool.
@@ -160,6 +200,7 @@ CudaTimer::CudaTimer(CudaTimerOptions options) : state_(std::make_unique<State>(
   }
   ContextGuard current(state_->context);
   check(api.cuCtxGetDevice(&state_->device), "cuCtxGetDevice");
+  if (options.steady_clock) state_->probe.emplace(state_->device);
 }
 
 CudaTimer::~CudaTimer() = default;
@@ -170,6 +211,10 @@ CudaTimer& CudaTimer::operator=(CudaTimer&&) noexcept = default;
 void CudaTimer::begin_tuning() {
   ContextGuard current(state_->context);
   state_->refuse_if_capturing();
+  state_->lowest_mhz = 0.0;
+  state_->discarded = 0;
+  if (!state_->probe) return;
+  state_->steady_mhz = state_->probe->settle(state_->stream, kSettledClock, kSettleMs);
 }
 
 void CudaTimer::prepare_timed_run() {
@@ -196,6 +241,7 @@ void CudaTimer::stop() {
   state_->record(end);
   state_->pending.emplace_back(std::move(*state_->open_start), std::move(end));
   state_->open_start.reset();
+  state_->probe_clock();
 }
 
 std::vector<double> CudaTimer::collect() {
@@ -203,7 +249,9 @@ std::vector<double> CudaTimer::collect() {
     throw std::logic_error("disttune: CudaTimer::collect() with a run still started");
   }
   ContextGuard current(state_->context);
-  return state_->resolve(state_->pending);
+  std::vector<double> durations = state_->resolve(state_->pending);
+  state_->discard_slow_runs(durations);
+  return durations;
 }
 
 std::optional<std::vector<double>> CudaTimer::time_batch(const std::function<void()>& run,
@@ -212,6 +260,8 @@ std::optional<std::vector<double>> CudaTimer::time_batch(const std::function<voi
   if (per_graph == 0 || runs <= 0) return std::nullopt;
   ContextGuard current(state_->context);
   state_->refuse_if_capturing();
+  // The host captures while the device would idle: keep it busy (and its clock up) meanwhile.
+  if (state_->probe) state_->probe->keep_busy(state_->stream, kCaptureBusyMs);
   std::optional<detail::GraphExec> graph = state_->capture(run, per_graph);
   if (!graph) return std::nullopt;
   const detail::DriverApi& api = driver();
@@ -226,8 +276,10 @@ std::optional<std::vector<double>> CudaTimer::time_batch(const std::function<voi
     check(api.cuGraphLaunch(graph->get(), state_->stream), "cuGraphLaunch");
     state_->record(end);
     replays.emplace_back(std::move(begin), std::move(end));
+    state_->probe_clock();
   }
   std::vector<double> samples = state_->resolve(replays);
+  state_->discard_slow_runs(samples);
   for (double& sample : samples) sample /= per_graph;
   return samples;
 }
@@ -235,6 +287,13 @@ std::optional<std::vector<double>> CudaTimer::time_batch(const std::function<voi
 Value CudaTimer::hardware() const { return Value{{"cuda", detail::cuda_device_facts(state_->device)}}; }
 
 Value CudaTimer::deps() const { return detail::cuda_versions(); }
+
+Value CudaTimer::clocks() const {
+  if (!state_->probe) return Value::object();
+  return Value{{"steady_sm_mhz", state_->steady_mhz},
+               {"lowest_sm_mhz", state_->lowest_mhz},
+               {"discarded_runs", state_->discarded}};
+}
 
 const CudaTimerOptions& CudaTimer::options() const { return state_->options; }
 

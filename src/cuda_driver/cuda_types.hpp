@@ -21,6 +21,8 @@ typedef struct CUstream_st* CUstream;
 typedef struct CUevent_st* CUevent;
 typedef struct CUgraph_st* CUgraph;
 typedef struct CUgraphExec_st* CUgraphExec;
+typedef struct CUmod_st* CUmodule;
+typedef struct CUfunc_st* CUfunction;
 typedef enum CUdevice_attribute_enum : int {
   CU_DEVICE_ATTRIBUTE_CLOCK_RATE = 13,
   CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,

@@ -107,6 +107,10 @@ std::string load_entry_points(const EntryPointResolver& resolver, DriverApi& api
   DISTTUNE_LOAD_ENTRY(cuMemsetD8Async);
   DISTTUNE_LOAD_ENTRY(cuMemcpyHtoDAsync);
   DISTTUNE_LOAD_ENTRY(cuMemcpyDtoHAsync);
+  DISTTUNE_LOAD_ENTRY(cuModuleLoadData);
+  DISTTUNE_LOAD_ENTRY(cuModuleUnload);
+  DISTTUNE_LOAD_ENTRY(cuModuleGetFunction);
+  DISTTUNE_LOAD_ENTRY(cuLaunchKernel);
 #undef DISTTUNE_LOAD_ENTRY
   return error;
 }

@@ -52,6 +52,13 @@ struct DriverApi {
                                 CUstream stream) = nullptr;
   CUresult (*cuMemcpyDtoHAsync)(void* destination, CUdeviceptr source, std::size_t bytes,
                                 CUstream stream) = nullptr;
+  CUresult (*cuModuleLoadData)(CUmodule* module, const void* image) = nullptr;
+  CUresult (*cuModuleUnload)(CUmodule module) = nullptr;
+  CUresult (*cuModuleGetFunction)(CUfunction* function, CUmodule module, const char* name) = nullptr;
+  CUresult (*cuLaunchKernel)(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+                             unsigned block_x, unsigned block_y, unsigned block_z,
+                             unsigned shared_bytes, CUstream stream, void** params,
+                             void** extra) = nullptr;
 };
 
 /// The process's driver table, loaded and initialised (cuInit) on first use. Throws

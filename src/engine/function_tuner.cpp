@@ -321,7 +321,8 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
     Record record = detail::build_record(
         id, s.fingerprint,
         detail::TuningOutcome{s.options.measurement, s.options.timer->flushes_l2(), report.candidates,
-                              report.best, comm.size(), report.split_ranks, report.timer});
+                              report.best, comm.size(), report.split_ranks, report.timer,
+                              s.options.timer->clocks()});
     if (refreshed) {
       refreshed->utc = record.created_utc;
       record.refreshed = std::move(refreshed);

@@ -45,7 +45,7 @@ std::unique_ptr<Strategy> make_exhaustive_strategy(const Measurement& measuremen
 std::string strategy_name(const Measurement& measurement) {
   if (!measurement.strategy.empty()) return measurement.strategy;
   const std::optional<std::string> chosen = strategy_setting();
-  if (!chosen) return "exhaustive";
+  if (!chosen) return std::string(kDefaultStrategy);
   const std::vector<std::string> registered = registered_strategies();
   if (std::find(registered.begin(), registered.end(), *chosen) == registered.end()) {
     std::string names;

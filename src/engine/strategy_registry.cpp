@@ -19,7 +19,7 @@ struct Registry {
 /// The process's registry, holding the built-in strategies from its first use (a new
 /// built-in strategy is added to this list).
 Registry& registry() {
-  static Registry instance{{}, {{"exhaustive", make_exhaustive_strategy}, {"adaptive", make_adaptive_strategy}}};
+  static Registry instance{{}, {{"exhaustive", make_exhaustive_strategy}, {"adaptive", make_adaptive_strategy}, {"converge", make_converge_strategy}}};
   return instance;
 }
 

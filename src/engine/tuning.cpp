@@ -8,14 +8,17 @@
 #include <stdexcept>
 #include <utility>
 
+#include "noise_interval.hpp"
+
 namespace disttune {
 namespace {
 
 enum class Phase { warmup_barrier, warmup, timed_barrier, timed, collect };
 
 constexpr double kFailedTime = std::numeric_limits<double>::infinity();
-/// local_round_values(): time, noise and samples owed, per candidate.
-constexpr std::size_t kRoundValuesPerCandidate = 3;
+/// local_round_values(): time, noise, samples owed, and the last round's time and noise,
+/// per candidate.
+constexpr std::size_t kRoundValuesPerCandidate = 5;
 
 /// Median absolute deviation over the median: a spread that one outlier does not move.
 double relative_spread(const std::vector<double>& samples) {
@@ -36,6 +39,10 @@ struct Tuning::State {
   std::vector<CandidateResult> results;
   std::vector<int> owed;     ///< valid samples each candidate still owes in this round (this rank)
   std::vector<int> retaken;  ///< agreed re-takes so far per candidate (the same on every rank)
+  std::vector<std::size_t> round_start;  ///< each candidate's sample count when the strategy's round began
+  std::vector<std::size_t> interleaved;  ///< the candidates of an interleaved strategy round (else empty)
+  std::optional<std::size_t> baseline;   ///< index of measurement.baseline among the candidates
+  std::optional<std::size_t> chosen;     ///< the choice, once finished
 
   Round round;
   std::size_t position = 0;  ///< index into round.candidates
@@ -50,7 +57,15 @@ struct Tuning::State {
   void start_round(Round next, bool retake) {
     check(next);
     if (!retake) {
-      for (std::size_t c : next.candidates) owed.at(c) = next.timed_runs;
+      // A candidate listed several times (an interleaved round) owes runs for each listing.
+      for (std::size_t c : next.candidates) owed.at(c) = 0;
+      for (std::size_t c : next.candidates) owed.at(c) += next.timed_runs;
+      round_start.clear();
+      for (const CandidateResult& result : results) round_start.push_back(result.samples.size());
+      std::vector<std::size_t> members(next.candidates);
+      std::sort(members.begin(), members.end());
+      members.erase(std::unique(members.begin(), members.end()), members.end());
+      interleaved = members.size() < next.candidates.size() ? members : std::vector<std::size_t>{};
     }
     round = std::move(next);
     position = 0;
@@ -60,16 +75,84 @@ struct Tuning::State {
 
   bool failed(std::size_t candidate) const { return results[candidate].failed; }
 
-  /// Refuses a strategy's round that would index outside the candidates or repeat one.
+  std::vector<double> round_samples(std::size_t candidate) const {
+    const std::vector<double>& all = results[candidate].samples;
+    return {all.begin() + static_cast<std::ptrdiff_t>(round_start[candidate]), all.end()};
+  }
+
+  /// Each candidate's samples since the strategy's round began (re-takes included). After
+  /// an interleaved round, sample k of each of its candidates is divided by the mean of
+  /// sample k of all of them (one pass of A B ...): a drift of the device common to a pass
+  /// cancels, and the candidates compare by these paired ratios.
+  std::vector<std::vector<double>> round_sample_lists() const {
+    std::vector<std::vector<double>> lists(results.size());
+    for (std::size_t i = 0; i < results.size(); ++i) lists[i] = round_samples(i);
+    if (interleaved.empty()) return lists;
+    std::size_t passes = std::numeric_limits<std::size_t>::max();
+    for (std::size_t c : interleaved) {
+      if (!results[c].failed) passes = std::min(passes, lists[c].size());
+    }
+    if (passes == std::numeric_limits<std::size_t>::max()) return lists;
+    std::vector<std::vector<double>> paired(results.size());
+    for (std::size_t k = 0; k < passes; ++k) {
+      double sum = 0.0;
+      std::size_t count = 0;
+      for (std::size_t c : interleaved) {
+        if (!results[c].failed) sum += lists[c][k], ++count;
+      }
+      const double mean = sum / static_cast<double>(count);
+      for (std::size_t c : interleaved) {
+        if (!results[c].failed && mean > 0.0) paired[c].push_back(lists[c][k] / mean);
+      }
+    }
+    return paired;
+  }
+
+  /// Marks the finalists, and decides: the strategy's choice, else the lowest agreed time
+  /// unless the baseline is within noise of it.
+  void finish(const Round& end) {
+    finished = true;
+    awaiting_end_round = false;
+    std::vector<bool> finalist(results.size(), false);
+    std::vector<std::size_t> alive;
+    std::vector<detail::TimeEstimate> estimates;
+    for (std::size_t c : end.candidates) finalist.at(c) = true;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      CandidateResult& result = results[i];
+      result.dropped = result.measured && !result.failed && !finalist[i];
+      estimates.push_back({result.agreed_ms, result.noise, static_cast<int>(result.samples.size())});
+      if (finalist[i] && result.measured && !result.failed) alive.push_back(i);
+    }
+    detail::NoiseChoice choice{end.chosen, end.within_noise};
+    if (!end.chosen) choice = detail::choose_within_noise(estimates, alive, baseline, 0.0);
+    if (choice.chosen && (results.at(*choice.chosen).failed || !finalist[*choice.chosen])) {
+      throw std::logic_error("disttune: the strategy chose a candidate that is not a finalist");
+    }
+    chosen = choice.chosen;
+    for (std::size_t c : choice.within_noise) results.at(c).within_noise = true;
+  }
+
+  /// Refuses a strategy's round that would index outside the candidates, with negative
+  /// counts, or whose candidates are neither ascending nor passes of one ascending list
+  /// (A B A B ...: an interleaved round; an end round's finalists must be ascending).
   void check(const Round& next) const {
     std::string problem;
     if (next.warmup_runs < 0 || next.timed_runs < 0) problem = "negative run counts";
+    std::vector<std::size_t> pass(next.candidates);
+    std::sort(pass.begin(), pass.end());
+    pass.erase(std::unique(pass.begin(), pass.end()), pass.end());
+    const bool passes = next.timed_runs > 0 && !pass.empty() && pass.size() < next.candidates.size();
     for (std::size_t i = 0; i < next.candidates.size() && problem.empty(); ++i) {
       if (next.candidates[i] >= results.size()) {
         problem = "candidate " + std::to_string(next.candidates[i]) + " of " + std::to_string(results.size());
-      } else if (i > 0 && next.candidates[i] <= next.candidates[i - 1]) {
-        problem = "candidates not in ascending order";
+      } else if (passes ? next.candidates[i] != pass[i % pass.size()]
+                             : i > 0 && next.candidates[i] <= next.candidates[i - 1]) {
+        problem = passes ? "an interleaved round that is not passes of one ascending list"
+                              : "candidates not in ascending order";
       }
+    }
+    if (passes && next.candidates.size() % pass.size() != 0 && problem.empty()) {
+      problem = "an interleaved round that is not passes of one ascending list";
     }
     if (!problem.empty()) {
       throw std::logic_error("disttune: strategy '" + strategy_name + "' returned a bad round: " + problem);
@@ -116,6 +199,11 @@ Tuning::Tuning(std::vector<std::string> candidates, Measurement measurement)
   for (std::size_t i = 0; i < candidates.size(); ++i) state_->results[i].config = std::move(candidates[i]);
   state_->owed.assign(candidates.size(), 0);
   state_->retaken.assign(candidates.size(), 0);
+  if (!measurement.baseline.empty()) {
+    for (std::size_t i = 0; i < state_->results.size(); ++i) {
+      if (state_->results[i].config == measurement.baseline) state_->baseline = i;
+    }
+  }
   state_->start_round(state_->strategy->first_round(candidates.size()), false);
 }
 
@@ -193,6 +281,7 @@ void Tuning::record_failure(std::size_t candidate, std::string reason) {
 
 std::vector<double> Tuning::local_round_values() const {
   const std::size_t count = state_->results.size();
+  const std::vector<std::vector<double>> recent_lists = state_->round_sample_lists();
   std::vector<double> values(kRoundValuesPerCandidate * count, 0.0);
   for (std::size_t i = 0; i < count; ++i) {
     const CandidateResult& result = state_->results[i];
@@ -205,6 +294,11 @@ std::vector<double> Tuning::local_round_values() const {
       values[count + i] = relative_spread(result.samples);
     }
     values[2 * count + i] = result.measured ? state_->owed[i] : 0;
+    const std::vector<double>& recent = recent_lists[i];
+    if (!recent.empty()) {
+      values[3 * count + i] = summarize(recent, state_->measurement.statistic);
+      values[4 * count + i] = relative_spread(recent);
+    }
   }
   return values;
 }
@@ -219,6 +313,7 @@ void Tuning::end_round(const std::vector<double>& agreed_values) {
                                 std::to_string(kRoundValuesPerCandidate * count) + ")");
   }
   const std::vector<double> local = local_round_values();
+  const std::vector<std::vector<double>> recent_lists = s.round_sample_lists();
   const std::span<const double> agreed_times(agreed_values.data(), count);
   std::vector<CandidateStanding> standings(s.results.size());
   for (std::size_t i = 0; i < s.results.size(); ++i) {
@@ -232,8 +327,10 @@ void Tuning::end_round(const std::vector<double>& agreed_values) {
       result.error = "failed on another rank";
     }
     standings[i] = {result.failed, result.agreed_ms, result.noise,
-                    static_cast<int>(result.samples.size())};
+                    static_cast<int>(result.samples.size()), agreed_values[3 * count + i],
+                    agreed_values[4 * count + i], static_cast<int>(recent_lists[i].size())};
   }
+  for (std::size_t i = 0; i < count; ++i) standings[i].baseline = s.baseline == i;
   if (std::optional<Round> retakes = s.retake_round(std::span(agreed_values).subspan(2 * count, count))) {
     s.start_round(std::move(*retakes), true);
     return;
@@ -245,29 +342,17 @@ void Tuning::end_round(const std::vector<double>& agreed_values) {
     return;
   }
   s.check(next);
-  s.awaiting_end_round = false;
-  s.finished = true;
-  std::vector<bool> finalist(count, false);
-  for (std::size_t c : next.candidates) finalist.at(c) = true;
-  for (std::size_t i = 0; i < count; ++i) {
-    CandidateResult& result = s.results[i];
-    result.dropped = result.measured && !result.failed && !finalist[i];
-  }
+  s.finish(next);
 }
 
 bool Tuning::finished() const { return state_->finished; }
 const Measurement& Tuning::measurement() const { return state_->measurement; }
 const std::vector<CandidateResult>& Tuning::results() const { return state_->results; }
+std::optional<std::size_t> Tuning::baseline() const { return state_->baseline; }
 
 std::optional<std::size_t> Tuning::best() const {
   if (!state_->finished) throw std::logic_error("disttune: best() before the tuning finished");
-  std::optional<std::size_t> best;
-  for (std::size_t i = 0; i < state_->results.size(); ++i) {
-    const CandidateResult& result = state_->results[i];
-    if (!result.measured || result.failed || result.dropped) continue;
-    if (!best || result.agreed_ms < state_->results[*best].agreed_ms) best = i;
-  }
-  return best;
+  return state_->chosen;
 }
 
 }  // namespace disttune

@@ -36,6 +36,7 @@ std::string format_table(const TuningReport& report) {
     }
     out << line << c.config;
     if (c.failed) out << "  (" << c.error << ")";
+    if (c.within_noise) out << "  (within noise)";
     out << '\n';
   }
   out << "  best: [" << report.best << "] " << report.candidates.at(report.best).config << '\n';

@@ -19,6 +19,7 @@ Record build_record(const RecordId& id, const Fingerprint& fingerprint, TuningOu
   record.ranks = outcome.ranks;
   record.split_ranks = outcome.split_ranks;
   record.timer = std::move(outcome.timer);
+  record.clocks = std::move(outcome.clocks);
   record.created_utc = utc_iso_now();
   record.library_version = library_version();
   return record;

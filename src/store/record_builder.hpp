@@ -21,6 +21,7 @@ struct TuningOutcome {
   int ranks = 1;                            ///< ranks that agreed on it
   int split_ranks = 0;                      ///< > 0: measured split across this many ranks
   std::string timer;                        ///< the timer's Timer::name()
+  Value clocks = Value::object();           ///< the timer's Timer::clocks()
 };
 
 /// The record of `outcome` for `id` on the machine of `fingerprint`, stamped now with this

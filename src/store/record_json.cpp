@@ -41,6 +41,8 @@ class Fields {
     return *found;
   }
 
+  [[nodiscard]] bool has(const std::string& name) const { return object_.contains(name); }
+
   [[nodiscard]] std::string string(const std::string& name) const {
     const Value& value = any(name);
     if (!value.is_string()) bad_field(path(name), "must be a string");
@@ -144,13 +146,15 @@ Value candidate_to_json(const CandidateResult& candidate, std::size_t index) {
   }
   const std::string status = status_of(candidate);
   const bool skipped = status == "skipped";
-  return Value{{"config", parse_config(candidate.config, index)},
+  Value json{{"config", parse_config(candidate.config, index)},
                {"status", status},
                {"error", candidate.error},
                {"samples_ms", candidate.samples},
                {"local_ms", skipped ? Value(nullptr) : time_value(candidate.local_ms)},
                {"agreed_ms", skipped ? Value(nullptr) : time_value(candidate.agreed_ms)},
                {"noise", candidate.noise}};
+  if (candidate.within_noise) json["within_noise"] = true;  // optional: older records lack it
+  return json;
 }
 
 CandidateResult candidate_from_json(const Value& json, const std::string& path) {
@@ -168,6 +172,7 @@ CandidateResult candidate_from_json(const Value& json, const std::string& path) 
   }
   candidate.noise = fields.number("noise");
   if (!(candidate.noise >= 0.0)) bad_field(fields.path("noise"), "must be >= 0");
+  if (fields.has("within_noise")) candidate.within_noise = fields.boolean("within_noise");
   const std::string status = fields.string("status");
   const double infinity = std::numeric_limits<double>::infinity();
   if (status == "ok" || status == "dropped") {
@@ -206,6 +211,11 @@ void read_measurement(const Value& json, Record& record) {
   }
   measurement.strategy = fields.string("strategy");
   if (measurement.strategy.empty()) bad_field(fields.path("strategy"), "must not be empty");
+  // Optional (older records lack them): the converge strategy's settings and the baseline.
+  if (fields.has("max_noise")) measurement.max_noise = fields.number("max_noise");
+  if (fields.has("min_time_ms")) measurement.min_time_ms = fields.number("min_time_ms");
+  if (fields.has("budget_ms")) measurement.budget_ms = fields.number("budget_ms");
+  if (fields.has("baseline")) measurement.baseline = fields.canonical("baseline");
   record.flush_l2 = fields.boolean("flush_l2");
   // Optional: records written before the timer was named lack it.
   if (json.contains("timer")) record.timer = fields.string("timer");
@@ -244,6 +254,21 @@ RecordRefresh refresh_from_json(const Value& json, long long last) {
   }
   refresh.previous_best = static_cast<std::size_t>(fields.integer("previous_best", 0, last));
   return refresh;
+}
+
+/// Which won, the baseline or another candidate, and both times: the record's "baseline".
+Value baseline_outcome(const Record& record) {
+  std::optional<std::size_t> index;
+  for (std::size_t i = 0; i < record.candidates.size(); ++i) {
+    if (record.candidates[i].config == record.measurement.baseline) index = i;
+  }
+  if (!index) return Value{{"index", nullptr}, {"won", false}};  // pruned for this key
+  const CandidateResult& baseline = record.candidates[*index];
+  const CandidateResult& chosen = record.candidates[record.best_index];
+  return Value{{"index", *index},
+               {"won", *index == record.best_index},
+               {"baseline_ms", baseline.measured ? time_value(baseline.agreed_ms) : Value(nullptr)},
+               {"chosen_ms", time_value(chosen.agreed_ms)}};
 }
 
 }  // namespace
@@ -297,6 +322,16 @@ Value record_to_json(const Record& record) {
         {"config", parse_config(record.candidates[record.best_index].config, record.best_index)}}},
       {"ranks", record.ranks},
       {"created_utc", record.created_utc}};
+  if (m.strategy == "converge") {
+    json["measurement"]["max_noise"] = m.max_noise;
+    json["measurement"]["min_time_ms"] = m.min_time_ms;
+    json["measurement"]["budget_ms"] = m.budget_ms;
+  }
+  if (record.clocks.is_object() && !record.clocks.empty()) json["clocks"] = record.clocks;
+  if (!m.baseline.empty()) {
+    json["measurement"]["baseline"] = Value::parse(m.baseline);
+    json["baseline"] = baseline_outcome(record);
+  }
   if (record.split_ranks > 0) {
     json["split"] = Value{{"ranks", record.split_ranks}, {"assignment", kSplitAssignment}};
   }
@@ -325,6 +360,7 @@ Record record_from_json(const Value& json) {
   record.id.hardware_digest = fields.string("hardware_digest");
   record.deps = fields.object("deps");
   read_measurement(fields.object("measurement"), record);
+  if (fields.has("clocks")) record.clocks = fields.object("clocks");
 
   const Value& candidates = fields.array("candidates");
   if (candidates.empty()) bad_field("candidates", "must not be empty");

@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
     };
     spec.options.measurement.warmup_runs = 1;
     spec.options.measurement.timed_runs = 3;
+    spec.options.measurement.strategy = "exhaustive";
     spec.options.disk_cache = false;
     spec.options.communicator = disttune::make_mpi_communicator();
     disttune::Autotuned<Config, int, int(int)> tuned(std::move(spec));

@@ -58,6 +58,7 @@ class MpiRankSplit : public ::testing::Test {
       timer_->said_ms = kCostMs[tile.id];
       return tile.id;
     };
+    spec.options.measurement.strategy = "exhaustive";  // the run counts below are its
     spec.options.measurement.warmup_runs = 1;
     spec.options.measurement.timed_runs = 3;
     spec.options.communicator = make_mpi_communicator();

@@ -41,6 +41,7 @@ class MpiRedis : public ::testing::Test {
   std::unique_ptr<FunctionTuner> tuner(const fs::path& root, const std::string& url,
                                        const std::string& name = "scale") {
     TunerOptions options;
+    options.measurement.strategy = "exhaustive";  // the run counts below are its
     options.measurement.warmup_runs = 0;
     options.measurement.timed_runs = 2;
     options.cache_root = root / ("rank" + std::to_string(world_rank()));
@@ -73,6 +74,7 @@ TEST_F(MpiRedis, ARecordSomeRanksFetchedAndOthersDidNotMakesEveryRankTune) {
   test::SharedTempDir temp;
   if (world_rank() == 0) {  // an earlier job, alone, left its tuning in Redis only
     TunerOptions options;
+    options.measurement.strategy = "exhaustive";
     options.measurement.timed_runs = 1;
     options.cache_root = temp.path() / "earlier";
     options.redis = RedisOptions{live_url_, "mpi:", std::chrono::milliseconds(1000)};

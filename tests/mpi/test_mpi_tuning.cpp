@@ -87,6 +87,7 @@ class MpiTuning : public ::testing::Test {
     };
     spec.options.measurement.warmup_runs = 1;
     spec.options.measurement.timed_runs = 5;  // a median of 5 shrugs off a late wake-up
+    spec.options.measurement.strategy = "exhaustive";
     spec.options.communicator = std::move(comm);
     spec.options.cache_root = root;
     return Tuned(std::move(spec));

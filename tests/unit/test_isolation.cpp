@@ -67,6 +67,7 @@ Tuned::Spec isolated_spec(const std::string& name) {
   spec.key = [](const int& n) { return n; };
   spec.launch = [](const ModeConfig& c, int n) { return run_mode(c.mode, n); };
   spec.check.reference = [](int n) { return n * 2; };
+  spec.options.measurement.strategy = "exhaustive";  // samples per candidate: its 3
   spec.options.measurement.warmup_runs = 1;
   spec.options.measurement.timed_runs = 3;
   spec.options.disk_cache = false;

@@ -29,6 +29,7 @@ Tuned::Spec spec_of(std::vector<Offset> configs) {
     if (c.at >= 0) result[static_cast<std::size_t>(c.at)] = 2;
     return result;
   };
+  spec.options.measurement.strategy = "exhaustive";  // the run counts below are its
   spec.options.measurement.warmup_runs = 1;
   spec.options.measurement.timed_runs = 2;
   spec.options.disk_cache = false;
@@ -92,6 +93,7 @@ TEST(RestoredInputs, EveryRunAndTheFinalRunSeeTheCallersInputs) {
   spec.identity = {"in_place", "v1"};
   spec.configs = {{0, -1}, {1, -1}};
   spec.key = [](Vector* const&) { return 0; };
+  spec.options.measurement.strategy = "exhaustive";  // the spec's 5 + 10 runs counted below
   std::vector<int> seen;
   spec.launch = [&seen](const Offset&, Vector* out) {
     seen.push_back((*out)[0]);

@@ -50,6 +50,7 @@ TuningReport tune(const std::shared_ptr<BatchingTimer>& timer, std::vector<int>&
   TunerOptions options;
   options.measurement.warmup_runs = 2;
   options.measurement.timed_runs = 4;
+  options.measurement.strategy = "exhaustive";  // the run counts below follow 2 + 4
   options.timer = timer;
   options.disk_cache = false;
   FunctionTuner tuner({"driven", "v1"}, options);
@@ -96,6 +97,7 @@ TEST(RoundDriver, OwedBarriersAreMadeWhenSettled) {
   Measurement m;
   m.warmup_runs = 1;
   m.timed_runs = 1;
+  m.strategy = "exhaustive";  // one warm-up, one timed run, as traced below
   simulation::ReplaySite site([](std::size_t, int) { return 1.0; }, {});
   Tuning tuning({"0"}, m);
   detail::RoundDriver driver(tuning, *comm, detail::ContextMaker{"f", "[]", std::chrono::seconds(5)}, site, site);

@@ -55,6 +55,7 @@ class GrownSpace : public ::testing::Test {
       cost_ms_ = c.cost_ms;
       return n * 100 + c.id;
     };
+    spec.options.measurement.strategy = "exhaustive";  // the run counts below are its
     spec.options.measurement.warmup_runs = 1;
     spec.options.measurement.timed_runs = 3;
     spec.options.cache_root = temp_.path();

@@ -16,6 +16,7 @@ Measurement small(int warmup, int timed, Statistic statistic = Statistic::median
   m.warmup_runs = warmup;
   m.timed_runs = timed;
   m.statistic = statistic;
+  m.strategy = "exhaustive";  // these tests follow the spec's schedule step by step
   return m;
 }
 
@@ -31,7 +32,9 @@ TEST(Tuning, ExhaustiveStepSequence) {
 }
 
 TEST(Tuning, DefaultsAreTheSpecsFiveAndTen) {
-  Tuning tuning({"{}"}, Measurement{});
+  Measurement spec;  // the C++ default strategy is "converge"; the spec's method by name
+  spec.strategy = "exhaustive";
+  Tuning tuning({"{}"}, spec);
   int warmups = 0, timed = 0;
   while (auto step = tuning.next()) {
     if (step->kind == StepKind::warmup) ++warmups;

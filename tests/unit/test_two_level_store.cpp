@@ -29,6 +29,7 @@ struct Node {
 
   static TunerOptions options(const fs::path& root, const std::string& redis_url) {
     TunerOptions options;
+    options.measurement.strategy = "exhaustive";  // the run counts below are its
     options.measurement.warmup_runs = 0;
     options.measurement.timed_runs = 1;
     options.cache_root = root;

@@ -1,0 +1,46 @@
+// The SM clock seen from the device: a busy kernel that brings it to a steady state, and a probe that measures it.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "cuda_types.hpp"
+#include "driver_resources.hpp"
+
+namespace disttune::detail {
+
+/// Kernels loaded from embedded PTX into the current context (no nvcc at build time): one
+/// spins every SM for a while, one measures the SM clock (clock64 cycles against
+/// %globaltimer nanoseconds over a short spin, as nvbench does). Both touch no user memory
+/// and never change the card's clock settings. Not thread-safe.
+class ClockProbe {
+ public:
+  /// Loads the kernels into the current context, for `device`. Throws on driver errors.
+  explicit ClockProbe(CUdevice device);
+  ~ClockProbe();
+  ClockProbe(const ClockProbe&) = delete;
+  ClockProbe& operator=(const ClockProbe&) = delete;
+
+  /// Enqueues a kernel that keeps every SM busy for `ms` milliseconds of device time.
+  void keep_busy(CUstream stream, double ms);
+  /// Enqueues one clock measurement; read() returns it, in order.
+  void probe(CUstream stream);
+  /// Waits for the stream and returns the SM clock (MHz) of every probe since the last read().
+  std::vector<double> read(CUstream stream);
+  /// Brings the SM clock to a steady state and returns it (MHz): probes it, and while it is
+  /// below `fraction` of the device's rated clock keeps the SMs busy 1 ms at a time, for at
+  /// most `cap_ms` in all. Costs one probe (about 20 us) on a device already clocked up.
+  double settle(CUstream stream, double fraction, double cap_ms);
+
+ private:
+  CUmodule module_ = nullptr;
+  CUfunction busy_ = nullptr;
+  CUfunction clock_ = nullptr;
+  int sm_count_ = 1;
+  double rated_mhz_ = 0.0;  ///< the device's rated SM clock (CU_DEVICE_ATTRIBUTE_CLOCK_RATE)
+  std::optional<DeviceBuffer> slots_;  ///< two 64-bit counters per probe
+  std::size_t used_ = 0;
+};
+
+}  // namespace disttune::detail

@@ -1,0 +1,178 @@
+// The converge strategy: sample each candidate until its time is known well enough, then settle near-ties by interleaved runs.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <vector>
+
+#include "disttune/strategy.hpp"
+#include "noise_interval.hpp"
+
+namespace disttune {
+namespace {
+
+using detail::TimeEstimate;
+
+/// Samples every candidate gets in the first round, without a warm-up: their spread shows a
+/// cold first run as noise, which keeps the candidate from being dropped on it.
+constexpr int kFirstRoundSamples = 2;
+/// Samples before a candidate's spread is trusted enough to stop on it.
+constexpr int kMinSamplesToConverge = 5;
+/// No candidate gets more samples than this (a noisy one that never converges).
+constexpr int kMaxSamples = 256;
+/// Warm-up runs before each later round (caches went cold while others ran).
+constexpr int kRewarmRuns = 1;
+/// Interleaved runs per contender in the near-tie round.
+constexpr int kPairedRuns = 10;
+
+TimeEstimate overall(const CandidateStanding& s) { return {s.time_ms, s.noise, s.samples}; }
+TimeEstimate last_round(const CandidateStanding& s) {
+  return {s.round_time_ms, s.round_noise, s.round_samples};
+}
+
+/// Rounds: (1) every candidate, 2 timed runs; (2) each later round, the
+/// candidates that are neither converged nor clearly slower than the leader double their
+/// samples (one re-warm-up each), within the budget; (3) the finalists within noise of the
+/// leader run interleaved, kPairedRuns each, and are compared on those runs alone. Every
+/// decision is on agreed numbers, so every rank takes the same rounds.
+class ConvergeStrategy final : public Strategy {
+ public:
+  explicit ConvergeStrategy(const Measurement& measurement)
+      : max_noise_(measurement.max_noise),
+        min_time_ms_(measurement.min_time_ms),
+        budget_ms_(measurement.budget_ms) {}
+
+  Round first_round(std::size_t count) override {
+    Round round;
+    for (std::size_t i = 0; i < count; ++i) round.candidates.push_back(i);
+    round.warmup_runs = 0;
+    round.timed_runs = kFirstRoundSamples;
+    active_ = round.candidates;
+    return round;
+  }
+
+  Round next_round(const std::vector<CandidateStanding>& standings) override {
+    if (paired_) return settle(standings, paired_contenders_, true);
+    drop_clearly_slower(standings);
+    if (active_.empty()) {  // every candidate left failed: those dropped come back
+      for (std::size_t i : dropped_) {
+        if (!standings[i].failed) active_.push_back(i);
+      }
+      dropped_.clear();
+      if (active_.empty()) return Round{};  // every candidate failed
+    }
+    double spent_ms = 0.0;
+    for (const CandidateStanding& s : standings) {
+      if (!s.failed) spent_ms += s.time_ms * s.samples;
+    }
+    std::vector<std::size_t> needing;
+    int fewest = kMaxSamples;
+    double per_run_ms = 0.0;
+    for (std::size_t i : active_) {
+      const CandidateStanding& s = standings[i];
+      const bool converged = s.samples >= kMinSamplesToConverge &&
+                             s.time_ms * s.samples >= min_time_ms_ &&
+                             detail::relative_standard_error(overall(s)) <= max_noise_;
+      if (converged || s.samples >= kMaxSamples) continue;
+      needing.push_back(i);
+      fewest = std::min(fewest, s.samples);
+      per_run_ms += s.time_ms;
+    }
+    const bool budget_spent = budget_ms_ > 0.0 && spent_ms >= budget_ms_;
+    if (needing.empty() || budget_spent) return pair_near_ties(standings, spent_ms);
+    Round round;
+    round.candidates = needing;
+    round.warmup_runs = kRewarmRuns;
+    round.timed_runs = std::max(1, std::min(fewest, kMaxSamples - fewest));
+    if (budget_ms_ > 0.0 && per_run_ms > 0.0) {
+      const double affordable = (budget_ms_ - spent_ms) / per_run_ms - kRewarmRuns;
+      if (affordable < 1.0) return pair_near_ties(standings, spent_ms);
+      round.timed_runs = std::min(round.timed_runs, static_cast<int>(affordable));
+    }
+    return round;
+  }
+
+ private:
+  /// Drops failed candidates and those whose interval lies wholly above the leader's.
+  void drop_clearly_slower(const std::vector<CandidateStanding>& standings) {
+    std::optional<std::size_t> leader;
+    for (std::size_t i : active_) {
+      if (!standings[i].failed && (!leader || standings[i].time_ms < standings[*leader].time_ms)) leader = i;
+    }
+    std::vector<std::size_t> kept;
+    for (std::size_t i : active_) {
+      if (standings[i].failed) continue;
+      if (!detail::clearly_faster(overall(standings[*leader]), overall(standings[i]), detail::kDropWidth)) {
+        kept.push_back(i);
+      } else {
+        dropped_.push_back(i);
+      }
+    }
+    std::sort(dropped_.begin(), dropped_.end());
+    active_ = std::move(kept);
+  }
+
+  /// The finalists within noise of the leader (the baseline among them if it is), run
+  /// interleaved; or the end when there is no near-tie or no budget left for it.
+  Round pair_near_ties(const std::vector<CandidateStanding>& standings, double spent_ms) {
+    std::vector<TimeEstimate> estimates;
+    for (const CandidateStanding& s : standings) estimates.push_back(overall(s));
+    const detail::NoiseChoice first = detail::choose_within_noise(estimates, active_, baseline_of(standings), 0.0);
+    double cost_ms = 0.0;
+    for (std::size_t i : first.within_noise) cost_ms += standings[i].time_ms * kPairedRuns;
+    const bool affordable = budget_ms_ <= 0.0 || spent_ms + cost_ms <= budget_ms_;
+    if (first.within_noise.empty() || !affordable) return settle(standings, active_, false);
+    paired_ = true;
+    paired_contenders_ = first.within_noise;
+    Round round;
+    for (int run = 0; run < kPairedRuns; ++run) {
+      for (std::size_t i : paired_contenders_) round.candidates.push_back(i);
+    }
+    round.warmup_runs = 0;
+    round.timed_runs = 1;
+    return round;
+  }
+
+  /// The end round: the finalists, and the choice among `contenders` on the last round's
+  /// numbers (interleaved) or on all samples.
+  Round settle(const std::vector<CandidateStanding>& standings,
+               const std::vector<std::size_t>& contenders, bool on_last_round) {
+    std::vector<TimeEstimate> estimates;
+    std::vector<std::size_t> alive;
+    for (const CandidateStanding& s : standings) estimates.push_back(on_last_round ? last_round(s) : overall(s));
+    for (std::size_t i : contenders) {
+      if (!standings[i].failed) alive.push_back(i);
+    }
+    Round end;
+    for (std::size_t i : active_) {
+      if (!standings[i].failed) end.candidates.push_back(i);
+    }
+    const detail::NoiseChoice choice = detail::choose_within_noise(
+        estimates, alive, baseline_of(standings), on_last_round ? max_noise_ : 0.0);
+    end.chosen = choice.chosen;
+    end.within_noise = choice.within_noise;
+    return end;
+  }
+
+  static std::optional<std::size_t> baseline_of(const std::vector<CandidateStanding>& standings) {
+    for (std::size_t i = 0; i < standings.size(); ++i) {
+      if (standings[i].baseline && !standings[i].failed) return i;
+    }
+    return std::nullopt;
+  }
+
+  double max_noise_;
+  double min_time_ms_;
+  double budget_ms_;
+  std::vector<std::size_t> active_;   ///< candidates not (yet) dropped, ascending
+  std::vector<std::size_t> dropped_;  ///< dropped, kept in case every active one fails
+  bool paired_ = false;
+  std::vector<std::size_t> paired_contenders_;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_converge_strategy(const Measurement& measurement) {
+  return std::make_unique<ConvergeStrategy>(measurement);
+}
+
+}  // namespace disttune

@@ -1,0 +1,73 @@
+"""The converge strategy and the baseline option of disttune.tune.autotune, on CPU launchers."""
+
+import json
+
+import pytest
+
+from disttune.tune import autotune
+
+from launchers import SPACE, CountingLauncher, key_fn
+
+
+def tuned(launcher, space=SPACE, **options):
+    @autotune(config_space=space, key_fn=key_fn, **options)
+    def launch(x, alpha=1.0, speed=0.0, tag=None):
+        return launcher(x, alpha, speed, tag)
+
+    return launch
+
+
+def record_of(launch):
+    return json.loads(launch.last_report.record_path.read_text())
+
+
+def test_the_spec_method_stays_the_python_default(tmp_path):
+    launch = tuned(CountingLauncher(), cache_dir=str(tmp_path))
+    launch(1)
+    assert record_of(launch)["measurement"]["strategy"] == "exhaustive"
+    assert "baseline" not in record_of(launch)
+
+
+def test_converge_drops_clearly_slower_entries_after_two_samples(tmp_path):
+    launcher = CountingLauncher()
+    launch = tuned(launcher, strategy="converge", cache_dir=str(tmp_path))
+    assert launch(1)[2] == "fast"
+    slow = launch.last_report.candidates[0]
+    assert len(slow.samples) == 2 and slow.dropped
+    assert launcher.runs["slow"] == 2  # two timed runs, no warm-up
+    measurement = record_of(launch)["measurement"]
+    assert measurement["strategy"] == "converge"
+    assert measurement["max_noise"] == 0.005 and measurement["budget_ms"] == 0.0
+
+
+def test_a_baseline_is_replaced_only_by_a_clearly_faster_entry(tmp_path):
+    launch = tuned(CountingLauncher(), baseline=SPACE[0], cache_dir=str(tmp_path))
+    assert launch(1)[2] == "fast"  # 0.2 ms against the baseline's 2 ms
+    outcome = record_of(launch)["baseline"]
+    assert outcome["index"] == 0 and outcome["won"] is False
+    assert outcome["chosen_ms"] < outcome["baseline_ms"]
+    assert record_of(launch)["measurement"]["baseline"] == {"tag": "slow", "speed": 2.0}
+
+
+def test_a_baseline_within_noise_of_the_fastest_is_kept(tmp_path):
+    space = [{"tag": "a", "speed": 1.0}, {"tag": "b", "speed": 1.0}, {"tag": "c", "speed": 3.0}]
+    for strategy in ("exhaustive", "converge"):
+        launch = tuned(CountingLauncher(), space=space, baseline=space[1], strategy=strategy,
+                       cache_dir=str(tmp_path / strategy))
+        assert launch(1)[2] == "b", strategy
+        outcome = record_of(launch)["baseline"]
+        assert outcome["index"] == 1 and outcome["won"] is True
+        assert launch.last_report.candidates[1].within_noise
+        assert "(within noise)" in launch.last_report.table()
+
+
+def test_a_baseline_outside_the_space_is_a_clear_error():
+    with pytest.raises(ValueError, match="baseline .* not an entry"):
+        tuned(CountingLauncher(), baseline={"tag": "other", "speed": 0.0})
+
+
+def test_converge_settings_out_of_range_are_clear_errors():
+    with pytest.raises(ValueError, match="max_noise"):
+        tuned(CountingLauncher(), strategy="converge", max_noise=0.0)
+    with pytest.raises(ValueError, match="budget_ms"):
+        tuned(CountingLauncher(), strategy="converge", budget_ms=-1.0)
