@@ -30,6 +30,10 @@ constexpr double kSettleMs = 20.0;
 constexpr double kCaptureBusyMs = 1.0;
 /// A timed run below this fraction of the steady SM clock is discarded (nvbench's 75%).
 constexpr double kSlowClock = 0.75;
+/// Device time of the kernel enqueued ahead of the first timed run after the stream went
+/// idle (a collect): the host enqueues the run while it executes, so the run's start event
+/// does not wait for the host's launch (20-40 us from Python).
+constexpr double kLeadMs = 0.04;
 
 }  // namespace
 
@@ -56,6 +60,7 @@ struct CudaTimer::State {
   double steady_mhz = 0.0;                        ///< SM clock after the settling kernel
   double lowest_mhz = 0.0;                        ///< lowest clock of a timed run this tuning
   int discarded = 0;                              ///< runs below kSlowClock this tuning
+  bool idle = true;                               ///< nothing enqueued since the last wait
 
   State() = default;
   State(const State&) = delete;
@@ -99,23 +104,23 @@ struct CudaTimer::State {
     check(driver().cuMemsetD8Async(buffer.get(), 0, buffer.bytes(), stream), "cuMemsetD8Async");
   }
 
-  /// With steady_clock: measures the SM clock right after a timed run (outside its events).
-  void probe_clock() {
-    if (probe) probe->probe(stream);
+  /// With steady_clock, on an idle stream: a short busy kernel ahead of the next run.
+  void lead() {
+    if (probe && idle) probe->keep_busy(stream, kLeadMs);
+    idle = false;
   }
 
-  /// With steady_clock: a run whose SM clock was below kSlowClock of the steady clock is
-  /// not a time of the kernel at speed: NaN, which the tuning discards and takes again.
+  /// With steady_clock: measures the SM clock once after a phase's timed runs (outside
+  /// their events); if it was below kSlowClock of the steady clock, the phase's runs are not
+  /// times of the kernel at speed: NaN, which the tuning discards and takes again.
   void discard_slow_runs(std::vector<double>& durations) {
-    if (!probe) return;
-    const std::vector<double> mhz = probe->read(stream);
-    for (std::size_t i = 0; i < durations.size() && i < mhz.size(); ++i) {
-      if (lowest_mhz == 0.0 || mhz[i] < lowest_mhz) lowest_mhz = mhz[i];
-      if (mhz[i] < kSlowClock * steady_mhz) {
-        durations[i] = std::nan("");
-        ++discarded;
-      }
-    }
+    if (!probe || durations.empty()) return;
+    probe->probe(stream);
+    const double mhz = probe->read(stream).at(0);
+    if (lowest_mhz == 0.0 || mhz < lowest_mhz) lowest_mhz = mhz;
+    if (mhz >= kSlowClock * steady_mhz) return;
+    for (double& duration : durations) duration = std::nan("");
+    discarded += static_cast<int>(durations.size());
   }
 
   /// Waits for the last pair and returns each pair's elapsed ms; events go back to the pool.
@@ -132,6 +137,7 @@ struct CudaTimer::State {
       free_events.push_back(std::move(end));
     }
     pairs.clear();
+    idle = true;
     return durations;
   }
 
@@ -215,6 +221,7 @@ void CudaTimer::begin_tuning() {
   state_->discarded = 0;
   if (!state_->probe) return;
   state_->steady_mhz = state_->probe->settle(state_->stream, kSettledClock, kSettleMs);
+  state_->idle = true;
 }
 
 void CudaTimer::prepare_timed_run() {
@@ -229,6 +236,7 @@ void CudaTimer::start() {
   if (state_->open_start) throw std::logic_error("disttune: CudaTimer::start() twice without stop()");
   ContextGuard current(state_->context);
   state_->refuse_if_capturing();
+  state_->lead();
   Event begin = state_->take_event();
   state_->record(begin);
   state_->open_start = std::move(begin);
@@ -241,7 +249,6 @@ void CudaTimer::stop() {
   state_->record(end);
   state_->pending.emplace_back(std::move(*state_->open_start), std::move(end));
   state_->open_start.reset();
-  state_->probe_clock();
 }
 
 std::vector<double> CudaTimer::collect() {
@@ -276,7 +283,6 @@ std::optional<std::vector<double>> CudaTimer::time_batch(const std::function<voi
     check(api.cuGraphLaunch(graph->get(), state_->stream), "cuGraphLaunch");
     state_->record(end);
     replays.emplace_back(std::move(begin), std::move(end));
-    state_->probe_clock();
   }
   std::vector<double> samples = state_->resolve(replays);
   state_->discard_slow_runs(samples);
