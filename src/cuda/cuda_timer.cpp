@@ -114,17 +114,23 @@ struct CudaTimer::State {
     idle = false;
   }
 
-  /// With steady_clock: measures the SM clock once after a phase's timed runs (outside
-  /// their events); if it was below kSlowClock of the steady clock, the phase's runs are not
-  /// times of the kernel at speed: NaN, which the tuning discards and takes again.
+  /// With steady_clock: measures the SM clock right after a timed run (outside its events).
+  void probe_clock() {
+    if (probe) probe->probe(stream);
+  }
+
+  /// With steady_clock: a run whose SM clock was below kSlowClock of the steady clock is
+  /// not a time of the kernel at speed: NaN, which the tuning discards and takes again.
   void discard_slow_runs(std::vector<double>& durations) {
-    if (!probe || durations.empty()) return;
-    probe->probe(stream);
-    const double mhz = probe->read(stream).at(0);
-    if (lowest_mhz == 0.0 || mhz < lowest_mhz) lowest_mhz = mhz;
-    if (mhz >= kSlowClock * steady_mhz) return;
-    for (double& duration : durations) duration = std::nan("");
-    discarded += static_cast<int>(durations.size());
+    if (!probe) return;
+    const std::vector<double> mhz = probe->read(stream);
+    for (std::size_t i = 0; i < durations.size() && i < mhz.size(); ++i) {
+      if (lowest_mhz == 0.0 || mhz[i] < lowest_mhz) lowest_mhz = mhz[i];
+      if (mhz[i] < kSlowClock * steady_mhz) {
+        durations[i] = std::nan("");
+        ++discarded;
+      }
+    }
   }
 
   /// Waits for the last pair and returns each pair's elapsed ms; events go back to the pool.
@@ -253,6 +259,7 @@ void CudaTimer::stop() {
   state_->record(end);
   state_->pending.emplace_back(std::move(*state_->open_start), std::move(end));
   state_->open_start.reset();
+  state_->probe_clock();
 }
 
 std::vector<double> CudaTimer::collect() {
@@ -294,6 +301,7 @@ std::optional<std::vector<double>> CudaTimer::time_batch(const std::function<voi
     check(api.cuGraphLaunch(graph->get(), state_->stream), "cuGraphLaunch");
     state_->record(end);
     replays.emplace_back(std::move(begin), std::move(end));
+    state_->probe_clock();
   }
   std::vector<double> samples = state_->resolve(replays);
   state_->discard_slow_runs(samples);
