@@ -15,8 +15,9 @@ using detail::TimeEstimate;
 /// Samples every candidate gets in the first round, without a warm-up: one run of each is
 /// enough to screen out the obvious losers, which then cost nothing more.
 constexpr int kFirstRoundSamples = 1;
-/// A candidate with one sample is dropped only when it is also this much slower than the
-/// leader (its spread is not known yet: host gaps, a first run slower than the rest).
+/// A candidate with one sample (not the baseline) is dropped only when it is also this much
+/// slower than the leader (its spread is not known yet: host gaps, a first run slower than
+/// the rest).
 constexpr double kScreenMargin = 0.15;
 /// Samples before a candidate's spread is trusted enough to stop on it.
 constexpr int kMinSamplesToConverge = 5;
@@ -106,7 +107,8 @@ class ConvergeStrategy final : public Strategy {
     std::vector<std::size_t> kept;
     for (std::size_t i : active_) {
       if (standings[i].failed) continue;
-      const bool screened_in = standings[i].samples > 1 ||
+      // The baseline is never dropped on one sample: replacing it needs more evidence.
+      const bool screened_in = standings[i].samples > 1 || standings[i].baseline ||
                                standings[i].time_ms <= standings[*leader].time_ms * (1.0 + kScreenMargin);
       if (screened_in ||
           !detail::clearly_faster(overall(standings[*leader]), overall(standings[i]), detail::kDropWidth)) {

@@ -67,6 +67,15 @@ TEST(ConvergeStrategy, OneSampleDropsOnlyBeyondTheScreenMargin) {
   EXPECT_TRUE(tuning.results()[2].dropped);
 }
 
+TEST(ConvergeStrategy, TheBaselineIsNeverDroppedOnOneSample) {
+  Measurement m = converge();
+  m.baseline = "1";
+  Tuning tuning(names(2), m);
+  replay_ranks({&tuning}, {noisy({1.0, 1.3}, 0.002, 13)});
+  EXPECT_GE(tuning.results()[1].samples.size(), 2u);  // 30% slower, but it is the baseline
+  EXPECT_EQ(tuning.best(), 0u);                       // and clearly slower after more samples
+}
+
 /// A 32-config matmul-like space (times 0.23-1.3 ms as on the H200, the two best 1% apart)
 /// under 1% noise: losers cost one run each, so the timed runs add up to about twice one
 /// run of every candidate, and the best is found every time.
