@@ -36,7 +36,7 @@ TimeEstimate last_round(const CandidateStanding& s) {
 /// Rounds (racing): (1) every candidate, 1 timed run; those clearly slower than the leader
 /// (and by kScreenMargin) are dropped; (2) each later round, the candidates that are
 /// neither converged nor clearly slower than the leader double their samples (one
-/// re-warm-up each), within the budget; (3) the finalists within noise of the leader, if
+/// re-warm-up each), within the budget, until one is left or all are converged; (3) the finalists within noise of the leader, if
 /// any is measured more than max_noise from it, run interleaved, kPairedRuns each, and are
 /// compared on those runs alone. Every decision is on agreed numbers, so every rank takes
 /// the same rounds.
@@ -65,6 +65,11 @@ class ConvergeStrategy final : public Strategy {
       }
       dropped_.clear();
       if (active_.empty()) return Round{};  // every candidate failed
+    }
+    // Every rival dropped: the choice is made; the survivor needs no more samples once it
+    // has two (its time in the record then has a spread).
+    if (active_.size() == 1 && !dropped_.empty() && standings[active_[0]].samples >= 2) {
+      return settle(standings, active_, false, false);
     }
     double spent_ms = 0.0;
     for (const CandidateStanding& s : standings) {
@@ -107,14 +112,17 @@ class ConvergeStrategy final : public Strategy {
     std::vector<std::size_t> kept;
     for (std::size_t i : active_) {
       if (standings[i].failed) continue;
-      // The baseline is never dropped on one sample: replacing it needs more evidence.
-      const bool screened_in = standings[i].samples > 1 || standings[i].baseline ||
-                               standings[i].time_ms <= standings[*leader].time_ms * (1.0 + kScreenMargin);
-      if (screened_in ||
-          !detail::clearly_faster(overall(standings[*leader]), overall(standings[i]), detail::kDropWidth)) {
-        kept.push_back(i);
-      } else {
+      // On one sample the spread is unknown: also beyond the screen margin, and never the
+      // baseline (replacing it needs more evidence).
+      const bool one_sample = standings[i].samples <= 1;
+      const bool screened_out =
+          !standings[i].baseline && standings[i].time_ms > standings[*leader].time_ms * (1.0 + kScreenMargin);
+      const bool slower =
+          detail::clearly_faster(overall(standings[*leader]), overall(standings[i]), detail::kDropWidth);
+      if (slower && (!one_sample || screened_out)) {
         dropped_.push_back(i);
+      } else {
+        kept.push_back(i);
       }
     }
     std::sort(dropped_.begin(), dropped_.end());

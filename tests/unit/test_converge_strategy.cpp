@@ -58,13 +58,30 @@ TEST(ConvergeStrategy, ClearlySlowerCandidatesStopAfterTheFirstRound) {
 }
 
 TEST(ConvergeStrategy, OneSampleDropsOnlyBeyondTheScreenMargin) {
-  // 10% slower on one sample: within the 15% screen, so it gets a second run; 20% slower: dropped.
+  // 10% slower on one sample: within the 15% screen, so it gets a second run (and is dropped
+  // on two); 20% slower: dropped on one.
   Tuning tuning(names(3), converge());
   replay_ranks({&tuning}, {noisy({1.0, 1.1, 1.2}, 0.002, 12)});
   EXPECT_EQ(tuning.best(), 0u);
-  EXPECT_GE(tuning.results()[1].samples.size(), 2u);
+  EXPECT_EQ(tuning.results()[1].samples.size(), 2u);  // then clearly slower on two: dropped
+  EXPECT_TRUE(tuning.results()[1].dropped);
   EXPECT_EQ(tuning.results()[2].samples.size(), 1u);
   EXPECT_TRUE(tuning.results()[2].dropped);
+}
+
+TEST(ConvergeStrategy, ALoneSurvivorStopsOnceEveryRivalIsDropped) {
+  // Launch-bound times (1.5 us): min_time_ms alone would keep all of them sampling up to
+  // 256 runs; the clearly slower are dropped on a few samples and the survivor then stops.
+  const std::vector<double> base = {1.672e-3, 1.715e-3, 1.57e-3, 1.523e-3, 1.568e-3, 1.538e-3, 1.624e-3, 1.578e-3};
+  Tuning tuning(names(base.size()), converge());
+  replay_ranks({&tuning}, {noisy(base, 0.002, 3)});
+  EXPECT_EQ(tuning.best(), 3u);
+  std::size_t runs = 0;
+  for (std::size_t c = 0; c < base.size(); ++c) {
+    runs += tuning.results()[c].samples.size();
+    EXPECT_EQ(tuning.results()[c].dropped, c != 3) << c;
+  }
+  EXPECT_LE(runs, 64u);
 }
 
 TEST(ConvergeStrategy, TheBaselineIsNeverDroppedOnOneSample) {
