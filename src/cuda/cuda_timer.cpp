@@ -1,5 +1,4 @@
 // CudaTimer: event pairs on the caller's stream, L2 flush, graph replay, capture refusal.
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -29,9 +28,6 @@ constexpr double kSettledClock = 0.9;
 constexpr double kSettleMs = 20.0;
 /// Device time of the kernel that keeps the device busy while the host captures a graph.
 constexpr double kCaptureBusyMs = 1.0;
-/// Untimed replays of a new graph before its timed ones, in device time: the timed replays
-/// then see the steady state of a long replay loop, as in real use (docs/strategies.md).
-constexpr double kGraphWarmMs = 1.0;
 /// A timed run below this fraction of the steady SM clock is discarded (nvbench's 75%).
 constexpr double kSlowClock = 0.75;
 /// Device time of the kernel enqueued ahead of the first timed run after the stream went
@@ -284,15 +280,8 @@ std::optional<std::vector<double>> CudaTimer::time_batch(const std::function<voi
   if (!graph) return std::nullopt;
   const detail::DriverApi& api = driver();
   check(api.cuGraphUpload(graph->get(), state_->stream), "cuGraphUpload");
+  check(api.cuGraphLaunch(graph->get(), state_->stream), "cuGraphLaunch");  // untimed first replay
   std::vector<std::pair<Event, Event>> replays;
-  // Warm replays: the first one measured (not a sample), then as many as make kGraphWarmMs.
-  replays.emplace_back(state_->take_event(), state_->take_event());
-  state_->record(replays.back().first);
-  check(api.cuGraphLaunch(graph->get(), state_->stream), "cuGraphLaunch");
-  state_->record(replays.back().second);
-  const double first_ms = state_->resolve(replays).at(0);
-  const int warm = static_cast<int>(std::ceil(kGraphWarmMs / std::max(first_ms, 1e-3)));
-  for (int i = 1; i < warm; ++i) check(api.cuGraphLaunch(graph->get(), state_->stream), "cuGraphLaunch");
   for (int i = 0; i < runs; ++i) {
     state_->flush_l2();
     Event begin = state_->take_event();
