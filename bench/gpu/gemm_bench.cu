@@ -105,7 +105,7 @@ HitOverhead hit_overhead(Gemm& tuned, const gemm::GemmConfig& chosen, gemm::Oper
                          cudaStream_t stream) {
   constexpr int kBatch = 200;
   constexpr int kWarmupRounds = 100;  // not kept: first launches, caches, clocks
-  constexpr int kRounds = 5000;
+  constexpr int kRounds = 10000;
   std::vector<double> direct;
   std::vector<double> via_tuned;
   std::vector<double> differences;
