@@ -1,4 +1,4 @@
-// The converge strategy: sample each candidate until its time is known well enough, then settle near-ties by interleaved runs.
+// The converge strategy: race the candidates, sample survivors until their time is known well enough, settle near-ties by interleaved runs.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -36,10 +36,10 @@ TimeEstimate last_round(const CandidateStanding& s) {
 /// Rounds (racing): (1) every candidate, 1 timed run; those clearly slower than the leader
 /// (and by kScreenMargin) are dropped; (2) each later round, the candidates that are
 /// neither converged nor clearly slower than the leader double their samples (one
-/// re-warm-up each), within the budget, until one is left or all are converged; (3) the finalists within noise of the leader, if
-/// any is measured more than max_noise from it, run interleaved, kPairedRuns each, and are
-/// compared on those runs alone. Every decision is on agreed numbers, so every rank takes
-/// the same rounds.
+/// re-warm-up each), within the budget, until one is left or all are converged; (3) the
+/// finalists within noise of the leader, unless all are measured precisely within
+/// max_noise of it, run interleaved, kPairedRuns each, and are compared on those runs
+/// alone. Every decision is on agreed numbers, so every rank takes the same rounds.
 class ConvergeStrategy final : public Strategy {
  public:
   explicit ConvergeStrategy(const Measurement& measurement)
