@@ -12,9 +12,13 @@ namespace {
 
 using detail::TimeEstimate;
 
-/// Samples every candidate gets in the first round, without a warm-up: one run of each is
-/// enough to screen out the obvious losers, which then cost nothing more.
+/// Samples every candidate gets in the first round: one run of each is enough to screen
+/// out the obvious losers, which then cost nothing more.
 constexpr int kFirstRoundSamples = 1;
+/// Untimed runs of each candidate before its first sample: a kernel's first launch loads
+/// its module (CUDA's lazy loading, Triton's first launch of a compiled kernel), which can
+/// cost more than the kernel; a sample of that launch would screen a good candidate out.
+constexpr int kFirstRoundWarmups = 1;
 /// A candidate with one sample (not the baseline) is dropped only when it is also this much
 /// slower than the leader (its spread is not known yet: host gaps, a first run slower than
 /// the rest).
@@ -33,7 +37,7 @@ TimeEstimate last_round(const CandidateStanding& s) {
   return {s.round_time_ms, s.round_noise, s.round_samples};
 }
 
-/// Rounds (racing): (1) every candidate, 1 timed run; those clearly slower than the leader
+/// Rounds (racing): (1) every candidate, 1 warm-up and 1 timed run; those clearly slower than the leader
 /// (and by kScreenMargin) are dropped; (2) each later round, the candidates that are
 /// neither converged nor clearly slower than the leader double their samples (one
 /// re-warm-up each), within the budget, until one is left or all are converged; (3) the
@@ -50,7 +54,7 @@ class ConvergeStrategy final : public Strategy {
   Round first_round(std::size_t count) override {
     Round round;
     for (std::size_t i = 0; i < count; ++i) round.candidates.push_back(i);
-    round.warmup_runs = 0;
+    round.warmup_runs = kFirstRoundWarmups;
     round.timed_runs = kFirstRoundSamples;
     active_ = round.candidates;
     return round;

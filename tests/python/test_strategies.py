@@ -34,7 +34,7 @@ def test_converge_drops_clearly_slower_entries_after_one_sample(tmp_path):
     assert launch(1)[2] == "fast"
     slow = launch.last_report.candidates[0]
     assert len(slow.samples) == 1 and slow.dropped
-    assert launcher.runs["slow"] == 1  # one timed run, no warm-up: 10x slower is screened out
+    assert launcher.runs["slow"] == 2  # one warm-up and one timed run: 10x slower is screened out
     measurement = record_of(launch)["measurement"]
     assert measurement["strategy"] == "converge"
     assert measurement["max_noise"] == 0.005 and measurement["budget_ms"] == 0.0
