@@ -6,12 +6,15 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "disttune/communicator.hpp"
+#include "disttune/roll_call.hpp"
 #include "driver_resources.hpp"
 
 namespace disttune::detail {
@@ -20,7 +23,8 @@ namespace disttune::detail {
 class NcclCommunicator final : public Communicator {
  public:
   /// Not collective unless `local_rank` is absent (then it gathers host names).
-  NcclCommunicator(ncclComm_t comm, CUstream stream, std::optional<int> local_rank);
+  NcclCommunicator(ncclComm_t comm, CUstream stream, std::optional<int> local_rank,
+                   std::shared_ptr<RankRollCall> roll_call);
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -33,10 +37,10 @@ class NcclCommunicator final : public Communicator {
  private:
   using Clock = std::chrono::steady_clock;
 
-  /// What one call is doing, for its error messages.
+  /// What one call is doing, for its error messages and the roll call.
   struct Call {
     const CollectiveContext& context;
-    Clock::time_point since;
+    CollectivePosition position;
   };
 
   Call begin(const CollectiveContext& context);
@@ -59,6 +63,8 @@ class NcclCommunicator final : public Communicator {
   PrimaryContext device_context_;
   CUcontext stream_context_ = nullptr;
   std::optional<DeviceBuffer> scratch_;
+  std::shared_ptr<RankRollCall> roll_call_;  ///< names the missing ranks when a call is late; may be null
+  std::uint64_t sequence_ = 0;               ///< collectives begun, the same count on every rank
   int rank_ = 0;
   int size_ = 1;
   int local_rank_ = 0;
