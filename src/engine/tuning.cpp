@@ -221,13 +221,13 @@ std::optional<Step> Tuning::next() {
   while (true) {
     if (s.position >= s.round.candidates.size()) {
       s.awaiting_end_round = true;
-      return Step{StepKind::round_end, 0, 0, 0, false};
+      return Step{StepKind::round_end, 0, 0, 0};
     }
     const std::size_t c = s.round.candidates[s.position];
     switch (s.phase) {
       case Phase::warmup:
         if (!s.failed(c) && s.run < s.round.warmup_runs) {
-          return Step{StepKind::warmup, c, s.run++, s.round.warmup_runs, false};
+          return Step{StepKind::warmup, c, s.run++, s.round.warmup_runs};
         }
         s.phase = Phase::timed_barrier;
         continue;
@@ -238,13 +238,13 @@ std::optional<Step> Tuning::next() {
         return Step{StepKind::barrier, c, 0, s.round.timed_runs};
       case Phase::timed:
         if (!s.failed(c) && s.run < s.round.timed_runs) {
-          return Step{StepKind::timed, c, s.run++, s.round.timed_runs, false};
+          return Step{StepKind::timed, c, s.run++, s.round.timed_runs};
         }
         s.phase = Phase::collect;
         if (s.run > s.collected) {
           const int pending = s.run - s.collected;
           s.collected = s.run;
-          return Step{StepKind::collect, c, 0, pending, false};
+          return Step{StepKind::collect, c, 0, pending};
         }
         continue;
       case Phase::collect:

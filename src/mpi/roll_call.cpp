@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 #include <utility>
 
@@ -112,10 +113,15 @@ std::vector<std::optional<RankWhereabouts>> RollCall::survey(const WaitingIn& wa
                                                              std::chrono::milliseconds grace) {
   std::vector<std::optional<RankWhereabouts>> answers(static_cast<std::size_t>(size_));
   answers[static_cast<std::size_t>(rank_)] = decode(encode(waiting));
-  for (int rank = 0; rank < size_; ++rank) {
-    if (rank != rank_) send(rank, kQueryTag, std::to_string(waiting.sequence));
-  }
   int missing = size_ - 1;
+  for (int rank = 0; rank < size_; ++rank) {
+    if (rank == rank_) continue;
+    try {
+      send(rank, kQueryTag, std::to_string(waiting.sequence));
+    } catch (const std::runtime_error&) {
+      --missing;  // a rank that cannot be asked (gone) cannot answer: it is named as missing
+    }
+  }
   const auto give_up = std::chrono::steady_clock::now() + grace;
   while (missing > 0 && std::chrono::steady_clock::now() < give_up) {
     answer_queries(waiting);

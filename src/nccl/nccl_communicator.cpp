@@ -88,6 +88,30 @@ CUdeviceptr NcclCommunicator::scratch(std::size_t bytes) {
   return scratch_->get();
 }
 
+void NcclCommunicator::answer_roll_call(const Call& call) {
+  if (!roll_call_ || !roll_call_failure_.empty()) return;
+  try {
+    roll_call_->answer(call.position);
+  } catch (const std::exception& error) {
+    roll_call_failure_ = error.what();  // the deadline still holds; the error will say why no names
+  }
+}
+
+std::string NcclCommunicator::missing_ranks(const Call& call) {
+  if (!roll_call_) {
+    return " NCCL cannot tell which ranks did not arrive (a RankRollCall passed to "
+           "make_nccl_communicator names them).";
+  }
+  if (roll_call_failure_.empty()) {
+    try {
+      return roll_call_->survey(call.position);
+    } catch (const std::exception& error) {
+      roll_call_failure_ = error.what();
+    }
+  }
+  return "\ndisttune:   the ranks that did not arrive are unknown: the roll call failed: " + roll_call_failure_;
+}
+
 void NcclCommunicator::wait(const Call& call, const char* what) {
   auto pause = std::chrono::microseconds(50);
   for (;;) {
@@ -100,8 +124,8 @@ void NcclCommunicator::wait(const Call& call, const char* what) {
       }
       abort_with(std::runtime_error("disttune: error: NCCL failed on rank " + std::to_string(rank_) +
                                     " of " + std::to_string(size_) + " in " +
-                                    call.context.describe() + ": " + reason +
-                                    "; the NCCL communicator was aborted"));
+                                    call.context.describe() + ": " + reason + "." + missing_ranks(call) +
+                                    "\ndisttune:   the NCCL communicator was aborted"));
     }
     if (state == ncclSuccess) {
       const CUresult result = driver().cuStreamQuery(stream_);
@@ -112,17 +136,13 @@ void NcclCommunicator::wait(const Call& call, const char* what) {
                                       "; the NCCL communicator was aborted"));
       }
     }
-    if (roll_call_) roll_call_->answer(call.position);
+    answer_roll_call(call);
     if (Clock::now() >= call.context.deadline) {
       const double waited = std::chrono::duration<double>(Clock::now() - call.position.since).count();
-      const std::string missing =
-          roll_call_ ? roll_call_->survey(call.position)
-                     : " NCCL cannot tell which ranks did not arrive (pass a RankRollCall to "
-                       "make_nccl_communicator to have them named).";
       abort_with(CollectiveTimeout(
           "disttune: error: collective #" + std::to_string(call.position.sequence) + " timed out on rank " +
           std::to_string(rank_) + " of " + std::to_string(size_) + " after " + seconds(waited) + ": " +
-          call.context.describe() + "; waiting for " + what + "." + missing +
+          call.context.describe() + "; waiting for " + what + "." + missing_ranks(call) +
           "\ndisttune:   the NCCL communicator was aborted (ncclCommAbort). Set the deadline with "
           "TRITON_DIST_AUTOTUNE_TIMEOUT (seconds)."));
     }

@@ -49,6 +49,10 @@ class NcclCommunicator final : public Communicator {
   /// Polls until NCCL has enqueued everything and the stream is idle; `what` names what is
   /// awaited in the error if the deadline passes first.
   void wait(const Call& call, const char* what);
+  /// Answers the roll call's queries, if there is one (a failure is kept for the error).
+  void answer_roll_call(const Call& call);
+  /// The error's lines naming the ranks missing from `call`, from the roll call if there is one.
+  std::string missing_ranks(const Call& call);
   void upload(CUdeviceptr device, const void* host, std::size_t bytes);
   /// Waits for the stream, then copies `bytes` back to the host.
   void download(const Call& call, void* host, CUdeviceptr device, std::size_t bytes);
@@ -64,6 +68,7 @@ class NcclCommunicator final : public Communicator {
   CUcontext stream_context_ = nullptr;
   std::optional<DeviceBuffer> scratch_;
   std::shared_ptr<RankRollCall> roll_call_;  ///< names the missing ranks when a call is late; may be null
+  std::string roll_call_failure_;            ///< why the roll call stopped working, if it did
   std::uint64_t sequence_ = 0;               ///< collectives begun, the same count on every rank
   int rank_ = 0;
   int size_ = 1;

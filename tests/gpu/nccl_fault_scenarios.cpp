@@ -18,6 +18,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "disttune/autotune.hpp"
@@ -43,6 +44,8 @@ using Cost = std::function<double(int id, int rank)>;
 
 /// One rank's view of the job: its place, GPU, stream, and the engine's communicator.
 struct Job {
+  Job(nccl_world::MpiRank rank, fs::path scratch) : me(rank), dir(std::move(scratch)) {}
+
   nccl_world::MpiRank me;
   fs::path dir;
   nccl_world::Stream stream;
@@ -218,7 +221,7 @@ bool failing_config(Job& job) {
 }
 
 int run(const std::string& scenario, const fs::path& dir) {
-  Job job{nccl_world::MpiRank::on_its_gpu(), dir};
+  Job job(nccl_world::MpiRank::on_its_gpu(), dir);
   if (job.me.size < 2) {
     std::fprintf(stderr, "nccl_fault_scenarios needs 2 or more ranks (mpirun -np N)\n");
     return 2;
