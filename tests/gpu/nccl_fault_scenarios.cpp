@@ -183,6 +183,11 @@ bool failing_config(Job& job) {
                      agreed_times(*report));
 }
 
+/// Milliseconds since the epoch: whole numbers, so the fault's time survives a text file.
+long long epoch_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
+}
+
 /// The last rank is killed (SIGKILL) or hangs (sleeps) in config 1's first run, after writing
 /// the fault's time; every other rank must raise an error naming it within the deadline + 5 s.
 [[noreturn]] void fault(Job& job, const std::string& scenario) {
@@ -192,7 +197,7 @@ bool failing_config(Job& job) {
   Tuned tuned = make_tuned(job, "nccl_" + scenario, [](int, int) { return 0.2; }, job.ranks, false,
                            [&, last](int id) {
                              if (id != 1 || job.me.rank != last) return;
-                             std::ofstream(fault_time) << std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+                             std::ofstream(fault_time) << epoch_ms();
                              std::fflush(nullptr);
                              if (kill) std::raise(SIGKILL);
                              std::this_thread::sleep_for(std::chrono::hours(1));
@@ -204,10 +209,10 @@ bool failing_config(Job& job) {
   } catch (const std::exception& error) {
     message = error.what();
   }
-  const double now = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
-  double since_fault = -1.0;
-  std::ifstream(fault_time) >> since_fault;
-  since_fault = since_fault < 0.0 ? -1.0 : now - since_fault;
+  const long long now_ms = epoch_ms();
+  long long fault_ms = -1;
+  std::ifstream(fault_time) >> fault_ms;
+  const double since_fault = fault_ms < 0 ? -1.0 : static_cast<double>(now_ms - fault_ms) / 1000.0;
   const double limit = std::chrono::duration<double>(disttune::default_collective_timeout()).count() + 5.0;
   const bool named = message.find("ranks that did not arrive: " + std::to_string(last) + " ") != std::string::npos;
   const bool passed = named && since_fault >= 0.0 && since_fault <= limit;
