@@ -12,11 +12,13 @@
 namespace nccl_world {
 
 inline void check_cuda(cudaError_t result, const char* call) {
-  if (result != cudaSuccess) throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(result));
+  if (result != cudaSuccess)
+    throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(result));
 }
 
 inline void check_nccl(ncclResult_t result, const char* call) {
-  if (result != ncclSuccess) throw std::runtime_error(std::string(call) + ": " + ncclGetErrorString(result));
+  if (result != ncclSuccess)
+    throw std::runtime_error(std::string(call) + ": " + ncclGetErrorString(result));
 }
 
 /// This process's MPI rank and the job's size; the GPU is chosen as rank % visible GPUs.
@@ -61,7 +63,9 @@ class NcclComm {
 /// A non-blocking CUDA stream of the current device, destroyed at the end.
 class Stream {
  public:
-  Stream() { check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate"); }
+  Stream() {
+    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+  }
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
   ~Stream() { cudaStreamDestroy(stream_); }

@@ -1,4 +1,5 @@
-// make_mpi_roll_call: the RankRollCall over MPI point-to-point messages on a duplicated communicator.
+// make_mpi_roll_call: the RankRollCall over MPI point-to-point messages on a duplicated
+// communicator.
 #include <cstring>
 #include <stdexcept>
 
@@ -11,13 +12,16 @@ namespace {
 
 class MpiRankRollCall final : public RankRollCall {
  public:
-  explicit MpiRankRollCall(MPI_Comm comm) : control_(OwnedComm::duplicate(comm)), roll_call_(control_.get()) {}
+  explicit MpiRankRollCall(MPI_Comm comm)
+      : control_(OwnedComm::duplicate(comm)), roll_call_(control_.get()) {}
 
-  void answer(const CollectivePosition& position) override { roll_call_.answer_queries(waiting_in(position)); }
+  void answer(const CollectivePosition& position) override {
+    roll_call_.answer_queries(waiting_in(position));
+  }
 
   std::string survey(const CollectivePosition& position) override {
-    return describe_survey(roll_call_.survey(waiting_in(position), kRollCallGrace), position.sequence,
-                           kRollCallGrace);
+    return describe_survey(roll_call_.survey(waiting_in(position), kRollCallGrace),
+                           position.sequence, kRollCallGrace);
   }
 
  private:
@@ -31,21 +35,25 @@ class MpiRankRollCall final : public RankRollCall {
 
 }  // namespace
 
-std::shared_ptr<RankRollCall> make_mpi_roll_call_from_handle(const void* comm_handle, std::size_t handle_size) {
+std::shared_ptr<RankRollCall> make_mpi_roll_call_from_handle(const void* comm_handle,
+                                                             std::size_t handle_size) {
   int initialized = 0;
   int finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
   if (!initialized || finalized) {
-    throw std::logic_error("disttune: make_mpi_roll_call needs MPI to be initialised (MPI_Init) and not finalised");
+    throw std::logic_error(
+        "disttune: make_mpi_roll_call needs MPI to be initialised (MPI_Init) and not finalised");
   }
   if (handle_size != sizeof(MPI_Comm)) {
-    throw std::invalid_argument("disttune: make_mpi_roll_call got a handle of " + std::to_string(handle_size) +
-                                " bytes; an MPI_Comm has " + std::to_string(sizeof(MPI_Comm)));
+    throw std::invalid_argument("disttune: make_mpi_roll_call got a handle of " +
+                                std::to_string(handle_size) + " bytes; an MPI_Comm has " +
+                                std::to_string(sizeof(MPI_Comm)));
   }
   MPI_Comm comm = MPI_COMM_NULL;
   std::memcpy(&comm, comm_handle, sizeof comm);
-  if (comm == MPI_COMM_NULL) throw std::invalid_argument("disttune: make_mpi_roll_call got MPI_COMM_NULL");
+  if (comm == MPI_COMM_NULL)
+    throw std::invalid_argument("disttune: make_mpi_roll_call got MPI_COMM_NULL");
   return std::make_shared<MpiRankRollCall>(comm);
 }
 

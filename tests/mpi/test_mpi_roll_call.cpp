@@ -1,12 +1,11 @@
 // The MPI roll call that names the ranks missing from a late NCCL collective
 // (make_mpi_roll_call), run under mpirun with 2, 3 and 4 ranks.
+#include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <chrono>
 #include <string>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "disttune/mpi.hpp"
 #include "mpi_test_support.hpp"
@@ -19,7 +18,8 @@ using test::world_rank;
 using test::world_size;
 
 /// Answers the roll call at `position` for `how_long`.
-void wait_answering(RankRollCall& roll_call, const CollectivePosition& position, std::chrono::milliseconds how_long) {
+void wait_answering(RankRollCall& roll_call, const CollectivePosition& position,
+                    std::chrono::milliseconds how_long) {
   for (const auto until = Clock::now() + how_long; Clock::now() < until;) {
     roll_call.answer(position);
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -37,12 +37,16 @@ TEST(MpiRollCall, NamesTheRankThatDoesNotAnswerAndWhereTheOthersWait) {
   if (rank == 0) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     const std::string lines = roll_call->survey(here);
-    EXPECT_NE(lines.find("ranks that did not arrive: " + std::to_string(last) + " "), std::string::npos) << lines;
+    EXPECT_NE(lines.find("ranks that did not arrive: " + std::to_string(last) + " "),
+              std::string::npos)
+        << lines;
     std::string waiting_here = "0";
     for (int other = 2; other < last; ++other) waiting_here += ", " + std::to_string(other);
     EXPECT_TRUE(lines.ends_with("ranks waiting in this collective: " + waiting_here)) << lines;
     if (world_size() > 2) {
-      EXPECT_NE(lines.find("rank 1 waits in another collective (#3, phase 'reduce')"), std::string::npos) << lines;
+      EXPECT_NE(lines.find("rank 1 waits in another collective (#3, phase 'reduce')"),
+                std::string::npos)
+          << lines;
     }
   } else if (rank != last) {
     wait_answering(*roll_call, rank == 1 ? behind : here, std::chrono::milliseconds(1500));
