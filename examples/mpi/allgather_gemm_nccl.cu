@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -20,6 +21,7 @@
 
 #include "disttune/autotune.hpp"
 #include "disttune/cuda.hpp"
+#include "disttune/mpi.hpp"
 #include "disttune/nccl.hpp"
 #include "gemm_kernels.cuh"
 #include "nccl_world.hpp"
@@ -177,7 +179,9 @@ void run() {
   check_cuda(cudaMemcpy(a_shard.get(), a_host.data(), a_host.size() * sizeof(half), cudaMemcpyHostToDevice), "cudaMemcpy");
   check_cuda(cudaMemcpy(b.get(), b_host.data(), b_host.size() * sizeof(half), cudaMemcpyHostToDevice), "cudaMemcpy");
 
-  std::shared_ptr<disttune::Communicator> ranks = disttune::make_nccl_communicator(engine_comm.get(), compute.get());
+  // The roll call over MPI names the ranks missing from a late collective (NCCL cannot).
+  std::shared_ptr<disttune::Communicator> ranks = disttune::make_nccl_communicator(
+      engine_comm.get(), compute.get(), std::nullopt, disttune::make_mpi_roll_call(MPI_COMM_WORLD));
   {
     Tuned tuned = make_tuned(op, size, shard_rows, k, n, compute.get(), ranks);
     tuned(a_shard.get(), b.get(), out.get());

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -16,6 +17,7 @@
 
 #include "disttune/autotune.hpp"
 #include "disttune/cuda.hpp"
+#include "disttune/mpi.hpp"
 #include "disttune/nccl.hpp"
 #include "nccl_world.hpp"
 #include "scale_kernel.cuh"
@@ -76,7 +78,9 @@ void run(int argc, char** argv) {
   nccl_world::Stream owned_stream;
   cudaStream_t stream = owned_stream.get();
   {
-    std::shared_ptr<disttune::Communicator> ranks = disttune::make_nccl_communicator(nccl.get(), stream);
+    // The roll call over MPI names the ranks missing from a late collective (NCCL cannot).
+    std::shared_ptr<disttune::Communicator> ranks = disttune::make_nccl_communicator(
+        nccl.get(), stream, std::nullopt, disttune::make_mpi_roll_call(MPI_COMM_WORLD));
     const int n = argc > 1 ? std::stoi(argv[1]) : (1 << 22);
     std::vector<float> x(static_cast<std::size_t>(n));
     std::mt19937 random(1234u + static_cast<unsigned>(rank));
