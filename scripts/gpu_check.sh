@@ -278,23 +278,32 @@ step_bench_suite() {
 }
 STEPS+=(step_bench_suite)
 
-# Multi-GPU (issue 17), one GPU per rank: the NCCL scenarios of tests/python/test_multi_gpu.py,
-# the fault stress (DISTTUNE_GPU_CHECK_STRESS_REPEATS per fault, default 5; 50 in
-# BENCHMARKS.md), the tuning wall time on N GPUs vs 1 and the all-gather + GEMM benchmark
-# (JSON in $OUT_DIR). With one GPU: SKIP rows saying so.
-step_multi_gpu() {
-  local gpus log=$LOG_DIR/multi_gpu.log cxx=${PYTHON_CXX:-/usr/bin/g++} line
-  local torchrun=(python3 -m torch.distributed.run --standalone)
+# Multi-GPU (issue 17), one GPU per rank, in the steps below: the NCCL scenarios of
+# tests/python/test_multi_gpu.py and of tests/gpu/nccl_fault_scenarios.cpp, the tuning wall
+# time on N GPUs vs 1, the rank-split first call on N GPUs vs 1, the all-gather + GEMM
+# benchmark, and the fault stress (DISTTUNE_GPU_CHECK_STRESS_REPEATS per fault, default 50;
+# DISTTUNE_GPU_CHECK_STRESS_JOBS at once, default 16). JSON in $OUT_DIR. With one GPU: SKIP
+# rows saying so.
+# multi_gpu_ready ROW: the number of GPUs if there are 2+ and the Python package imports
+# (installed here if not); otherwise records ROW as SKIP or FAIL and returns 1.
+multi_gpu_ready() {
+  local row=$1 gpus cxx=${PYTHON_CXX:-/usr/bin/g++}
   gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
   if ((gpus < 2)); then
-    record "multi-GPU scenarios (NCCL)" SKIP "${gpus:-0} GPU: one GPU per rank needs 2+"
-    return 0
+    record "$row" SKIP "${gpus:-0} GPU: one GPU per rank needs 2+"
+    return 1
   fi
   if ! python3 -c 'import disttune' 2>/dev/null &&
-     ! CXX=$cxx python3 -m pip install --no-build-isolation --no-deps -q . >"$log" 2>&1; then
-    record "multi-GPU scenarios (NCCL, $gpus GPUs)" FAIL "pip install . failed; see $log"
-    return 0
+     ! CXX=$cxx python3 -m pip install --no-build-isolation --no-deps -q . >"$LOG_DIR/pip_install.log" 2>&1; then
+    record "$row" FAIL "pip install . failed; see $LOG_DIR/pip_install.log"
+    return 1
   fi
+  echo "$gpus"
+}
+
+step_multi_gpu() {
+  local gpus log=$LOG_DIR/multi_gpu.log
+  gpus=$(multi_gpu_ready "multi-GPU scenarios (NCCL)") || return 0
   if NCCL_NVLS_ENABLE=0 python3 -m pytest tests/python/test_multi_gpu.py -q -p no:cacheprovider >>"$log" 2>&1; then
     record "multi-GPU scenarios (NCCL, $gpus GPUs)" PASS "$(tail -n 1 "$log")"
   else
@@ -310,6 +319,31 @@ step_multi_gpu() {
     tail -n 30 "$LOG_DIR/allgather_gemm_nccl.log"
     record "example allgather_gemm_nccl (-np $gpus)" FAIL "see $LOG_DIR/allgather_gemm_nccl.log"
   fi
+}
+STEPS+=(step_multi_gpu)
+
+# The same scenarios through disttune::nccl in C++ (mpirun, one GPU per rank): MAX rule,
+# record on some ranks, divergent prune, failing config, killed rank, hung rank.
+step_multi_gpu_nccl_cpp() {
+  local gpus log=$LOG_DIR/nccl_fault_scenarios.log binary=$BUILD_DIR/tests/gpu/nccl_fault_scenarios
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+  if ((gpus < 2)); then
+    record "C++ NCCL scenarios" SKIP "${gpus:-0} GPU: one GPU per rank needs 2+"
+  elif [[ ! -x $binary ]]; then
+    record "C++ NCCL scenarios" FAIL "not built: CUDA, NCCL or MPI not found? see $LOG_DIR/configure.log"
+  elif NCCL_NVLS_ENABLE=0 tests/gpu/run_nccl_fault_scenarios.sh "$binary" "$gpus" >"$log" 2>&1; then
+    cat "$log"
+    record "C++ NCCL scenarios (-np $gpus)" PASS "6 of 6: $(grep -oE '(killed|hung)_rank: PASS raised [0-9.]+ s' "$log" | sed 's/: PASS raised/ named after/' | paste -sd, -)"
+  else
+    cat "$log"
+    record "C++ NCCL scenarios (-np $gpus)" FAIL "$(grep -c '^FAIL' "$log") failed; see $log"
+  fi
+}
+STEPS+=(step_multi_gpu_nccl_cpp)
+
+step_multi_gpu_wall_time() {
+  local gpus log=$LOG_DIR/multi_gpu_bench.log line torchrun=(python3 -m torch.distributed.run --standalone)
+  gpus=$(multi_gpu_ready "bench tuning wall time") || return 0
   local one=$OUT_DIR/tuning_wall_1gpu.json many=$OUT_DIR/tuning_wall_${gpus}gpu.json
   if NCCL_NVLS_ENABLE=0 "${torchrun[@]}" --nproc-per-node=1 bench/distributed/tuning_wall_time.py >"$one" 2>>"$log" &&
      NCCL_NVLS_ENABLE=0 "${torchrun[@]}" --nproc-per-node="$gpus" bench/distributed/tuning_wall_time.py >"$many" 2>>"$log"; then
@@ -321,6 +355,29 @@ print("%.1f ms on %d GPUs vs %.1f ms on 1: x%.2f (target <= 1.1; x%.2f with the 
     tail -n 20 "$log"
     record "bench tuning wall time" FAIL "see $log"
   fi
+}
+STEPS+=(step_multi_gpu_wall_time)
+
+step_multi_gpu_rank_split() {
+  local gpus log=$LOG_DIR/multi_gpu_bench.log torchrun=(python3 -m torch.distributed.run --standalone)
+  gpus=$(multi_gpu_ready "bench rank-split first call") || return 0
+  local one=$OUT_DIR/rank_split_1gpu.json many=$OUT_DIR/rank_split_${gpus}gpu.json
+  if NCCL_NVLS_ENABLE=0 "${torchrun[@]}" --nproc-per-node=1 bench/distributed/rank_split_first_call.py >"$one" 2>>"$log" &&
+     NCCL_NVLS_ENABLE=0 "${torchrun[@]}" --nproc-per-node="$gpus" bench/distributed/rank_split_first_call.py >"$many" 2>>"$log"; then
+    record "bench rank-split first call" PASS "$(python3 -c 'import json, sys
+one, many = (json.loads(open(p).read().strip().splitlines()[-1]) for p in sys.argv[1:3])
+n = many["ranks"]
+print("%.2f s on %d GPUs vs %.2f s on 1: x%.2f (target <= 1.2/%d = %.2f)" % (many["first_call_s"], n, one["first_call_s"], many["first_call_s"] / one["first_call_s"], n, 1.2 / n))' "$one" "$many")"
+  else
+    tail -n 20 "$log"
+    record "bench rank-split first call" FAIL "see $log"
+  fi
+}
+STEPS+=(step_multi_gpu_rank_split)
+
+step_multi_gpu_allgather_bench() {
+  local gpus log=$LOG_DIR/multi_gpu_bench.log torchrun=(python3 -m torch.distributed.run --standalone)
+  gpus=$(multi_gpu_ready "bench all-gather+GEMM") || return 0
   local agemm=$OUT_DIR/allgather_gemm.json
   if NCCL_NVLS_ENABLE=0 "${torchrun[@]}" --nproc-per-node="$gpus" bench/distributed/allgather_gemm_bench.py \
        --out "$agemm" >>"$log" 2>&1; then
@@ -331,18 +388,26 @@ print("tuned %.3f ms, best fixed %.3f, worst %.3f, torch %.3f; regret %.1f%%" % 
     tail -n 30 "$log"
     record "bench all-gather+GEMM ($gpus GPUs)" FAIL "see $log"
   fi
-  local repeats=${DISTTUNE_GPU_CHECK_STRESS_REPEATS:-5} stress=$OUT_DIR/stress_faults.json
+}
+STEPS+=(step_multi_gpu_allgather_bench)
+
+# 50 repetitions of each fault (kill, hang), 16 two-rank jobs at a time sharing the GPUs.
+step_multi_gpu_stress() {
+  local gpus log=$LOG_DIR/multi_gpu_stress.log
+  gpus=$(multi_gpu_ready "fault stress (kill, hang)") || return 0
+  local repeats=${DISTTUNE_GPU_CHECK_STRESS_REPEATS:-50} jobs=${DISTTUNE_GPU_CHECK_STRESS_JOBS:-16}
+  local stress=$OUT_DIR/stress_faults.json
   if NCCL_NVLS_ENABLE=0 python3 bench/distributed/stress_faults.py --ranks "$gpus" --repeats "$repeats" \
-       >"$stress" 2>>"$log"; then
-    record "  fault stress (kill, hang) x$repeats" PASS "$(python3 -c 'import json, sys
+       --jobs "$jobs" >"$stress" 2>>"$log"; then
+    record "fault stress (kill, hang) x$repeats" PASS "$(python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
-print(", ".join("%s: %d/%d named, %d hangs, error after <= %ss" % (f, v["named"], v["repeats"], v["hang"], v["error_after_s_max"]) for f, v in r["faults"].items()))' "$stress")"
+print(", ".join("%s: %d/%d named, %d hangs, error after <= %ss" % (f, v["named"], v["repeats"], v["hang"], v["error_after_s_max"]) for f, v in r["faults"].items()) + "; %s s, %d jobs at once" % (r["wall_s"], r["jobs_at_once"]))' "$stress")"
   else
     tail -n 20 "$log"
-    record "  fault stress (kill, hang) x$repeats" FAIL "$(cat "$stress")"
+    record "fault stress (kill, hang) x$repeats" FAIL "$(cat "$stress")"
   fi
 }
-STEPS+=(step_multi_gpu)
+STEPS+=(step_multi_gpu_stress)
 
 print_table() {
   echo

@@ -5,11 +5,14 @@ deadline + 5 s ("named"), a rank was still
 running at the hang limit ("hang"), or anything else ("other"). Faults: the last rank is
 killed with SIGKILL, or hangs in a launcher, in the middle of a tuning.
 
-    python3 bench/distributed/stress_faults.py --ranks 2 --repeats 50 [--backend gloo]
+    python3 bench/distributed/stress_faults.py --ranks 2 --repeats 50 [--jobs 8] [--backend gloo]
 
+--jobs runs that many jobs at once (each its own group of --ranks processes; with NCCL,
+rank r of every job shares GPU r), so 50 repetitions of each fault fit in minutes.
 Prints one JSON line; exits non-zero unless every repetition was "named"."""
 
 import argparse
+import concurrent.futures
 import json
 import multiprocessing
 import os
@@ -55,7 +58,9 @@ def _rank(rank, world, backend, port, fault, marker, results):
 
 def repeat_once(world, backend, fault, hang_limit_s):
     """'named', 'hang' or 'other: ...' for one run of `fault`, and the survivors' latency."""
-    context = multiprocessing.get_context("fork")  # the parent never initialises CUDA
+    # Ranks start from a fork server (torch and disttune imported once, CUDA never): fork()
+    # from this process, whose threads run the jobs at once, could copy a held lock.
+    context = multiprocessing.get_context("forkserver")
     results = context.Queue()
     # The parent holds the group's store on a port the system chose: no port race between
     # repetitions (a race once made a rank fail to start, counted as a hang).
@@ -99,14 +104,19 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--ranks", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=50)
+    parser.add_argument("--jobs", type=int, default=1, help="jobs at once")
     parser.add_argument("--backend", default="nccl", choices=["nccl", "gloo"])
     options = parser.parse_args()
-    summary = {"ranks": options.ranks, "backend": options.backend, "deadline_s": DEADLINE_S, "faults": {}}
+    multiprocessing.set_forkserver_preload(["torch", "torch.distributed", "disttune.tune"])
+    summary = {"ranks": options.ranks, "backend": options.backend, "deadline_s": DEADLINE_S,
+               "jobs_at_once": options.jobs, "faults": {}}
     begin = time.monotonic()
     for fault in ("kill", "hang"):
         counts, latencies, others = {"named": 0, "hang": 0, "other": 0}, [], []
-        for _ in range(options.repeats):
-            outcome, latency = repeat_once(options.ranks, options.backend, fault, hang_limit_s=60.0)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=options.jobs) as pool:
+            outcomes = list(pool.map(lambda _: repeat_once(options.ranks, options.backend, fault, hang_limit_s=60.0),
+                                     range(options.repeats)))
+        for outcome, latency in outcomes:
             counts[outcome.split(":")[0]] += 1
             if latency is not None:
                 latencies.append(latency)

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -20,18 +21,18 @@
 
 #include "disttune/autotune.hpp"
 #include "disttune/cuda.hpp"
+#include "disttune/mpi.hpp"
 #include "disttune/nccl.hpp"
 #include "gemm_kernels.cuh"
+#include "nccl_world.hpp"
 
 namespace {
 
-void check_cuda(cudaError_t result, const char* call) {
-  if (result != cudaSuccess) throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(result));
-}
-
-void check_nccl(ncclResult_t result, const char* call) {
-  if (result != ncclSuccess) throw std::runtime_error(std::string(call) + ": " + ncclGetErrorString(result));
-}
+using nccl_world::check_cuda;
+using nccl_world::check_nccl;
+using nccl_world::MpiRank;
+using nccl_world::NcclComm;
+using nccl_world::Stream;
 
 /// One config: the GEMM tiling, the number of chunks the shard is gathered in (1: no
 /// overlap) and the number of communication streams (each with its own communicator).
@@ -71,30 +72,6 @@ DeviceBuffer<T> device_buffer(std::size_t count) {
   return DeviceBuffer<T>(pointer);
 }
 
-/// An NCCL communicator over every MPI rank, destroyed at the end.
-struct NcclComm {
-  ncclComm_t comm = nullptr;
-  NcclComm(int rank, int size) {
-    ncclUniqueId id;
-    if (rank == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
-    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
-    check_nccl(ncclCommInitRank(&comm, size, id, rank), "ncclCommInitRank");
-  }
-  NcclComm(const NcclComm&) = delete;
-  NcclComm& operator=(const NcclComm&) = delete;
-  ~NcclComm() {
-    if (comm != nullptr) ncclCommDestroy(comm);
-  }
-};
-
-struct Stream {
-  cudaStream_t stream = nullptr;
-  Stream() { check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate"); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  ~Stream() { cudaStreamDestroy(stream); }
-};
-
 struct Event {
   cudaEvent_t event = nullptr;
   Event() { check_cuda(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreate"); }
@@ -106,10 +83,10 @@ struct Event {
 /// The operator's streams, communicators and staging buffer for one shape.
 class AllGatherGemm {
  public:
-  AllGatherGemm(int rank, int size, int shard_rows, int k, int n, cudaStream_t compute)
-      : size_(size), shard_rows_(shard_rows), k_(k), n_(n), compute_(compute),
-        staging_(device_buffer<half>(static_cast<std::size_t>(size) * shard_rows * k)) {
-    for (int s = 0; s < 2; ++s) comms_.push_back(std::make_unique<NcclComm>(rank, size));
+  AllGatherGemm(const MpiRank& me, int shard_rows, int k, int n, cudaStream_t compute)
+      : size_(me.size), shard_rows_(shard_rows), k_(k), n_(n), compute_(compute),
+        staging_(device_buffer<half>(static_cast<std::size_t>(me.size) * shard_rows * k)) {
+    for (int s = 0; s < 2; ++s) comms_.push_back(std::make_unique<NcclComm>(me));
   }
 
   /// Enqueues C = all_gather(a_shard) * b on the compute stream (the gathers on the
@@ -124,16 +101,16 @@ class AllGatherGemm {
     if (!gemm::fits(c.tile, block)) throw std::invalid_argument("allgather_gemm: tile does not divide the chunk");
     check_cuda(cudaEventRecord(begin_.event, compute_), "cudaEventRecord");
     for (int s = 0; s < c.streams; ++s) {
-      check_cuda(cudaStreamWaitEvent(comm_streams_[s].stream, begin_.event), "cudaStreamWaitEvent");
+      check_cuda(cudaStreamWaitEvent(comm_streams_[s].get(), begin_.event), "cudaStreamWaitEvent");
     }
     // Staging is chunk-major: chunk j of every rank, rank after rank.
     const std::size_t chunk_elems = static_cast<std::size_t>(rows) * k_;
     for (int j = 0; j < c.chunks; ++j) {
       const int s = j % c.streams;
       check_nccl(ncclAllGather(a_shard + j * chunk_elems, staging_.get() + j * chunk_elems * size_, chunk_elems,
-                               ncclHalf, comms_[s]->comm, comm_streams_[s].stream),
+                               ncclHalf, comms_[s]->get(), comm_streams_[s].get()),
                  "ncclAllGather");
-      check_cuda(cudaEventRecord(arrived_[j].event, comm_streams_[s].stream), "cudaEventRecord");
+      check_cuda(cudaEventRecord(arrived_[j].event, comm_streams_[s].get()), "cudaEventRecord");
     }
     for (int j = 0; j < c.chunks; ++j) {
       check_cuda(cudaStreamWaitEvent(compute_, arrived_[j].event), "cudaStreamWaitEvent");
@@ -145,7 +122,7 @@ class AllGatherGemm {
     }
   }
 
-  ncclComm_t comm() const { return comms_[0]->comm; }
+  ncclComm_t comm() const { return comms_[0]->get(); }
 
  private:
   int size_, shard_rows_, k_, n_;
@@ -184,18 +161,13 @@ std::vector<half> random_halves(std::size_t count, unsigned seed, float scale) {
 }
 
 void run() {
-  int rank = 0;
-  int size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int devices = 0;
-  check_cuda(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
-  check_cuda(cudaSetDevice(rank % devices), "cudaSetDevice");
+  const MpiRank me = MpiRank::on_its_gpu();
+  const int rank = me.rank, size = me.size;
   const int shard_rows = 2048, k = 4096, n = 2048;
 
-  NcclComm engine_comm(rank, size);  // the engine's collectives, apart from the operator's
+  NcclComm engine_comm(me);  // the engine's collectives, apart from the operator's
   Stream compute;
-  AllGatherGemm op(rank, size, shard_rows, k, n, compute.stream);
+  AllGatherGemm op(me, shard_rows, k, n, compute.get());
   const auto a_host = random_halves(static_cast<std::size_t>(shard_rows) * k, 1234u + rank, 1.0f / 64);
   const auto b_host = random_halves(static_cast<std::size_t>(k) * n, 99u, 1.0f);
   auto a_shard = device_buffer<half>(a_host.size());
@@ -207,15 +179,17 @@ void run() {
   check_cuda(cudaMemcpy(a_shard.get(), a_host.data(), a_host.size() * sizeof(half), cudaMemcpyHostToDevice), "cudaMemcpy");
   check_cuda(cudaMemcpy(b.get(), b_host.data(), b_host.size() * sizeof(half), cudaMemcpyHostToDevice), "cudaMemcpy");
 
-  std::shared_ptr<disttune::Communicator> ranks = disttune::make_nccl_communicator(engine_comm.comm, compute.stream);
+  // The roll call over MPI names the ranks missing from a late collective (NCCL cannot).
+  std::shared_ptr<disttune::Communicator> ranks = disttune::make_nccl_communicator(
+      engine_comm.get(), compute.get(), std::nullopt, disttune::make_mpi_roll_call(MPI_COMM_WORLD));
   {
-    Tuned tuned = make_tuned(op, size, shard_rows, k, n, compute.stream, ranks);
+    Tuned tuned = make_tuned(op, size, shard_rows, k, n, compute.get(), ranks);
     tuned(a_shard.get(), b.get(), out.get());
     // Reference: one plain all-gather, then the reference GEMM.
-    check_nccl(ncclAllGather(a_shard.get(), a_full.get(), a_host.size(), ncclHalf, op.comm(), compute.stream),
+    check_nccl(ncclAllGather(a_shard.get(), a_full.get(), a_host.size(), ncclHalf, op.comm(), compute.get()),
                "ncclAllGather");
-    gemm::reference_gemm(a_full.get(), b.get(), expected.get(), {size * shard_rows, n, k}, compute.stream);
-    check_cuda(cudaStreamSynchronize(compute.stream), "cudaStreamSynchronize");
+    gemm::reference_gemm(a_full.get(), b.get(), expected.get(), {size * shard_rows, n, k}, compute.get());
+    check_cuda(cudaStreamSynchronize(compute.get()), "cudaStreamSynchronize");
     std::vector<float> got(c_elems), want(c_elems);
     check_cuda(cudaMemcpy(got.data(), out.get(), c_elems * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
     check_cuda(cudaMemcpy(want.data(), expected.get(), c_elems * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -16,14 +17,12 @@
 
 #include "disttune/autotune.hpp"
 #include "disttune/cuda.hpp"
+#include "disttune/mpi.hpp"
 #include "disttune/nccl.hpp"
+#include "nccl_world.hpp"
 #include "scale_kernel.cuh"
 
 namespace {
-
-void check_nccl(ncclResult_t result, const char* call) {
-  if (result != ncclSuccess) throw std::runtime_error(std::string(call) + ": " + ncclGetErrorString(result));
-}
 
 using scale_example::check_cuda;
 using scale_example::config_space;
@@ -72,33 +71,16 @@ DeviceFloats device_floats(std::size_t count) {
   return DeviceFloats(pointer);
 }
 
-/// The caller's NCCL communicator, destroyed at the end (not after disttune aborted it).
-struct NcclComm {
-  ncclComm_t comm = nullptr;
-  ~NcclComm() {
-    if (comm != nullptr) ncclCommDestroy(comm);
-  }
-};
-
 void run(int argc, char** argv) {
-  int rank = 0;
-  int size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int devices = 0;
-  check_cuda(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
-  check_cuda(cudaSetDevice(rank % devices), "cudaSetDevice");
-
-  ncclUniqueId id;
-  if (rank == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
-  MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
-  NcclComm nccl;
-  check_nccl(ncclCommInitRank(&nccl.comm, size, id, rank), "ncclCommInitRank");
-  cudaStream_t stream = nullptr;
-  check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-
+  const nccl_world::MpiRank me = nccl_world::MpiRank::on_its_gpu();
+  const int rank = me.rank, size = me.size;
+  nccl_world::NcclComm nccl(me);
+  nccl_world::Stream owned_stream;
+  cudaStream_t stream = owned_stream.get();
   {
-    std::shared_ptr<disttune::Communicator> ranks = disttune::make_nccl_communicator(nccl.comm, stream);
+    // The roll call over MPI names the ranks missing from a late collective (NCCL cannot).
+    std::shared_ptr<disttune::Communicator> ranks = disttune::make_nccl_communicator(
+        nccl.get(), stream, std::nullopt, disttune::make_mpi_roll_call(MPI_COMM_WORLD));
     const int n = argc > 1 ? std::stoi(argv[1]) : (1 << 22);
     std::vector<float> x(static_cast<std::size_t>(n));
     std::mt19937 random(1234u + static_cast<unsigned>(rank));
@@ -128,7 +110,6 @@ void run(int argc, char** argv) {
     check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     expect_scaled(x, device_y.get(), 3.0f);
   }
-  check_cuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "disttune/communicator.hpp"
+#include "disttune/roll_call.hpp"
 
 namespace disttune {
 
@@ -16,6 +17,7 @@ namespace detail {
 /// `comm_handle` points at an MPI_Comm of `handle_size` bytes (checked against sizeof(MPI_Comm)).
 std::unique_ptr<Communicator> make_mpi_communicator_from_handle(const void* comm_handle,
                                                                 std::size_t handle_size);
+std::shared_ptr<RankRollCall> make_mpi_roll_call_from_handle(const void* comm_handle, std::size_t handle_size);
 }  // namespace detail
 
 /// A Communicator over MPI_COMM_WORLD. See the overload below for what it promises.
@@ -36,6 +38,19 @@ template <class Comm>
   requires std::is_trivially_copyable_v<Comm>
 std::unique_ptr<Communicator> make_mpi_communicator(const Comm& comm) {
   return detail::make_mpi_communicator_from_handle(&comm, sizeof(Comm));
+}
+
+/// A RankRollCall over the caller's communicator `comm` (an MPI_Comm), for a Communicator
+/// whose transport cannot name the missing ranks (make_nccl_communicator() in
+/// disttune/nccl.hpp): its ranks must be those of `comm`, in the same order. Making one is
+/// collective over `comm`, which it duplicates; destroy it before MPI_Finalize. Queries and
+/// answers are non-blocking point-to-point messages; a survey waits 0.5 s for the answers.
+/// A killed rank survives in the job only if mpirun is told to keep going
+/// (`mpirun --enable-recovery`); otherwise mpirun ends every rank.
+template <class Comm>
+  requires std::is_trivially_copyable_v<Comm>
+std::shared_ptr<RankRollCall> make_mpi_roll_call(const Comm& comm) {
+  return detail::make_mpi_roll_call_from_handle(&comm, sizeof(Comm));
 }
 
 }  // namespace disttune

@@ -14,23 +14,23 @@ namespace disttune {
 
 /// What a driver must do next.
 enum class StepKind {
-  barrier,    ///< all ranks meet before `candidate`'s warm-up or timed runs (no-op on one rank)
+  barrier,    ///< all ranks meet before `candidate`'s timed runs (no-op on one rank)
   warmup,     ///< run `candidate` once, untimed
   timed,      ///< run `candidate` once between timer marks (its sample is recorded at collect)
   collect,    ///< resolve `candidate`'s pending timed samples and record_sample() each, in order
   round_end,  ///< all ranks: reduce local_round_values() with MAX, then call end_round()
 };
 
-// A round's runs are issued candidate by candidate (each one's warm-ups, then its timed
-// runs). Drivers follow the steps and never assume that order, so a schedule that pairs
-// near-tied candidates (A B A B ...) can be added to Round and next() alone.
+// A round's runs are issued candidate by candidate: each one's warm-ups, one barrier, then
+// its timed runs (one barrier per candidate and round: the timed runs of every rank start
+// together). Drivers follow the steps and never assume that order, so a schedule that
+// pairs near-tied candidates (A B A B ...) can be added to Round and next() alone.
 
 struct Step {
   StepKind kind = StepKind::round_end;
   std::size_t candidate = 0;  ///< index into the candidate list
   int index = 0;              ///< ordinal of this run within its phase
-  int count = 0;              ///< runs in this phase (barrier: runs of the phase it opens)
-  bool before_timed = false;  ///< barrier only: opens the timed phase, not the warm-up
+  int count = 0;              ///< runs in this phase (barrier: timed runs of the phase it opens)
 };
 
 /// One candidate's measurement as this rank saw it, and the agreed outcome.

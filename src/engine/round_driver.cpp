@@ -63,18 +63,15 @@ std::optional<Step> RoundDriver::next_run(Barriers barriers) {
 
 void RoundDriver::barrier(const Step& step, Barriers barriers) {
   if (barriers == Barriers::owe) {
-    ++owed_barriers_;
+    owed_barriers_.push_back(step.candidate);
     return;
   }
-  if (comm_.size() > 1) {
-    comm_.barrier(context_(step.before_timed ? "barrier before timed runs" : "barrier before warm-up",
-                           step.candidate));
-  }
+  if (comm_.size() > 1) comm_.barrier(context_("barrier before timed runs", step.candidate));
 }
 
 void RoundDriver::settle_owed_barriers() {
-  for (; owed_barriers_ > 0; --owed_barriers_) {
-    if (comm_.size() > 1) comm_.barrier(context_("barrier before warm-up", 0));
+  for (std::size_t candidate : std::exchange(owed_barriers_, {})) {
+    if (comm_.size() > 1) comm_.barrier(context_("barrier before timed runs", candidate));
   }
 }
 

@@ -47,11 +47,11 @@ class RoundObserver {
 /// settle_owed_barriers(), the same count on every rank).
 enum class Barriers { make, owe };
 
-/// Owns a round's protocol: barriers before each phase, batches standing for a timed phase,
-/// collects, agreed re-takes (Tuning), the MAX all-reduce at a round's end, failures. A
-/// front end only makes the runs it is handed: function level all of them in one call
-/// (drive()), contextual mode one per outer run (next_run()), replay tests with recorded
-/// samples. Every rank makes the same collectives whatever failed where; strategies only
+/// Owns a round's protocol: a barrier before each candidate's timed runs, batches standing
+/// for a timed phase, collects, agreed re-takes (Tuning), the MAX all-reduce at a round's
+/// end, failures. A front end only makes the runs it is handed: function level all of them
+/// in one call (drive()), contextual mode one per outer run (next_run()), replay tests with
+/// recorded samples. Every rank makes the same collectives whatever failed where; strategies only
 /// ever see the agreed numbers, so a new one needs no change here or in the front ends.
 class RoundDriver {
  public:
@@ -84,7 +84,7 @@ class RoundDriver {
   RunSite& site_;
   RoundObserver& observer_;
   std::vector<double> batch_samples_;  ///< a batch's samples, until its collect
-  int owed_barriers_ = 0;
+  std::vector<std::size_t> owed_barriers_;  ///< the candidates of the barriers owed, in order
 };
 
 }  // namespace disttune::detail

@@ -13,7 +13,10 @@
 namespace disttune {
 namespace {
 
-enum class Phase { warmup_barrier, warmup, timed_barrier, timed, collect };
+/// A candidate's place in the round: its warm-ups, one barrier, its timed runs, the collect.
+/// The warm-ups need no barrier before them: only the timed runs of every rank must start
+/// together (a communicating candidate's warm-ups meet in its own collectives).
+enum class Phase { warmup, timed_barrier, timed, collect };
 
 constexpr double kFailedTime = std::numeric_limits<double>::infinity();
 /// local_round_values(): time, noise, samples owed, and the last round's time and noise,
@@ -46,7 +49,7 @@ struct Tuning::State {
 
   Round round;
   std::size_t position = 0;  ///< index into round.candidates
-  Phase phase = Phase::warmup_barrier;
+  Phase phase = Phase::warmup;
   int run = 0;               ///< runs issued in the current phase
   int collected = 0;         ///< timed runs of this candidate already collected
   bool awaiting_end_round = false;
@@ -69,7 +72,8 @@ struct Tuning::State {
     }
     round = std::move(next);
     position = 0;
-    phase = Phase::warmup_barrier;
+    phase = Phase::warmup;
+    run = 0;
     awaiting_end_round = false;
   }
 
@@ -217,17 +221,13 @@ std::optional<Step> Tuning::next() {
   while (true) {
     if (s.position >= s.round.candidates.size()) {
       s.awaiting_end_round = true;
-      return Step{StepKind::round_end, 0, 0, 0, false};
+      return Step{StepKind::round_end, 0, 0, 0};
     }
     const std::size_t c = s.round.candidates[s.position];
     switch (s.phase) {
-      case Phase::warmup_barrier:
-        s.phase = Phase::warmup;
-        s.run = 0;
-        return Step{StepKind::barrier, c, 0, s.round.warmup_runs, false};
       case Phase::warmup:
         if (!s.failed(c) && s.run < s.round.warmup_runs) {
-          return Step{StepKind::warmup, c, s.run++, s.round.warmup_runs, false};
+          return Step{StepKind::warmup, c, s.run++, s.round.warmup_runs};
         }
         s.phase = Phase::timed_barrier;
         continue;
@@ -235,21 +235,22 @@ std::optional<Step> Tuning::next() {
         s.phase = Phase::timed;
         s.run = 0;
         s.collected = 0;
-        return Step{StepKind::barrier, c, 0, s.round.timed_runs, true};
+        return Step{StepKind::barrier, c, 0, s.round.timed_runs};
       case Phase::timed:
         if (!s.failed(c) && s.run < s.round.timed_runs) {
-          return Step{StepKind::timed, c, s.run++, s.round.timed_runs, false};
+          return Step{StepKind::timed, c, s.run++, s.round.timed_runs};
         }
         s.phase = Phase::collect;
         if (s.run > s.collected) {
           const int pending = s.run - s.collected;
           s.collected = s.run;
-          return Step{StepKind::collect, c, 0, pending, false};
+          return Step{StepKind::collect, c, 0, pending};
         }
         continue;
       case Phase::collect:
         ++s.position;
-        s.phase = Phase::warmup_barrier;
+        s.phase = Phase::warmup;
+        s.run = 0;
         continue;
     }
   }

@@ -17,21 +17,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// How long a late rank waits for the others to say where they are.
-constexpr std::chrono::milliseconds kRollCallGrace{500};
-
 int checked_count(std::size_t count, const char* what) {
   if (count > static_cast<std::size_t>(INT_MAX)) {
     throw std::length_error(std::string("disttune: ") + what + " of " + std::to_string(count) +
                             " elements is more than one MPI call can move");
   }
   return static_cast<int>(count);
-}
-
-std::string join_ranks(const std::vector<int>& ranks) {
-  std::string text;
-  for (int rank : ranks) text += (text.empty() ? "" : ", ") + std::to_string(rank);
-  return text;
 }
 
 std::string seconds(double value) {
@@ -70,32 +61,11 @@ void MpiCommunicator::wait(MPI_Request& request, const WaitingIn& waiting,
 
 void MpiCommunicator::abort_late(const WaitingIn& waiting) {
   const double waited = std::chrono::duration<double>(Clock::now() - waiting.since).count();
-  const auto answers = roll_call_.survey(waiting, kRollCallGrace);
-  std::vector<int> silent;
-  std::vector<int> here;
-  std::ostringstream elsewhere;
-  for (int rank = 0; rank < size_; ++rank) {
-    const auto& answer = answers[static_cast<std::size_t>(rank)];
-    if (!answer) {
-      silent.push_back(rank);
-    } else if (answer->sequence == waiting.sequence) {
-      here.push_back(rank);
-    } else {
-      elsewhere << "\ndisttune:   rank " << rank << " waits in another collective (#"
-                << answer->sequence << ", " << answer->where << ") for "
-                << seconds(answer->waited_s);
-    }
-  }
+  const std::string survey = describe_survey(roll_call_.survey(waiting, kRollCallGrace), waiting.sequence,
+                                             kRollCallGrace);
   std::ostringstream message;
   message << "disttune: error: collective #" << waiting.sequence << " timed out on rank " << rank_
-          << " of " << size_ << " after " << seconds(waited) << ": " << waiting.where << ".";
-  if (!silent.empty()) {
-    message << "\ndisttune:   ranks that did not arrive: " << join_ranks(silent)
-            << " (no answer within " << seconds(std::chrono::duration<double>(kRollCallGrace).count())
-            << ": busy outside disttune's collectives, or gone)";
-  }
-  message << elsewhere.str();
-  message << "\ndisttune:   ranks waiting in this collective: " << join_ranks(here);
+          << " of " << size_ << " after " << seconds(waited) << ": " << waiting.where << "." << survey;
   message << "\ndisttune:   ending the job: MPI_Abort with exit code " << kMpiTimeoutExitCode
           << " (set the deadline with TRITON_DIST_AUTOTUNE_TIMEOUT, seconds)\n";
   const std::string text = message.str();

@@ -2,6 +2,9 @@
 #include "mpi/roll_call.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
 #include <thread>
 #include <utility>
 
@@ -32,6 +35,18 @@ std::optional<RankWhereabouts> decode(const std::string& bytes) {
   }
   return RankWhereabouts{json["sequence"].get<std::uint64_t>(), json["where"].get<std::string>(),
                          json["waited_s"].get<double>()};
+}
+
+std::string join_ranks(const std::vector<int>& ranks) {
+  std::string text;
+  for (int rank : ranks) text += (text.empty() ? "" : ", ") + std::to_string(rank);
+  return text;
+}
+
+std::string seconds(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f s", value);
+  return text;
 }
 
 /// Receives the message that MPI_Iprobe just found.
@@ -98,10 +113,15 @@ std::vector<std::optional<RankWhereabouts>> RollCall::survey(const WaitingIn& wa
                                                              std::chrono::milliseconds grace) {
   std::vector<std::optional<RankWhereabouts>> answers(static_cast<std::size_t>(size_));
   answers[static_cast<std::size_t>(rank_)] = decode(encode(waiting));
-  for (int rank = 0; rank < size_; ++rank) {
-    if (rank != rank_) send(rank, kQueryTag, std::to_string(waiting.sequence));
-  }
   int missing = size_ - 1;
+  for (int rank = 0; rank < size_; ++rank) {
+    if (rank == rank_) continue;
+    try {
+      send(rank, kQueryTag, std::to_string(waiting.sequence));
+    } catch (const std::runtime_error&) {
+      --missing;  // a rank that cannot be asked (gone) cannot answer: it is named as missing
+    }
+  }
   const auto give_up = std::chrono::steady_clock::now() + grace;
   while (missing > 0 && std::chrono::steady_clock::now() < give_up) {
     answer_queries(waiting);
@@ -120,6 +140,33 @@ std::vector<std::optional<RankWhereabouts>> RollCall::survey(const WaitingIn& wa
     }
   }
   return answers;
+}
+
+std::string describe_survey(const std::vector<std::optional<RankWhereabouts>>& answers,
+                            std::uint64_t sequence, std::chrono::milliseconds grace) {
+  std::vector<int> silent;
+  std::vector<int> here;
+  std::ostringstream elsewhere;
+  for (std::size_t rank = 0; rank < answers.size(); ++rank) {
+    const auto& answer = answers[rank];
+    if (!answer) {
+      silent.push_back(static_cast<int>(rank));
+    } else if (answer->sequence == sequence) {
+      here.push_back(static_cast<int>(rank));
+    } else {
+      elsewhere << "\ndisttune:   rank " << rank << " waits in another collective (#" << answer->sequence
+                << ", " << answer->where << ") for " << seconds(answer->waited_s);
+    }
+  }
+  std::ostringstream lines;
+  if (!silent.empty()) {
+    lines << "\ndisttune:   ranks that did not arrive: " << join_ranks(silent) << " (no answer within "
+          << seconds(std::chrono::duration<double>(grace).count())
+          << ": busy outside disttune's collectives, or gone)";
+  }
+  lines << elsewhere.str();
+  lines << "\ndisttune:   ranks waiting in this collective: " << join_ranks(here);
+  return lines.str();
 }
 
 }  // namespace disttune::detail

@@ -12,6 +12,9 @@
 
 namespace disttune::detail {
 
+/// How long a late rank waits for the others to say where they are.
+inline constexpr std::chrono::milliseconds kRollCallGrace{500};
+
 /// Where one rank said it was: in which collective (by sequence number and description)
 /// and for how long it had been waiting there.
 struct RankWhereabouts {
@@ -63,5 +66,11 @@ class RollCall {
   int size_ = 1;
   std::list<PendingSend> sends_;  // a list: buffers must not move while MPI reads them
 };
+
+/// The lines of a late collective's error (each starting "\ndisttune:   "): the ranks that
+/// did not answer within `grace`, those waiting in another collective, and those waiting in
+/// collective `sequence`.
+std::string describe_survey(const std::vector<std::optional<RankWhereabouts>>& answers,
+                            std::uint64_t sequence, std::chrono::milliseconds grace);
 
 }  // namespace disttune::detail

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include "disttune/nccl.hpp"
 #include "nccl/nccl_check.hpp"
@@ -39,8 +40,9 @@ std::string host_name() {
 
 }  // namespace
 
-NcclCommunicator::NcclCommunicator(ncclComm_t comm, CUstream stream, std::optional<int> local_rank)
-    : comm_(comm), stream_(stream), device_context_(device_of(comm)) {
+NcclCommunicator::NcclCommunicator(ncclComm_t comm, CUstream stream, std::optional<int> local_rank,
+                                   std::shared_ptr<RankRollCall> roll_call)
+    : comm_(comm), stream_(stream), device_context_(device_of(comm)), roll_call_(std::move(roll_call)) {
   check_nccl(ncclCommUserRank(comm_, &rank_), "ncclCommUserRank", comm_);
   check_nccl(ncclCommCount(comm_, &size_), "ncclCommCount", comm_);
   stream_context_ = device_context_.get();
@@ -64,7 +66,7 @@ NcclCommunicator::Call NcclCommunicator::begin(const CollectiveContext& context)
     throw std::logic_error("disttune: the NCCL communicator was aborted after an earlier error; "
                            "it cannot run " + context.describe());
   }
-  return Call{context, Clock::now()};
+  return Call{context, CollectivePosition{++sequence_, context.describe(), Clock::now()}};
 }
 
 template <class Error>
@@ -86,6 +88,30 @@ CUdeviceptr NcclCommunicator::scratch(std::size_t bytes) {
   return scratch_->get();
 }
 
+void NcclCommunicator::answer_roll_call(const Call& call) {
+  if (!roll_call_ || !roll_call_failure_.empty()) return;
+  try {
+    roll_call_->answer(call.position);
+  } catch (const std::exception& error) {
+    roll_call_failure_ = error.what();  // the deadline still holds; the error will say why no names
+  }
+}
+
+std::string NcclCommunicator::missing_ranks(const Call& call) {
+  if (!roll_call_) {
+    return " NCCL cannot tell which ranks did not arrive (a RankRollCall passed to "
+           "make_nccl_communicator names them).";
+  }
+  if (roll_call_failure_.empty()) {
+    try {
+      return roll_call_->survey(call.position);
+    } catch (const std::exception& error) {
+      roll_call_failure_ = error.what();
+    }
+  }
+  return "\ndisttune:   the ranks that did not arrive are unknown: the roll call failed: " + roll_call_failure_;
+}
+
 void NcclCommunicator::wait(const Call& call, const char* what) {
   auto pause = std::chrono::microseconds(50);
   for (;;) {
@@ -98,8 +124,8 @@ void NcclCommunicator::wait(const Call& call, const char* what) {
       }
       abort_with(std::runtime_error("disttune: error: NCCL failed on rank " + std::to_string(rank_) +
                                     " of " + std::to_string(size_) + " in " +
-                                    call.context.describe() + ": " + reason +
-                                    "; the NCCL communicator was aborted"));
+                                    call.context.describe() + ": " + reason + "." + missing_ranks(call) +
+                                    "\ndisttune:   the NCCL communicator was aborted"));
     }
     if (state == ncclSuccess) {
       const CUresult result = driver().cuStreamQuery(stream_);
@@ -110,13 +136,14 @@ void NcclCommunicator::wait(const Call& call, const char* what) {
                                       "; the NCCL communicator was aborted"));
       }
     }
+    answer_roll_call(call);
     if (Clock::now() >= call.context.deadline) {
-      const double waited = std::chrono::duration<double>(Clock::now() - call.since).count();
+      const double waited = std::chrono::duration<double>(Clock::now() - call.position.since).count();
       abort_with(CollectiveTimeout(
-          "disttune: error: collective timed out on rank " + std::to_string(rank_) + " of " +
-          std::to_string(size_) + " after " + seconds(waited) + ": " + call.context.describe() +
-          "; waiting for " + what + ". NCCL cannot tell which ranks did not arrive; the NCCL "
-          "communicator was aborted (ncclCommAbort). Set the deadline with "
+          "disttune: error: collective #" + std::to_string(call.position.sequence) + " timed out on rank " +
+          std::to_string(rank_) + " of " + std::to_string(size_) + " after " + seconds(waited) + ": " +
+          call.context.describe() + "; waiting for " + what + "." + missing_ranks(call) +
+          "\ndisttune:   the NCCL communicator was aborted (ncclCommAbort). Set the deadline with "
           "TRITON_DIST_AUTOTUNE_TIMEOUT (seconds)."));
     }
     std::this_thread::sleep_for(pause);
@@ -219,10 +246,12 @@ std::vector<std::string> NcclCommunicator::gather_parts(const std::string& bytes
 namespace disttune {
 
 std::unique_ptr<Communicator> make_nccl_communicator(void* nccl_comm, void* stream,
-                                                     std::optional<int> local_rank) {
+                                                     std::optional<int> local_rank,
+                                                     std::shared_ptr<RankRollCall> roll_call) {
   if (nccl_comm == nullptr) throw std::invalid_argument("disttune: make_nccl_communicator got a null ncclComm_t");
   return std::make_unique<detail::NcclCommunicator>(static_cast<ncclComm_t>(nccl_comm),
-                                                    static_cast<CUstream>(stream), local_rank);
+                                                    static_cast<CUstream>(stream), local_rank,
+                                                    std::move(roll_call));
 }
 
 }  // namespace disttune

@@ -6,12 +6,15 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "disttune/communicator.hpp"
+#include "disttune/roll_call.hpp"
 #include "driver_resources.hpp"
 
 namespace disttune::detail {
@@ -20,7 +23,8 @@ namespace disttune::detail {
 class NcclCommunicator final : public Communicator {
  public:
   /// Not collective unless `local_rank` is absent (then it gathers host names).
-  NcclCommunicator(ncclComm_t comm, CUstream stream, std::optional<int> local_rank);
+  NcclCommunicator(ncclComm_t comm, CUstream stream, std::optional<int> local_rank,
+                   std::shared_ptr<RankRollCall> roll_call);
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -33,10 +37,10 @@ class NcclCommunicator final : public Communicator {
  private:
   using Clock = std::chrono::steady_clock;
 
-  /// What one call is doing, for its error messages.
+  /// What one call is doing, for its error messages and the roll call.
   struct Call {
     const CollectiveContext& context;
-    Clock::time_point since;
+    CollectivePosition position;
   };
 
   Call begin(const CollectiveContext& context);
@@ -45,6 +49,10 @@ class NcclCommunicator final : public Communicator {
   /// Polls until NCCL has enqueued everything and the stream is idle; `what` names what is
   /// awaited in the error if the deadline passes first.
   void wait(const Call& call, const char* what);
+  /// Answers the roll call's queries, if there is one (a failure is kept for the error).
+  void answer_roll_call(const Call& call);
+  /// The error's lines naming the ranks missing from `call`, from the roll call if there is one.
+  std::string missing_ranks(const Call& call);
   void upload(CUdeviceptr device, const void* host, std::size_t bytes);
   /// Waits for the stream, then copies `bytes` back to the host.
   void download(const Call& call, void* host, CUdeviceptr device, std::size_t bytes);
@@ -59,6 +67,9 @@ class NcclCommunicator final : public Communicator {
   PrimaryContext device_context_;
   CUcontext stream_context_ = nullptr;
   std::optional<DeviceBuffer> scratch_;
+  std::shared_ptr<RankRollCall> roll_call_;  ///< names the missing ranks when a call is late; may be null
+  std::string roll_call_failure_;            ///< why the roll call stopped working, if it did
+  std::uint64_t sequence_ = 0;               ///< collectives begun, the same count on every rank
   int rank_ = 0;
   int size_ = 1;
   int local_rank_ = 0;

@@ -1,4 +1,4 @@
-// Tests of the round driver (src/engine/round_driver.cpp): batches, timer mismatches, owed barriers.
+// Tests of the round driver (src/engine/round_driver.cpp): batches, timer mismatches, the barrier schedule.
 #include <functional>
 #include <memory>
 #include <span>
@@ -82,35 +82,66 @@ TEST(RoundDriver, ATimerThatReturnsTooFewTimesFailsTheCandidate) {
   }
 }
 
-TEST(RoundDriver, OwedBarriersAreMadeWhenSettled) {
-  // Rank 0 of 2 whose peer always agrees: the callbacks count the barriers made.
-  int barriers = 0;
+/// Rank 0 of 2 whose peer always agrees; `barriers` counts the barriers it made.
+std::unique_ptr<Communicator> counting_peer(int& barriers) {
   CommunicatorCallbacks callbacks;
   callbacks.rank = 0;
   callbacks.size = 2;
-  callbacks.barrier = [&](const CollectiveContext&) { ++barriers; };
+  callbacks.barrier = [&barriers](const CollectiveContext& context) {
+    EXPECT_EQ(context.phase, "barrier before timed runs");
+    ++barriers;
+  };
   callbacks.all_reduce_max = [](std::span<double>, const CollectiveContext&) {};
   callbacks.all_gather = [](const std::string& bytes, const CollectiveContext&) {
     return std::vector<std::string>{bytes, bytes};
   };
-  auto comm = make_callback_communicator(std::move(callbacks));
+  return make_callback_communicator(std::move(callbacks));
+}
+
+TEST(RoundDriver, WarmUpsNeedNoBarrierAndEachCandidateMakesOne) {
+  int barriers = 0;
+  auto comm = counting_peer(barriers);
   Measurement m;
   m.warmup_runs = 1;
   m.timed_runs = 1;
-  m.strategy = "exhaustive";  // one warm-up, one timed run, as traced below
+  m.strategy = "exhaustive";  // one warm-up, one timed run each, as traced below
+  simulation::ReplaySite site([](std::size_t, int) { return 1.0; }, {});
+  Tuning tuning({"0", "1"}, m);
+  detail::RoundDriver driver(tuning, *comm, detail::ContextMaker{"f", "[]", std::chrono::seconds(5)}, site, site);
+  const std::optional<Step> first = driver.next_run(detail::Barriers::owe);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->kind, StepKind::warmup);
+  driver.settle_owed_barriers();
+  EXPECT_EQ(barriers, 0);  // nothing owed: the first warm-up needs no barrier
+  site.run(*first);
+  while (std::optional<Step> step = driver.next_run()) site.run(*step);
+  EXPECT_EQ(site.trace(), "w0 B0 t0 c0 w1 B1 t1 c1 end");
+  EXPECT_EQ(barriers, 2);  // one per candidate, before its timed runs
+  EXPECT_EQ(tuning.best(), 0u);
+}
+
+TEST(RoundDriver, OwedBarriersAreMadeWhenSettled) {
+  int barriers = 0;
+  auto comm = counting_peer(barriers);
+  Measurement m;
+  m.warmup_runs = 0;
+  m.timed_runs = 1;
+  m.strategy = "exhaustive";  // no warm-up: the first run is timed, its barrier comes first
   simulation::ReplaySite site([](std::size_t, int) { return 1.0; }, {});
   Tuning tuning({"0"}, m);
   detail::RoundDriver driver(tuning, *comm, detail::ContextMaker{"f", "[]", std::chrono::seconds(5)}, site, site);
   const std::optional<Step> first = driver.next_run(detail::Barriers::owe);
   ASSERT_TRUE(first);
-  EXPECT_EQ(first->kind, StepKind::warmup);
+  EXPECT_EQ(first->kind, StepKind::timed);
   EXPECT_EQ(barriers, 0);  // met, not made: owed
   driver.settle_owed_barriers();
   EXPECT_EQ(barriers, 1);
+  driver.settle_owed_barriers();
+  EXPECT_EQ(barriers, 1);  // settled once
   site.run(*first);
   while (std::optional<Step> step = driver.next_run()) site.run(*step);
-  EXPECT_EQ(site.trace(), "b0 w0 B0 t0 c0 end");
-  EXPECT_EQ(barriers, 2);
+  EXPECT_EQ(site.trace(), "B0 t0 c0 end");
+  EXPECT_EQ(barriers, 1);
   EXPECT_EQ(tuning.best(), 0u);
 }
 

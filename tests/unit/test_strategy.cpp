@@ -140,7 +140,7 @@ TEST(StrategyRegistry, ARegisteredStrategyIsSelectableByName) {
   Measurement m = adaptive(0, 3);
   m.strategy = "first-only";
   Tuning tuning(names(3), m);
-  EXPECT_EQ(replay_ranks({&tuning}, {noisy({5.0, 1.0, 2.0}, 0.0, 9)}), "b0 B0 t0 t0 t0 c0 end");
+  EXPECT_EQ(replay_ranks({&tuning}, {noisy({5.0, 1.0, 2.0}, 0.0, 9)}), "B0 t0 t0 t0 c0 end");
   EXPECT_EQ(tuning.best(), 0u);
   EXPECT_FALSE(tuning.results()[1].measured);
 }

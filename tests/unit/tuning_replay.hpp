@@ -24,7 +24,7 @@ using Sampler = std::function<double(std::size_t candidate, int run)>;
 inline std::string render(const Step& step) {
   char letter = '?';
   switch (step.kind) {
-    case StepKind::barrier: letter = step.before_timed ? 'B' : 'b'; break;
+    case StepKind::barrier: letter = 'B'; break;
     case StepKind::warmup: letter = 'w'; break;
     case StepKind::timed: letter = 't'; break;
     case StepKind::collect: letter = 'c'; break;

@@ -1,0 +1,79 @@
+// NcclWorld: one GPU per MPI rank and an NCCL communicator over every rank, for the NCCL
+// examples and the multi-GPU tests (MPI hands out NCCL's unique id; NCCL does the rest).
+#pragma once
+
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include <nccl.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace nccl_world {
+
+inline void check_cuda(cudaError_t result, const char* call) {
+  if (result != cudaSuccess)
+    throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(result));
+}
+
+inline void check_nccl(ncclResult_t result, const char* call) {
+  if (result != ncclSuccess)
+    throw std::runtime_error(std::string(call) + ": " + ncclGetErrorString(result));
+}
+
+/// This process's MPI rank and the job's size; the GPU is chosen as rank % visible GPUs.
+struct MpiRank {
+  int rank = 0;
+  int size = 1;
+
+  static MpiRank on_its_gpu() {
+    MpiRank me;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &me.size);
+    int devices = 0;
+    check_cuda(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
+    check_cuda(cudaSetDevice(me.rank % devices), "cudaSetDevice");
+    return me;
+  }
+};
+
+/// An NCCL communicator over every MPI rank (collective over MPI_COMM_WORLD), destroyed at
+/// the end unless abandon()ed: after disttune aborted it (ncclCommAbort) it must not be.
+class NcclComm {
+ public:
+  explicit NcclComm(const MpiRank& me) {
+    ncclUniqueId id;
+    if (me.rank == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+    check_nccl(ncclCommInitRank(&comm_, me.size, id, me.rank), "ncclCommInitRank");
+  }
+  NcclComm(const NcclComm&) = delete;
+  NcclComm& operator=(const NcclComm&) = delete;
+  ~NcclComm() {
+    if (comm_ != nullptr) ncclCommDestroy(comm_);
+  }
+
+  ncclComm_t get() const { return comm_; }
+  void abandon() { comm_ = nullptr; }
+
+ private:
+  ncclComm_t comm_ = nullptr;
+};
+
+/// A non-blocking CUDA stream of the current device, destroyed at the end.
+class Stream {
+ public:
+  Stream() {
+    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  ~Stream() { cudaStreamDestroy(stream_); }
+
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace nccl_world
