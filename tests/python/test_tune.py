@@ -14,6 +14,7 @@ from disttune import _core
 from disttune.tune import autotune, to_hashable
 
 from launchers import SPACE, CountingLauncher, key_fn
+from step_timer import StepTimer
 
 RUNS_PER_ENTRY = 5 + 10  # the spec's warm-up and timed runs
 
@@ -276,25 +277,7 @@ def test_precompile_failure_fails_that_entry():
 
 
 def test_python_timer_subclass_drives_the_measurement():
-    class FixedTimer(_core.Timer):
-        """Reports a duration per entry set by the launcher (a stand-in for device events)."""
-
-        def __init__(self):
-            super().__init__("fixed", '{"device": "test"}', "{}")
-            self.pending = []
-            self.current = 0.0
-
-        def start(self):
-            self.pending.append(None)
-
-        def stop(self):
-            self.pending[-1] = self.current
-
-        def collect(self):
-            out, self.pending = self.pending, []
-            return out
-
-    timer = FixedTimer()
+    timer = StepTimer("fixed", '{"device": "test"}')
     tuner = _core.FunctionTuner("fixed", "digest", timer=timer, disk_cache=False)
     durations = [3.0, 1.0, 2.0]
 
