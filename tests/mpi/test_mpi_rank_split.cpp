@@ -15,11 +15,13 @@
 #include "disttune/mpi.hpp"
 #include "disttune/store.hpp"
 #include "mpi_test_support.hpp"
+#include "said_timer.hpp"
 
 namespace disttune {
 namespace {
 
 using test::world_rank;
+using test::SaidTimer;
 using test::world_size;
 
 struct Tile {
@@ -31,19 +33,6 @@ using Tuned = Autotuned<Tile, int, int(int)>;
 
 /// Milliseconds a run of each config takes: config 2 is the fastest, then 4.
 constexpr double kCostMs[] = {6.0, 5.0, 1.0, 4.0, 3.0};
-
-/// A timer whose pairs take what the run inside them said: exact, whatever the machine's load.
-class SaidTimer final : public Timer {
- public:
-  void start() override {}
-  void stop() override { durations_.push_back(said_ms); }
-  std::vector<double> collect() override { return std::exchange(durations_, {}); }
-  std::string name() const override { return "said"; }
-  double said_ms = 0.0;
-
- private:
-  std::vector<double> durations_;
-};
 
 class MpiRankSplit : public ::testing::Test {
  protected:
