@@ -14,13 +14,13 @@
 #include "disttune/context.hpp"
 #include "disttune/mpi.hpp"
 #include "mpi_test_support.hpp"
-#include "said_timer.hpp"
+#include "said_timer.hpp"  // tests/unit
 
 namespace disttune {
 namespace {
 
 namespace fs = std::filesystem;
-using test::SaidTimer;
+using testing::SaidTimer;
 using test::world_rank;
 using test::world_size;
 

@@ -15,13 +15,13 @@
 #include "disttune/mpi.hpp"
 #include "disttune/store.hpp"
 #include "mpi_test_support.hpp"
-#include "said_timer.hpp"
+#include "said_timer.hpp"  // tests/unit
 
 namespace disttune {
 namespace {
 
 using test::world_rank;
-using test::SaidTimer;
+using testing::SaidTimer;
 using test::world_size;
 
 struct Tile {

@@ -1,4 +1,4 @@
-// A Timer for the MPI protocol tests: each timed run takes what the run said, whatever the load.
+// A Timer for protocol tests (unit and MPI): each timed run takes what the run said, whatever the load.
 #pragma once
 
 #include <string>
@@ -7,11 +7,11 @@
 
 #include "disttune/timer.hpp"
 
-namespace disttune::test {
+namespace disttune::testing {
 
-/// Each start/stop pair lasts `said_ms` as the run left it: the MAX rule, agreement and the
-/// choice are then decided by the tests' cost models, not by how late a loaded machine wakes
-/// a sleeping rank. (The CPU timer itself is tested in tests/unit and by example_scale_mpi.)
+/// Each start/stop pair lasts `said_ms` as the run left it (no clock): the choice, the MAX
+/// rule and agreement are then decided by a test's cost model, not by how late a loaded
+/// machine wakes a sleeping run. (CpuTimer itself is tested with real runs elsewhere.)
 class SaidTimer final : public Timer {
  public:
   void start() override {}
@@ -24,4 +24,4 @@ class SaidTimer final : public Timer {
   std::vector<double> durations_;
 };
 
-}  // namespace disttune::test
+}  // namespace disttune::testing
