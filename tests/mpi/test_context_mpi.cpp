@@ -21,6 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::SaidTimer;
+using test::gather_ints;
 using test::world_rank;
 using test::world_size;
 
@@ -32,12 +33,6 @@ Value describe(const Costed& config) { return Value{{"id", config.id}}; }
 using Kernel = TunableKernel<Costed, int, void(int)>;
 /// Milliseconds one launch of `config` takes on `rank`; < 0 means it throws there.
 using CostModel = std::function<double(int config, int rank)>;
-
-std::vector<int> gather_ints(int mine) {
-  std::vector<int> all(static_cast<std::size_t>(world_size()));
-  MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  return all;
-}
 
 class MpiContext : public ::testing::Test {
  protected:

@@ -20,6 +20,7 @@
 namespace disttune {
 namespace {
 
+using test::gather_ints;
 using test::world_rank;
 using testing::SaidTimer;
 using test::world_size;
@@ -61,13 +62,6 @@ class MpiRankSplit : public ::testing::Test {
   std::shared_ptr<SaidTimer> timer_ = std::make_shared<SaidTimer>();
   test::SharedTempDir dir_;
 };
-
-/// Every rank's value of `mine`, in rank order.
-std::vector<int> gather_ints(int mine) {
-  std::vector<int> all(static_cast<std::size_t>(world_size()));
-  MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  return all;
-}
 
 TEST_F(MpiRankSplit, EachRankRunsOnlyItsShareAndEveryRankTakesTheSameBest) {
   Tuned tuned = make();

@@ -24,6 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::SaidTimer;
+using test::gather_ints;
 using test::world_rank;
 using test::world_size;
 
@@ -35,13 +36,6 @@ Value describe(const RankConfig& config) { return Value{{"id", config.id}}; }
 using Tuned = Autotuned<RankConfig, int, int(int)>;
 /// Milliseconds one run of `config` takes for `key` on `rank`.
 using CostModel = std::function<double(int config, int key, int rank)>;
-
-/// Every rank's value of `mine`, in rank order.
-std::vector<int> gather_ints(int mine) {
-  std::vector<int> all(static_cast<std::size_t>(world_size()));
-  MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  return all;
-}
 
 /// Forwards to another communicator but pretends that nodes hold `ranks_per_node` ranks each,
 /// so that one machine can show the one-writer-per-node rule across several "nodes".
