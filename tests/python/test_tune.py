@@ -11,7 +11,7 @@ import torch
 
 import disttune
 from disttune import _core
-from disttune.tune import autotune, to_hashable
+from disttune.tune import AutotunedFunction, autotune, to_hashable
 
 from launchers import SPACE, CountingLauncher, key_fn
 from step_timer import StepTimer
@@ -151,6 +151,20 @@ def test_measurement_options_reach_the_engine():
         tuned(launcher, statistic="mode")
     with pytest.raises(ValueError):
         tuned(launcher, strategy="no-such-strategy")
+
+
+def test_autotunedfunction_takes_autotunes_options_by_name_with_its_defaults():
+    launcher = CountingLauncher()
+
+    def launch(x, alpha=1.0, speed=0.0, tag=None):
+        return launcher(x, alpha, speed, tag)
+
+    direct = AutotunedFunction(launch, SPACE, key_fn, timed_runs=2, disk_cache=False)
+    direct(1)
+    assert all(len(c.samples) == 2 for c in direct.last_report.candidates)
+    assert launcher.runs["slow"] == 5 + 2  # warmup_runs: autotune()'s default
+    with pytest.raises(TypeError, match="timed_run"):
+        AutotunedFunction(launch, SPACE, key_fn, timed_run=2)  # a misspelt option is no silent default
 
 
 def test_a_failing_entry_fails_alone():
