@@ -101,13 +101,14 @@ def warm(case) -> None:
 def tune_case(case, options: argparse.Namespace, log) -> dict:
     """Oracle, fresh tunings of every tuner (round-robin), cache-hit overhead."""
     from report import regrets
-    from timing import captured_stderr, host_call_us, oracle_flushed, oracle_graph, timed_call
+    from timing import captured_stderr, host_call_us, oracle_flushed, oracle_graph_rotated, timed_call
     from tuners import fresh_tuning, selected
 
     begin = time.perf_counter()
     if case.launch_bound:
-        oracle = [oracle_graph(lambda c=c: case.launch(*case.args, cfg=c), options.oracle_ms) for c in case.configs]
-        oracle_mode = "CUDA-graph replay (256 runs per graph), median"
+        oracle = oracle_graph_rotated([lambda c=c: case.launch(*case.args, cfg=c) for c in case.configs],
+                                      options.oracle_ms)
+        oracle_mode = "CUDA-graph replay (256 runs per graph), configs in turn, median"
     else:
         oracle = [oracle_flushed(lambda c=c: case.launch(*case.args, cfg=c), options.oracle_ms)
                   for c in case.configs]

@@ -69,6 +69,40 @@ def oracle_graph(run: Callable[[], object], min_ms: float, per_graph: int = 256)
     return {"ms": statistics.median(replays) / per_graph, "runs": len(replays) * per_graph, "total_ms": sum(replays)}
 
 
+def oracle_graph_rotated(runs: list, min_ms: float, per_graph: int = 256) -> list:
+    """The launch-bound oracle: one CUDA graph of `per_graph` runs per config (warm L2, as in
+    a loop of launches), replayed in turn, config after config, with an event pair per
+    replay, until every config's replays add up to `min_ms`; per config the median per-run
+    time in ms. Interleaving spreads a passing state of the device over every config alike:
+    timed one after the other, one config caught a faster spell (issue 12, BENCHMARKS.md)."""
+    graphs = []
+    for run in runs:
+        run()
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for _ in range(per_graph):
+                run()
+        graph.replay()
+        graphs.append(graph)
+    torch.cuda.synchronize()
+    replays: list[list[float]] = [[] for _ in graphs]
+    while min(sum(times) for times in replays) < min_ms:
+        pairs = []
+        for _ in range(10):
+            for index, graph in enumerate(graphs):
+                start, stop = _event(), _event()
+                start.record()
+                graph.replay()
+                stop.record()
+                pairs.append((index, start, stop))
+        torch.cuda.synchronize()
+        for index, start, stop in pairs:
+            replays[index].append(start.elapsed_time(stop))
+    return [{"ms": statistics.median(times) / per_graph, "runs": len(times) * per_graph, "total_ms": sum(times)}
+            for times in replays]
+
+
 def timed_call(call: Callable[[], object]) -> tuple[float, object]:
     """(seconds, result) of call(), from an idle device until its device work is done."""
     torch.cuda.synchronize()

@@ -1,4 +1,4 @@
-// The converge strategy: sample each candidate until its time is known well enough, then settle near-ties by interleaved runs.
+// The converge strategy: race the candidates, sample survivors until their time is known well enough, settle near-ties by interleaved runs.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -12,9 +12,13 @@ namespace {
 
 using detail::TimeEstimate;
 
-/// Samples every candidate gets in the first round, without a warm-up: their spread shows a
-/// cold first run as noise, which keeps the candidate from being dropped on it.
-constexpr int kFirstRoundSamples = 2;
+/// Samples every candidate gets in the first round, without a warm-up: one run of each is
+/// enough to screen out the obvious losers, which then cost nothing more.
+constexpr int kFirstRoundSamples = 1;
+/// A candidate with one sample (not the baseline) is dropped only when it is also this much
+/// slower than the leader (its spread is not known yet: host gaps, a first run slower than
+/// the rest).
+constexpr double kScreenMargin = 0.15;
 /// Samples before a candidate's spread is trusted enough to stop on it.
 constexpr int kMinSamplesToConverge = 5;
 /// No candidate gets more samples than this (a noisy one that never converges).
@@ -29,11 +33,13 @@ TimeEstimate last_round(const CandidateStanding& s) {
   return {s.round_time_ms, s.round_noise, s.round_samples};
 }
 
-/// Rounds: (1) every candidate, 2 timed runs; (2) each later round, the
-/// candidates that are neither converged nor clearly slower than the leader double their
-/// samples (one re-warm-up each), within the budget; (3) the finalists within noise of the
-/// leader run interleaved, kPairedRuns each, and are compared on those runs alone. Every
-/// decision is on agreed numbers, so every rank takes the same rounds.
+/// Rounds (racing): (1) every candidate, 1 timed run; those clearly slower than the leader
+/// (and by kScreenMargin) are dropped; (2) each later round, the candidates that are
+/// neither converged nor clearly slower than the leader double their samples (one
+/// re-warm-up each), within the budget, until one is left or all are converged; (3) the
+/// finalists within noise of the leader, unless all are measured precisely within
+/// max_noise of it, run interleaved, kPairedRuns each, and are compared on those runs
+/// alone. Every decision is on agreed numbers, so every rank takes the same rounds.
 class ConvergeStrategy final : public Strategy {
  public:
   explicit ConvergeStrategy(const Measurement& measurement)
@@ -59,6 +65,11 @@ class ConvergeStrategy final : public Strategy {
       }
       dropped_.clear();
       if (active_.empty()) return Round{};  // every candidate failed
+    }
+    // Every rival dropped: the choice is made; the survivor needs no more samples once it
+    // has two (its time in the record then has a spread).
+    if (active_.size() == 1 && !dropped_.empty() && standings[active_[0]].samples >= 2) {
+      return settle(standings, active_, false, false);
     }
     double spent_ms = 0.0;
     for (const CandidateStanding& s : standings) {
@@ -101,10 +112,17 @@ class ConvergeStrategy final : public Strategy {
     std::vector<std::size_t> kept;
     for (std::size_t i : active_) {
       if (standings[i].failed) continue;
-      if (!detail::clearly_faster(overall(standings[*leader]), overall(standings[i]), detail::kDropWidth)) {
-        kept.push_back(i);
-      } else {
+      // On one sample the spread is unknown: also beyond the screen margin, and never the
+      // baseline (replacing it needs more evidence).
+      const bool one_sample = standings[i].samples <= 1;
+      const bool screened_out =
+          !standings[i].baseline && standings[i].time_ms > standings[*leader].time_ms * (1.0 + kScreenMargin);
+      const bool slower =
+          detail::clearly_faster(overall(standings[*leader]), overall(standings[i]), detail::kDropWidth);
+      if (slower && (!one_sample || screened_out)) {
         dropped_.push_back(i);
+      } else {
+        kept.push_back(i);
       }
     }
     std::sort(dropped_.begin(), dropped_.end());
@@ -112,15 +130,27 @@ class ConvergeStrategy final : public Strategy {
   }
 
   /// The finalists within noise of the leader (the baseline among them if it is), run
-  /// interleaved; or the end when there is no near-tie or no budget left for it.
+  /// interleaved; or the end when there is no near-tie, when every member of it is
+  /// measured within max_noise of the fastest to half of max_noise (any of them is as good:
+  /// the choice is the stable one of settle()), or when no budget is left for it.
   Round pair_near_ties(const std::vector<CandidateStanding>& standings, double spent_ms) {
     std::vector<TimeEstimate> estimates;
     for (const CandidateStanding& s : standings) estimates.push_back(overall(s));
     const detail::NoiseChoice first = detail::choose_within_noise(estimates, active_, baseline_of(standings), 0.0);
     double cost_ms = 0.0;
-    for (std::size_t i : first.within_noise) cost_ms += standings[i].time_ms * kPairedRuns;
+    double fastest_ms = 0.0;
+    double slowest_ms = 0.0;
+    bool precise = true;
+    for (std::size_t i : first.within_noise) {
+      cost_ms += standings[i].time_ms * kPairedRuns;
+      precise = precise && detail::relative_standard_error(overall(standings[i])) <= max_noise_ / 2;
+      fastest_ms = fastest_ms == 0.0 ? standings[i].time_ms : std::min(fastest_ms, standings[i].time_ms);
+      slowest_ms = std::max(slowest_ms, standings[i].time_ms);
+    }
     const bool affordable = budget_ms_ <= 0.0 || spent_ms + cost_ms <= budget_ms_;
-    if (first.within_noise.empty() || !affordable) return settle(standings, active_, false);
+    const bool equivalent = precise && slowest_ms <= fastest_ms * (1.0 + max_noise_);
+    if (first.within_noise.empty() || !affordable) return settle(standings, active_, false, false);
+    if (equivalent && !baseline_of(standings)) return settle(standings, active_, true, false);
     paired_ = true;
     paired_contenders_ = first.within_noise;
     Round round;
@@ -133,9 +163,10 @@ class ConvergeStrategy final : public Strategy {
   }
 
   /// The end round: the finalists, and the choice among `contenders` on the last round's
-  /// numbers (interleaved) or on all samples.
+  /// numbers (interleaved) or on all samples; `stable`: the lowest index among those
+  /// measured within max_noise of the fastest.
   Round settle(const std::vector<CandidateStanding>& standings,
-               const std::vector<std::size_t>& contenders, bool on_last_round) {
+               const std::vector<std::size_t>& contenders, bool stable, bool on_last_round = true) {
     std::vector<TimeEstimate> estimates;
     std::vector<std::size_t> alive;
     for (const CandidateStanding& s : standings) estimates.push_back(on_last_round ? last_round(s) : overall(s));
@@ -147,7 +178,7 @@ class ConvergeStrategy final : public Strategy {
       if (!standings[i].failed) end.candidates.push_back(i);
     }
     const detail::NoiseChoice choice = detail::choose_within_noise(
-        estimates, alive, baseline_of(standings), on_last_round ? max_noise_ : 0.0);
+        estimates, alive, baseline_of(standings), stable ? max_noise_ : 0.0);
     end.chosen = choice.chosen;
     end.within_noise = choice.within_noise;
     return end;
