@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Optional
@@ -131,15 +133,23 @@ class Cache:
             raise CliError(f"record id prefix '{file_or_id}' is ambiguous; it matches:{listed}")
         return matches[0]
 
-    def clear(self, function: Optional[str]) -> Iterator[tuple[str, int]]:
-        """Removes the cache files of one function or all; yields (function, files removed)."""
+    def clear(self, function: Optional[str], older_than_s: int = 0) -> Iterator[tuple[str, int]]:
+        """Removes the cache files of one function or all (with `older_than_s` > 0, only those
+        last modified longer ago); yields (function, files removed)."""
+        now = time.time()
         for name, directory in self.function_dirs(function):
             removed = 0
             for entry in os.scandir(directory):
                 if not _CACHE_FILE.fullmatch(entry.name):
                     continue
                 try:
-                    os.remove(entry.path)
+                    status = entry.stat(follow_symlinks=False)
+                    if older_than_s > 0 and now - status.st_mtime < older_than_s:
+                        continue
+                    if stat.S_ISDIR(status.st_mode):
+                        shutil.rmtree(entry.path)  # something moved aside as <id>.bad-<UTC>
+                    else:
+                        os.remove(entry.path)  # a link goes, never what it names
                 except OSError as error:
                     raise CliError(f"cannot remove {entry.path}: {error.strerror}") from None
                 removed += 1

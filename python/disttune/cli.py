@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Optional, Sequence
@@ -58,11 +59,24 @@ def _verify(cache: Cache, args: argparse.Namespace) -> int:
     return 0 if bad == 0 else 1
 
 
+# An age for `clear --older-than`: a number and a unit, as the C++ command reads it.
+_AGE = re.compile(r"([0-9]{1,9})([smhd])")
+_SECONDS_PER_UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def _age_seconds(text: str) -> int:
+    age = _AGE.fullmatch(text)
+    if age is None:
+        raise CliError(f"--older-than takes a number and a unit (s, m, h or d), e.g. 30d; got '{text}'")
+    return int(age.group(1)) * _SECONDS_PER_UNIT[age.group(2)]
+
+
 def _clear(cache: Cache, args: argparse.Namespace) -> int:
     if not args.yes:
         raise CliError("clear removes records; refusing without --yes")
+    older_than_s = _age_seconds(args.older_than) if args.older_than is not None else 0
     total = 0
-    for function, removed in cache.clear(args.function):
+    for function, removed in cache.clear(args.function, older_than_s):
         print(f"removed {removed} files of {function}")
         total += removed
     print(f"removed {total} files in all")
@@ -121,6 +135,8 @@ def parser() -> argparse.ArgumentParser:
     sub = command("clear", "remove the records and logs of one function or all")
     sub.add_argument("function", nargs="?", help="only this function's files")
     sub.add_argument("--yes", action="store_true", help="really remove them")
+    sub.add_argument("--older-than", metavar="AGE",
+                     help="only entries last modified longer ago than this, e.g. 30d, 12h, 90m, 45s")
     sub.set_defaults(run=_clear)
     sub = command("export", "write every record under the root into one portable JSON table")
     sub.add_argument("file", help="the table to write (JSON)")

@@ -31,6 +31,15 @@ __all__ = ["autotune", "to_hashable", "AutotunedFunction"]
 
 # The engine's defaults (C++ TunerOptions{}); the signature of autotune() shows them.
 _DEFAULTS = _core.function_defaults
+# autotune()'s options that the engine's FunctionTuner takes; those of the per-candidate runs
+# (isolation, output check, restored inputs) are candidate_options()'s keyword parameters.
+_ENGINE_OPTIONS = (
+    "warmup_runs", "timed_runs", "statistic", "strategy", "baseline", "budget_ms", "max_noise", "min_time_ms",
+    "collective_timeout_s", "cache_dir", "disk_cache", "redis_url", "split_across_ranks",
+)
+_CANDIDATE_OPTIONS = tuple(
+    p.name for p in inspect.signature(candidate_options).parameters.values() if p.kind is p.KEYWORD_ONLY
+)
 
 
 def to_hashable(tensor: Any) -> tuple:
@@ -61,35 +70,15 @@ class AutotunedFunction:
         fn: Callable,
         config_space: Sequence[Mapping[str, Any]],
         key_fn: Callable,
-        prune_fn: Optional[Callable],
-        *,
-        warmup_runs: int,
-        timed_runs: int,
-        statistic: str,
-        strategy: Optional[str],
-        baseline: Optional[Mapping[str, Any]],
-        budget_ms: float,
-        max_noise: float,
-        min_time_ms: float,
-        flush_l2: bool,
-        graph_runs: int,
-        collective_timeout_s: Optional[float],
-        cache_dir: Optional[str],
-        disk_cache: bool,
-        redis_url: Optional[str],
-        precompile: Optional[Callable],
-        precompile_threads: int,
-        timer: Any = None,
-        split_across_ranks: bool = False,
-        isolate: bool = False,
-        candidate_timeout_s: Optional[float] = None,
-        reference: Optional[_checks.Reference] = None,
-        check: Optional[Callable[[Any, Any], bool]] = None,
-        rtol: float = 1e-5,
-        atol: float = 1e-8,
-        restore_value: Sequence[str] = (),
-        reset_to_zero: Sequence[str] = (),
+        prune_fn: Optional[Callable] = None,
+        **options: Any,
     ) -> None:
+        """`options` are autotune()'s keyword options: its signature is their one definition
+        (names, defaults); an unknown name is a TypeError."""
+        chosen = inspect.signature(autotune).bind(config_space, key_fn, prune_fn, **options)
+        chosen.apply_defaults()
+        option = chosen.arguments
+        precompile = option["precompile"]
         if not callable(fn):
             raise _core.NotCallable("disttune: autotune decorates a callable")
         if not callable(key_fn):
@@ -106,8 +95,8 @@ class AutotunedFunction:
             _encoding.entry_text(entry, f"config_space[{i}]") for i, entry in enumerate(self.config_space)
         ]
         baseline_text = ""
-        if baseline is not None:
-            baseline_text = _encoding.entry_text(baseline, "baseline")
+        if option["baseline"] is not None:
+            baseline_text = _encoding.entry_text(option["baseline"], "baseline")
             if baseline_text not in self.candidates:
                 raise _core.InvalidSetting(f"disttune: baseline of '{fn.__name__}' is not an entry of its config_space")
         self.key_fn = key_fn
@@ -115,30 +104,15 @@ class AutotunedFunction:
         self.name = fn.__name__
         self.digest = _source_digest(fn)
         self.precompile = precompile
-        self.precompile_threads = precompile_threads
-        _timing.check_timer_choice(timer, self.name)
-        self.timer = timer
+        self.precompile_threads = option["precompile_threads"]
+        _timing.check_timer_choice(option["timer"], self.name)
+        self.timer = option["timer"]
         self.candidate_options = candidate_options(
-            fn, len(self.config_space), isolate=isolate, candidate_timeout_s=candidate_timeout_s,
-            reference=reference, check=check, rtol=rtol, atol=atol, restore_value=restore_value,
-            reset_to_zero=reset_to_zero,
+            fn, len(self.config_space), **{name: option[name] for name in _CANDIDATE_OPTIONS}
         )
-        self._tuner_options = dict(
-            warmup_runs=warmup_runs,
-            timed_runs=timed_runs,
-            statistic=statistic,
-            strategy=strategy,
-            baseline=baseline_text,
-            budget_ms=budget_ms,
-            max_noise=max_noise,
-            min_time_ms=min_time_ms,
-            collective_timeout_s=collective_timeout_s,
-            cache_dir=cache_dir,
-            disk_cache=disk_cache,
-            redis_url=redis_url,
-            split_across_ranks=split_across_ranks,
-        )
-        self._timing = _timing.TimingOptions(flush_l2=flush_l2, graph_runs=graph_runs)
+        self._tuner_options = {name: option[name] for name in _ENGINE_OPTIONS}
+        self._tuner_options["baseline"] = baseline_text
+        self._timing = _timing.TimingOptions(flush_l2=option["flush_l2"], graph_runs=option["graph_runs"])
         # Check the options now (the engine validates them) rather than on the first miss.
         _core.FunctionTuner(self.name, self.digest, disk_cache=False, **self._without_disk())
         self._tuners: dict[Any, Any] = {}
@@ -396,40 +370,10 @@ def autotune(
     checkers see it called with key_fn's parameters and returning the launcher's result
     (disttune._signatures says why).
     """
+    options = dict(locals())  # exactly the parameters above, by name
 
     def decorate(fn: Callable[..., R]) -> AutotunedCallable[P, R]:
-        tuned = AutotunedFunction(
-            fn,
-            config_space,
-            key_fn,
-            prune_fn,
-            warmup_runs=warmup_runs,
-            timed_runs=timed_runs,
-            statistic=statistic,
-            strategy=strategy,
-            baseline=baseline,
-            budget_ms=budget_ms,
-            max_noise=max_noise,
-            min_time_ms=min_time_ms,
-            flush_l2=flush_l2,
-            graph_runs=graph_runs,
-            collective_timeout_s=collective_timeout_s,
-            cache_dir=cache_dir,
-            disk_cache=disk_cache,
-            redis_url=redis_url,
-            precompile=precompile,
-            precompile_threads=precompile_threads,
-            timer=timer,
-            split_across_ranks=split_across_ranks,
-            isolate=isolate,
-            candidate_timeout_s=candidate_timeout_s,
-            reference=reference,
-            check=check,
-            rtol=rtol,
-            atol=atol,
-            restore_value=restore_value,
-            reset_to_zero=reset_to_zero,
-        )
+        tuned = AutotunedFunction(fn, **options)
         # Positional-only calls with a cached key take the C hit path; everything else (call
         # flags, keywords, misses) reaches tuned.__call__. Attributes are read from `tuned`.
         dispatcher: Any = _core.make_hit_path(fn, key_fn, tuned._hits, tuned, tuned)

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "disttune/mpi.hpp"
+#include "test_mark.hpp"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
                                        disttune::deadline_after(disttune::default_collective_timeout())};
   };
   (void)comm->all_gather("hello", context("greeting"));  // every rank takes part in this one
+  disttune::test::print_mark();                             // the barrier's deadline runs from here
   if (comm->rank() == stuck) {
     std::this_thread::sleep_for(std::chrono::hours(1));  // busy elsewhere, never arrives
   }

@@ -1,4 +1,4 @@
-// Helpers shared by the MPI tests: contexts with deadlines, a directory shared by the ranks.
+// Helpers shared by the MPI tests: ranks, contexts with deadlines, a directory shared by the ranks.
 #pragma once
 
 #include <mpi.h>
@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "disttune/communicator.hpp"
 
@@ -22,6 +23,13 @@ inline int world_size() {
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   return size;
+}
+
+/// Every rank's value of `mine`, in rank order.
+inline std::vector<int> gather_ints(int mine) {
+  std::vector<int> all(static_cast<std::size_t>(world_size()));
+  MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  return all;
 }
 
 /// A context for a test's own collective: deadline 30 s away, so a broken test fails

@@ -1,12 +1,12 @@
 // Contextual tuning across ranks (is_dist): the MAX rule, agreement on failures, digest check.
+// Each launch takes what the cost model says (SaidTimer), so no choice depends on the load.
 #include <mpi.h>
 
-#include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -14,28 +14,25 @@
 #include "disttune/context.hpp"
 #include "disttune/mpi.hpp"
 #include "mpi_test_support.hpp"
+#include "said_timer.hpp"  // tests/unit
 
 namespace disttune {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::SaidTimer;
+using test::gather_ints;
 using test::world_rank;
 using test::world_size;
 
-struct Sleepy {
+struct Costed {
   int id = 0;
 };
-Value describe(const Sleepy& config) { return Value{{"id", config.id}}; }
+Value describe(const Costed& config) { return Value{{"id", config.id}}; }
 
-using Kernel = TunableKernel<Sleepy, int, void(int)>;
+using Kernel = TunableKernel<Costed, int, void(int)>;
 /// Milliseconds one launch of `config` takes on `rank`; < 0 means it throws there.
 using CostModel = std::function<double(int config, int rank)>;
-
-std::vector<int> gather_ints(int mine) {
-  std::vector<int> all(static_cast<std::size_t>(world_size()));
-  MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  return all;
-}
 
 class MpiContext : public ::testing::Test {
  protected:
@@ -44,10 +41,10 @@ class MpiContext : public ::testing::Test {
     spec.name = name;
     for (int i = 0; i < configs; ++i) spec.configs.push_back({i});
     spec.key = [](const int& n) { return n; };
-    spec.launch = [cost](const Sleepy& config, int) {
+    spec.launch = [cost, timer = timer_](const Costed& config, int) {
       const double ms = cost(config.id, world_rank());
       if (ms < 0) throw std::runtime_error("config " + std::to_string(config.id) + " cannot run here");
-      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
+      timer->said_ms = ms;
     };
     return Kernel(std::move(spec));
   }
@@ -60,10 +57,12 @@ class MpiContext : public ::testing::Test {
     o.statistic = Statistic::min;
     o.communicator = comm_;
     o.log_dir = logs_.path();
+    o.timer = timer_;
     return o;
   }
 
   std::shared_ptr<Communicator> comm_ = make_mpi_communicator();
+  std::shared_ptr<SaidTimer> timer_ = std::make_shared<SaidTimer>();
   test::SharedTempDir logs_;
 };
 

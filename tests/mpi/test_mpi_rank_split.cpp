@@ -15,11 +15,14 @@
 #include "disttune/mpi.hpp"
 #include "disttune/store.hpp"
 #include "mpi_test_support.hpp"
+#include "said_timer.hpp"  // tests/unit
 
 namespace disttune {
 namespace {
 
+using test::gather_ints;
 using test::world_rank;
+using testing::SaidTimer;
 using test::world_size;
 
 struct Tile {
@@ -31,19 +34,6 @@ using Tuned = Autotuned<Tile, int, int(int)>;
 
 /// Milliseconds a run of each config takes: config 2 is the fastest, then 4.
 constexpr double kCostMs[] = {6.0, 5.0, 1.0, 4.0, 3.0};
-
-/// A timer whose pairs take what the run inside them said: exact, whatever the machine's load.
-class SaidTimer final : public Timer {
- public:
-  void start() override {}
-  void stop() override { durations_.push_back(said_ms); }
-  std::vector<double> collect() override { return std::exchange(durations_, {}); }
-  std::string name() const override { return "said"; }
-  double said_ms = 0.0;
-
- private:
-  std::vector<double> durations_;
-};
 
 class MpiRankSplit : public ::testing::Test {
  protected:
@@ -72,13 +62,6 @@ class MpiRankSplit : public ::testing::Test {
   std::shared_ptr<SaidTimer> timer_ = std::make_shared<SaidTimer>();
   test::SharedTempDir dir_;
 };
-
-/// Every rank's value of `mine`, in rank order.
-std::vector<int> gather_ints(int mine) {
-  std::vector<int> all(static_cast<std::size_t>(world_size()));
-  MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  return all;
-}
 
 TEST_F(MpiRankSplit, EachRankRunsOnlyItsShareAndEveryRankTakesTheSameBest) {
   Tuned tuned = make();

@@ -1,16 +1,15 @@
 // The engine's multi-rank protocol end to end, through Autotuned over the MPI communicator:
 // rank-dependent costs, divergent pruning, failures on one rank, records on some ranks.
+// Each run takes what the cost model says (SaidTimer), so no choice depends on the load.
 #include <mpi.h>
 
 #include <array>
 #include <atomic>
-#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -18,11 +17,14 @@
 #include "disttune/autotune.hpp"
 #include "disttune/mpi.hpp"
 #include "mpi_test_support.hpp"
+#include "said_timer.hpp"  // tests/unit
 
 namespace disttune {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::SaidTimer;
+using test::gather_ints;
 using test::world_rank;
 using test::world_size;
 
@@ -34,13 +36,6 @@ Value describe(const RankConfig& config) { return Value{{"id", config.id}}; }
 using Tuned = Autotuned<RankConfig, int, int(int)>;
 /// Milliseconds one run of `config` takes for `key` on `rank`.
 using CostModel = std::function<double(int config, int key, int rank)>;
-
-/// Every rank's value of `mine`, in rank order.
-std::vector<int> gather_ints(int mine) {
-  std::vector<int> all(static_cast<std::size_t>(world_size()));
-  MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  return all;
-}
 
 /// Forwards to another communicator but pretends that nodes hold `ranks_per_node` ranks each,
 /// so that one machine can show the one-writer-per-node rule across several "nodes".
@@ -67,7 +62,7 @@ class PretendNodes final : public Communicator {
 
 class MpiTuning : public ::testing::Test {
  protected:
-  /// A tuned function of three configs whose runs sleep as `cost` says; launches are counted.
+  /// A tuned function of three configs whose runs take what `cost` says; launches are counted.
   Tuned make(const CostModel& cost, std::shared_ptr<Communicator> comm, const fs::path& root,
              std::function<bool(const RankConfig&, const int&)> prune = {},
              std::function<bool(int config)> fails_here = {}) {
@@ -82,20 +77,22 @@ class MpiTuning : public ::testing::Test {
         throw std::runtime_error("config " + std::to_string(config.id) + " is broken on rank " +
                                  std::to_string(rank));
       }
-      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(cost(config.id, key, rank)));
+      timer_->said_ms = cost(config.id, key, rank);
       return config.id;
     };
     spec.options.measurement.warmup_runs = 1;
-    spec.options.measurement.timed_runs = 5;  // a median of 5 shrugs off a late wake-up
+    spec.options.measurement.timed_runs = 5;
     spec.options.measurement.strategy = "exhaustive";
     spec.options.communicator = std::move(comm);
     spec.options.cache_root = root;
+    spec.options.timer = timer_;
     return Tuned(std::move(spec));
   }
 
   std::shared_ptr<Communicator> world_ = make_mpi_communicator();
   test::SharedTempDir dir_;
   std::atomic<int> launches_{0};
+  std::shared_ptr<SaidTimer> timer_ = std::make_shared<SaidTimer>();
 };
 
 TEST_F(MpiTuning, TheSlowestRankDecidesAConfigsTime) {

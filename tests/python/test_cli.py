@@ -70,6 +70,43 @@ def test_list_show_verify_clear_on_real_records(tmp_path):
     assert not (root / "launch").exists()
 
 
+def test_clear_removes_every_entry_type_and_honours_older_than(tmp_path):
+    root = tmp_path / "cache"
+    tune_into(root, 1)
+    directory = root / "launch"
+    record = next(directory.glob("*.json"))
+    record_id = record.name[: -len(".json")]
+    # A directory that stood at a record's name, moved aside by the engine, with content.
+    bad_dir = directory / f"{record_id}.bad-20261129T093000.000000Z"
+    (bad_dir / "inner").mkdir(parents=True)
+    (bad_dir / "inner" / "file").write_text("x")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("kept")
+    (directory / f"{record_id}.bad-20261129T093001.000000Z").symlink_to(outside)
+    old_log = directory / f"{record_id}.log-20261101T000000.000000Z"
+    old_log.write_text("old")
+    two_days_ago = os.path.getmtime(record) - 49 * 3600
+    for old in (old_log, bad_dir):
+        os.utime(old, (two_days_ago, two_days_ago))
+    new_logs = [p for p in directory.iterdir() if ".log-" in p.name and p != old_log]
+
+    status, _, err = run_cli("clear", "--yes", "--older-than", "2days", root=root)
+    assert status == 1
+    assert err == "disttune: error: --older-than takes a number and a unit (s, m, h or d), e.g. 30d; got '2days'\n"
+
+    status, out, _ = run_cli("clear", "--yes", "--older-than", "2d", root=root)
+    assert status == 0, out
+    assert "removed 2 files of launch" in out
+    assert not bad_dir.exists() and not old_log.exists()
+    assert record.exists() and all(log.exists() for log in new_logs)
+
+    status, out, _ = run_cli("clear", "--yes", root=root)
+    assert status == 0, out
+    assert f"removed {2 + len(new_logs)} files of launch" in out
+    assert not directory.exists()
+    assert outside.read_text() == "kept"  # the link went, not what it named
+
+
 def test_errors_are_one_line_without_traceback(tmp_path):
     status, _, err = run_cli("list", root=tmp_path / "missing")
     assert status == 1

@@ -1,15 +1,14 @@
 """Tunings that survive bad configs: isolated runs (crash, hang), output checks, restored inputs."""
 
 import os
-import socket
 
 import pytest
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
 
 import isolated_launchers as launchers
 from disttune.tune import autotune
+from spawn_ranks import run_ranks
 
 
 def _outcomes(report):
@@ -156,39 +155,18 @@ def test_bad_options_are_clear_errors():
         tuned(3)
 
 
-def _rank(rank, world, port, results):
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), DISTTUNE_TEST_RANK=str(rank))
-    dist.init_process_group("gloo", rank=rank, world_size=world)
-    outcome = {}
-    try:
-        outcome["result"] = launchers.fails_on_one_rank(1)
-        outcome["failed"] = [(c.failed, c.error) for c in launchers.fails_on_one_rank.last_report.candidates]
-        outcome["again"] = launchers.fails_on_one_rank(1)
-    except Exception as error:  # reported to the test, which fails on it
-        outcome["error"] = repr(error)
-    finally:
-        results.put((rank, outcome))
-        dist.destroy_process_group()
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _fail_on_rank_one(rank, world):
+    os.environ["DISTTUNE_TEST_RANK"] = str(rank)  # read by the launcher in its worker process
+    outcome = {"result": launchers.fails_on_one_rank(1)}
+    outcome["failed"] = [(c.failed, c.error) for c in launchers.fails_on_one_rank.last_report.candidates]
+    outcome["again"] = launchers.fails_on_one_rank(1)
+    return outcome
 
 
 @pytest.mark.skipif(not dist.is_available(), reason="torch.distributed is not built in this torch")
 def test_two_ranks_vote_a_crash_or_hang_on_one_rank_as_a_failure(tmp_path):
-    context = mp.get_context("spawn")
-    results = context.Queue()
-    port = _free_port()
-    processes = [context.Process(target=_rank, args=(rank, 2, port, results)) for rank in range(2)]
-    for process in processes:
-        process.start()
-    outcomes = dict(results.get(timeout=240) for _ in processes)
-    for process in processes:
-        process.join(timeout=60)
-        assert process.exitcode == 0
+    outcomes = run_ranks(_fail_on_rank_one, 2, "gloo", timeout_s=240)
+    assert sorted(outcomes) == [0, 1], outcomes
     for rank in range(2):
         assert "error" not in outcomes[rank], outcomes
         assert outcomes[rank]["result"] == (1, "c") and outcomes[rank]["again"] == (1, "c")

@@ -1,16 +1,13 @@
 """A real two-process torch.distributed (gloo) group: ranks agree on MAX times and on errors."""
 
-import os
-import socket
 import time
 
 import pytest
-import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
 
 from disttune import RankDisagreement
 from disttune.tune import autotune
+from spawn_ranks import run_ranks
 
 # Per-rank run times (ms): rank 0 alone would pick "a"; the MAX over ranks picks "b".
 SPEEDS = [{"a": 0.3, "b": 1.5}, {"a": 3.0, "b": 1.5}]
@@ -22,65 +19,46 @@ def _spin(ms):
         pass
 
 
-def _worker(rank, world, port, cache, results):
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), TRITON_DIST_AUTOTUNE_CACHE_DIR=cache)
-    dist.init_process_group("gloo", rank=rank, world_size=world)
+def _agree(rank, world):
     space = [{"tag": "a"}, {"tag": "b"}]
     outcome = {}
+
+    @autotune(config_space=space, key_fn=lambda x: x)
+    def on_default_group(x, tag):
+        _spin(SPEEDS[rank][tag])
+        return tag
+
+    outcome["default"] = on_default_group(1)
+    outcome["agreed"] = [c.agreed_ms for c in on_default_group.last_report.candidates]
+    outcome["record"] = on_default_group.last_report.record_path is not None
+
+    group = dist.new_group([0, 1])
+
+    @autotune(config_space=space, key_fn=lambda x: x)
+    def on_given_group(x, tag):
+        _spin(SPEEDS[rank][tag])
+        return tag
+
+    outcome["given"] = on_given_group(1, autotune_pg=group)
+
+    @autotune(config_space=space, key_fn=lambda x: x)
+    def with_different_keys(x, tag):
+        return tag
+
     try:
-
-        @autotune(config_space=space, key_fn=lambda x: x)
-        def on_default_group(x, tag):
-            _spin(SPEEDS[rank][tag])
-            return tag
-
-        outcome["default"] = on_default_group(1)
-        outcome["agreed"] = [c.agreed_ms for c in on_default_group.last_report.candidates]
-        outcome["record"] = on_default_group.last_report.record_path is not None
-
-        group = dist.new_group([0, 1])
-
-        @autotune(config_space=space, key_fn=lambda x: x)
-        def on_given_group(x, tag):
-            _spin(SPEEDS[rank][tag])
-            return tag
-
-        outcome["given"] = on_given_group(1, autotune_pg=group)
-
-        @autotune(config_space=space, key_fn=lambda x: x)
-        def with_different_keys(x, tag):
-            return tag
-
-        try:
-            with_different_keys(10 + rank, autotune_pg=group)
-            outcome["disagreement"] = None
-        except RankDisagreement as error:
-            outcome["disagreement"] = str(error)
-    finally:
-        results.put((rank, outcome))
-        dist.destroy_process_group()
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        with_different_keys(10 + rank, autotune_pg=group)
+        outcome["disagreement"] = None
+    except RankDisagreement as error:
+        outcome["disagreement"] = str(error)
+    return outcome
 
 
 @pytest.mark.skipif(not dist.is_available(), reason="torch.distributed is not built in this torch")
 def test_two_gloo_ranks_agree(tmp_path):
-    context = mp.get_context("spawn")
-    results = context.Queue()
-    cache = str(tmp_path / "shared-cache")
-    port = _free_port()
-    processes = [context.Process(target=_worker, args=(rank, 2, port, cache, results)) for rank in range(2)]
-    for process in processes:
-        process.start()
-    outcomes = dict(results.get(timeout=120) for _ in processes)
-    for process in processes:
-        process.join(timeout=60)
-        assert process.exitcode == 0
+    outcomes = run_ranks(_agree, 2, "gloo", env={"TRITON_DIST_AUTOTUNE_CACHE_DIR": tmp_path / "shared-cache"})
+    assert sorted(outcomes) == [0, 1], outcomes
     for rank in range(2):
+        assert "error" not in outcomes[rank], outcomes
         assert outcomes[rank]["default"] == "b", outcomes
         assert outcomes[rank]["given"] == "b", outcomes
         assert outcomes[rank]["agreed"] == outcomes[0]["agreed"]  # the same MAX on both ranks
@@ -93,54 +71,42 @@ def test_two_gloo_ranks_agree(tmp_path):
 SPLIT_SPEEDS = {"a": 5.0, "b": 4.0, "c": 0.05, "d": 3.0, "e": 6.0}
 
 
-def _split_worker(rank, world, port, cache, results):
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), TRITON_DIST_AUTOTUNE_CACHE_DIR=cache)
-    dist.init_process_group("gloo", rank=rank, world_size=world)
+def _split(rank, world):
     space = [{"tag": tag} for tag in SPLIT_SPEEDS]
     runs = {tag: 0 for tag in SPLIT_SPEEDS}
     compiled = []
-    outcome = {}
-    try:
 
-        @autotune(
-            config_space=space,
-            key_fn=lambda x: x,
-            split_across_ranks=True,
-            precompile=lambda entry, x: compiled.append(entry["tag"]),
-        )
-        def split(x, tag):
-            runs[tag] += 1
-            _spin(SPLIT_SPEEDS[tag])
-            return tag
+    @autotune(
+        config_space=space,
+        key_fn=lambda x: x,
+        split_across_ranks=True,
+        precompile=lambda entry, x: compiled.append(entry["tag"]),
+    )
+    def split(x, tag):
+        runs[tag] += 1
+        _spin(SPLIT_SPEEDS[tag])
+        return tag
 
-        outcome["choice"] = split(1)
-        report = split.last_report
-        outcome["split_ranks"] = report.split_ranks
-        outcome["agreed"] = [c.agreed_ms for c in report.candidates]
-        outcome["record"] = report.record_path is not None
-        outcome["runs"] = runs
-        outcome["compiled"] = sorted(compiled)
-    finally:
-        results.put((rank, outcome))
-        dist.destroy_process_group()
+    choice = split(1)
+    report = split.last_report
+    return {
+        "choice": choice,
+        "split_ranks": report.split_ranks,
+        "agreed": [c.agreed_ms for c in report.candidates],
+        "record": report.record_path is not None,
+        "runs": runs,
+        "compiled": sorted(compiled),
+    }
 
 
 @pytest.mark.skipif(not dist.is_available(), reason="torch.distributed is not built in this torch")
 def test_two_gloo_ranks_split_the_candidates(tmp_path):
-    context = mp.get_context("spawn")
-    results = context.Queue()
-    cache = str(tmp_path / "shared-cache")
-    port = _free_port()
-    processes = [context.Process(target=_split_worker, args=(rank, 2, port, cache, results)) for rank in range(2)]
-    for process in processes:
-        process.start()
-    outcomes = dict(results.get(timeout=120) for _ in processes)
-    for process in processes:
-        process.join(timeout=60)
-        assert process.exitcode == 0
+    outcomes = run_ranks(_split, 2, "gloo", env={"TRITON_DIST_AUTOTUNE_CACHE_DIR": tmp_path / "shared-cache"})
+    assert sorted(outcomes) == [0, 1], outcomes
     tags = list(SPLIT_SPEEDS)
     for rank in range(2):
         outcome = outcomes[rank]
+        assert "error" not in outcome, outcomes
         assert outcome["choice"] == "c", outcomes
         assert outcome["split_ranks"] == 2
         assert outcome["agreed"] == outcomes[0]["agreed"]  # every rank knows every time

@@ -4,12 +4,9 @@ bounds on numeric options, and collective deadlines (also with two gloo ranks)."
 import inspect
 import json
 import math
-import os
-import socket
 
 import pytest
 import torch.distributed as dist
-import torch.multiprocessing as mp
 
 import disttune
 from disttune import _core
@@ -17,6 +14,7 @@ from disttune.autotuner import contextual_autotune
 from disttune.tune import autotune
 
 from launchers import SPACE, CountingLauncher, key_fn
+from spawn_ranks import run_ranks
 
 
 def tuned(launcher=None, **options):
@@ -134,50 +132,18 @@ def test_a_timeout_variable_under_a_millisecond_is_a_clear_error(monkeypatch):
         _core.collective_timeout_setting_s()
 
 
-def _rank(rank, world, port, cache, timeout, results):
-    os.environ.update(
-        MASTER_ADDR="127.0.0.1",
-        MASTER_PORT=str(port),
-        TRITON_DIST_AUTOTUNE_CACHE_DIR=cache,
-        TRITON_DIST_AUTOTUNE_TIMEOUT=timeout,
-    )
-    dist.init_process_group("gloo", rank=rank, world_size=world)
-    try:
+def _tune_two_configs(rank, world):
+    @autotune(config_space=[{"tag": "a"}, {"tag": "b"}], key_fn=lambda x: x)
+    def launch(x, tag):
+        return tag
 
-        @autotune(config_space=[{"tag": "a"}, {"tag": "b"}], key_fn=lambda x: x)
-        def launch(x, tag):
-            return tag
-
-        outcome = launch(1)
-        results.put((rank, outcome, launch.last_report.source))
-    except Exception as error:  # reported to the test, which names it
-        results.put((rank, f"{type(error).__name__}: {error}", None))
-    finally:
-        dist.destroy_process_group()
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return (launch(1), launch.last_report.source)
 
 
 def _two_ranks(tmp_path, timeout):
-    context = mp.get_context("spawn")
-    results = context.Queue()
-    port = _free_port()
-    processes = [
-        context.Process(target=_rank, args=(rank, 2, port, str(tmp_path), timeout, results)) for rank in range(2)
-    ]
-    for process in processes:
-        process.start()
-    outcomes = {}
-    for _ in processes:
-        rank, outcome, source = results.get(timeout=120)
-        outcomes[rank] = (outcome, source)
-    for process in processes:
-        process.join(timeout=60)
-        assert process.exitcode == 0
+    env = {"TRITON_DIST_AUTOTUNE_CACHE_DIR": tmp_path, "TRITON_DIST_AUTOTUNE_TIMEOUT": timeout}
+    outcomes = run_ranks(_tune_two_configs, 2, "gloo", env=env, timeout_s=120)
+    assert sorted(outcomes) == [0, 1], outcomes
     return outcomes
 
 
@@ -193,4 +159,4 @@ def test_two_ranks_tune_normally_without_a_practical_deadline(tmp_path, timeout)
 def test_two_ranks_refuse_a_timeout_under_a_millisecond(tmp_path):
     outcomes = _two_ranks(tmp_path, "1e-9")
     for rank in range(2):
-        assert outcomes[rank][0].startswith("InvalidSetting: disttune: TRITON_DIST_AUTOTUNE_TIMEOUT='1e-9'"), outcomes
+        assert outcomes[rank]["error"].startswith("InvalidSetting: disttune: TRITON_DIST_AUTOTUNE_TIMEOUT='1e-9'"), outcomes

@@ -15,6 +15,8 @@ from disttune import _core, _timing
 from disttune.autotuner import contextual_autotune
 from disttune.tune import autotune
 
+from step_timer import StepTimer
+
 
 class FakeEvent:
     """A torch-style event on the host clock (stands in for torch.npu.Event)."""
@@ -166,25 +168,6 @@ def test_a_bad_timer_value_is_refused_by_both_decorators(bad):
 
 def launch(x=0):
     return x
-
-
-class StepTimer(_core.Timer):
-    """Reports a time per entry set by the launcher (stands in for device events)."""
-
-    def __init__(self):
-        super().__init__("step-events", "{}", "{}")
-        self.pending = []
-        self.current = 0.0
-
-    def start(self):
-        self.pending.append(None)
-
-    def stop(self):
-        self.pending[-1] = self.current
-
-    def collect(self):
-        out, self.pending = self.pending, []
-        return out
 
 
 def test_record_report_and_table_name_the_timer(capfd):

@@ -11,9 +11,10 @@ import torch
 
 import disttune
 from disttune import _core
-from disttune.tune import autotune, to_hashable
+from disttune.tune import AutotunedFunction, autotune, to_hashable
 
 from launchers import SPACE, CountingLauncher, key_fn
+from step_timer import StepTimer
 
 RUNS_PER_ENTRY = 5 + 10  # the spec's warm-up and timed runs
 
@@ -152,6 +153,20 @@ def test_measurement_options_reach_the_engine():
         tuned(launcher, strategy="no-such-strategy")
 
 
+def test_autotunedfunction_takes_autotunes_options_by_name_with_its_defaults():
+    launcher = CountingLauncher()
+
+    def launch(x, alpha=1.0, speed=0.0, tag=None):
+        return launcher(x, alpha, speed, tag)
+
+    direct = AutotunedFunction(launch, SPACE, key_fn, timed_runs=2, disk_cache=False)
+    direct(1)
+    assert all(len(c.samples) == 2 for c in direct.last_report.candidates)
+    assert launcher.runs["slow"] == 5 + 2  # warmup_runs: autotune()'s default
+    with pytest.raises(TypeError, match="timed_run"):
+        AutotunedFunction(launch, SPACE, key_fn, timed_run=2)  # a misspelt option is no silent default
+
+
 def test_a_failing_entry_fails_alone():
     calls = []
 
@@ -276,25 +291,7 @@ def test_precompile_failure_fails_that_entry():
 
 
 def test_python_timer_subclass_drives_the_measurement():
-    class FixedTimer(_core.Timer):
-        """Reports a duration per entry set by the launcher (a stand-in for device events)."""
-
-        def __init__(self):
-            super().__init__("fixed", '{"device": "test"}', "{}")
-            self.pending = []
-            self.current = 0.0
-
-        def start(self):
-            self.pending.append(None)
-
-        def stop(self):
-            self.pending[-1] = self.current
-
-        def collect(self):
-            out, self.pending = self.pending, []
-            return out
-
-    timer = FixedTimer()
+    timer = StepTimer("fixed", '{"device": "test"}')
     tuner = _core.FunctionTuner("fixed", "digest", timer=timer, disk_cache=False)
     durations = [3.0, 1.0, 2.0]
 

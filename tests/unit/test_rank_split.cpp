@@ -15,6 +15,7 @@
 #include "disttune/context.hpp"
 #include "disttune/function_tuner.hpp"
 #include "disttune/store.hpp"
+#include "said_timer.hpp"
 #include "tuning_replay.hpp"
 
 namespace disttune {
@@ -22,18 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// A timer whose pairs take what the run inside them said (no clock: exact numbers).
-class SaidTimer final : public Timer {
- public:
-  void start() override {}
-  void stop() override { durations_.push_back(said_ms); }
-  std::vector<double> collect() override { return std::exchange(durations_, {}); }
-  std::string name() const override { return "said"; }
-  double said_ms = 0.0;
-
- private:
-  std::vector<double> durations_;
-};
+using testing::SaidTimer;
 
 const std::vector<double> kCosts = {5.0, 4.0, 1.0, 3.0, 2.0};
 

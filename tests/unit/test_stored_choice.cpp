@@ -11,12 +11,14 @@
 #include "disttune/autotune.hpp"
 #include "disttune/store.hpp"
 #include "store/stored_choice.hpp"
+#include "said_timer.hpp"
 #include "store_test_support.hpp"
 
 namespace disttune {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::SaidTimer;
 using testing::sample_record;
 using testing::TempDir;
 
@@ -25,20 +27,6 @@ struct CostConfig {
   double cost_ms = 0.0;  ///< the time the timer reports for one run of this config
 };
 Value describe(const CostConfig& c) { return {{"id", c.id}}; }
-
-// Reports, for each timed run, the cost of the config that ran: a deterministic clock.
-class CostTimer final : public Timer {
- public:
-  explicit CostTimer(const double& cost_ms) : cost_ms_(cost_ms) {}
-  void start() override {}
-  void stop() override { samples_.push_back(cost_ms_); }
-  std::vector<double> collect() override { return std::exchange(samples_, {}); }
-  std::string name() const override { return "cost"; }
-
- private:
-  const double& cost_ms_;
-  std::vector<double> samples_;
-};
 
 class GrownSpace : public ::testing::Test {
  protected:
@@ -52,14 +40,14 @@ class GrownSpace : public ::testing::Test {
     spec.key = [](const int& n) { return n; };
     spec.launch = [this](const CostConfig& c, int n) {
       ++runs_[c.id];
-      cost_ms_ = c.cost_ms;
+      timer_->said_ms = c.cost_ms;
       return n * 100 + c.id;
     };
     spec.options.measurement.strategy = "exhaustive";  // the run counts below are its
     spec.options.measurement.warmup_runs = 1;
     spec.options.measurement.timed_runs = 3;
     spec.options.cache_root = temp_.path();
-    spec.options.timer = std::make_shared<CostTimer>(cost_ms_);
+    spec.options.timer = timer_;
     return Tuned(std::move(spec));
   }
   Record stored(const Tuned& tuned) const {
@@ -69,7 +57,7 @@ class GrownSpace : public ::testing::Test {
   }
 
   TempDir temp_;
-  double cost_ms_ = 0.0;
+  std::shared_ptr<SaidTimer> timer_ = std::make_shared<SaidTimer>();
   std::map<int, int> runs_;
 };
 
