@@ -3,8 +3,13 @@
 
 #include <cmath>
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "driver_api.hpp"
 
@@ -62,30 +67,73 @@ constexpr std::uint64_t kProbeCycles = 40000;
 /// Probes between two read()s at most (16 bytes each).
 constexpr std::size_t kMaxProbes = 8192;
 
+/// The probe kernels of one context and the counter buffers its probes have used. Kept for
+/// the life of the process, never unloaded or freed: cuModuleUnload and cuMemFree wait for
+/// the whole device, and after a collective timed out (a rank lost mid-tuning) a
+/// communication kernel may spin on the device for ever; a timer's destruction must never
+/// wait for it.
+struct ContextProbes {
+  CUfunction busy = nullptr;
+  CUfunction clock = nullptr;
+  int sm_count = 1;
+  double rated_mhz = 0.0;
+  std::vector<std::unique_ptr<DeviceBuffer>> idle_slots;  ///< returned by destroyed probes
+};
+
+std::mutex& probes_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+/// The current context's kernels (loaded on first use), under probes_mutex().
+ContextProbes& context_probes(CUdevice device) {
+  static auto* contexts = new std::map<CUcontext, ContextProbes>();  // never freed (above)
+  const DriverApi& api = driver();
+  CUcontext context = nullptr;
+  check(api.cuCtxGetCurrent(&context), "cuCtxGetCurrent");
+  auto found = contexts->find(context);
+  if (found != contexts->end()) return found->second;
+  ContextProbes probes;
+  CUmodule module = nullptr;
+  check(api.cuModuleLoadData(&module, kPtx), "cuModuleLoadData(clock probe PTX)");
+  check(api.cuModuleGetFunction(&probes.busy, module, "disttune_busy"), "cuModuleGetFunction(disttune_busy)");
+  check(api.cuModuleGetFunction(&probes.clock, module, "disttune_clock"), "cuModuleGetFunction(disttune_clock)");
+  check(api.cuDeviceGetAttribute(&probes.sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device),
+        "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)");
+  int rated_khz = 0;
+  check(api.cuDeviceGetAttribute(&rated_khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, device),
+        "cuDeviceGetAttribute(CLOCK_RATE)");
+  probes.rated_mhz = rated_khz / 1e3;
+  return contexts->emplace(context, std::move(probes)).first->second;
+}
+
 }  // namespace
 
 ClockProbe::ClockProbe(CUdevice device) {
-  const DriverApi& api = driver();
-  check(api.cuModuleLoadData(&module_, kPtx), "cuModuleLoadData(clock probe PTX)");
-  try {
-    check(api.cuModuleGetFunction(&busy_, module_, "disttune_busy"), "cuModuleGetFunction(disttune_busy)");
-    check(api.cuModuleGetFunction(&clock_, module_, "disttune_clock"), "cuModuleGetFunction(disttune_clock)");
-    check(api.cuDeviceGetAttribute(&sm_count_, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device),
-          "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)");
-    int rated_khz = 0;
-    check(api.cuDeviceGetAttribute(&rated_khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, device),
-          "cuDeviceGetAttribute(CLOCK_RATE)");
-    rated_mhz_ = rated_khz / 1e3;
-    slots_.emplace(device, kMaxProbes * 2 * sizeof(std::uint64_t));
-  } catch (...) {
-    api.cuModuleUnload(module_);
-    throw;
+  std::lock_guard lock(probes_mutex());
+  ContextProbes& probes = context_probes(device);
+  busy_ = probes.busy;
+  clock_ = probes.clock;
+  sm_count_ = probes.sm_count;
+  rated_mhz_ = probes.rated_mhz;
+  if (probes.idle_slots.empty()) {
+    slots_ = std::make_unique<DeviceBuffer>(device, kMaxProbes * 2 * sizeof(std::uint64_t));
+  } else {
+    slots_ = std::move(probes.idle_slots.back());
+    probes.idle_slots.pop_back();
   }
+  idle_slots_ = &probes.idle_slots;
 }
 
 ClockProbe::~ClockProbe() {
-  slots_.reset();
-  if (module_ != nullptr) driver().cuModuleUnload(module_);
+  std::lock_guard lock(probes_mutex());
+  // Never freed (see ContextProbes); slots with probes never read may still be written by
+  // a stream that is stuck, so they are not handed out again.
+  if (used_ == 0) {
+    idle_slots_->push_back(std::move(slots_));
+  } else {
+    (void)slots_.release();
+  }
 }
 
 void ClockProbe::keep_busy(CUstream stream, double ms) {

@@ -2,7 +2,7 @@
 #pragma once
 
 #include <cstddef>
-#include <optional>
+#include <memory>
 #include <vector>
 
 #include "cuda_types.hpp"
@@ -13,10 +13,12 @@ namespace disttune::detail {
 /// Kernels loaded from embedded PTX into the current context (no nvcc at build time): one
 /// spins every SM for a while, one measures the SM clock (clock64 cycles against
 /// %globaltimer nanoseconds over a short spin, as nvbench does). Both touch no user memory
-/// and never change the card's clock settings. Not thread-safe.
+/// and never change the card's clock settings. The kernels and counter buffers live as long
+/// as the process: destroying a probe never waits for the device. Not thread-safe.
 class ClockProbe {
  public:
-  /// Loads the kernels into the current context, for `device`. Throws on driver errors.
+  /// The kernels of the current context (loaded on its first probe), for `device`. Throws
+  /// on driver errors.
   explicit ClockProbe(CUdevice device);
   ~ClockProbe();
   ClockProbe(const ClockProbe&) = delete;
@@ -34,12 +36,12 @@ class ClockProbe {
   double settle(CUstream stream, double fraction, double cap_ms);
 
  private:
-  CUmodule module_ = nullptr;
   CUfunction busy_ = nullptr;
   CUfunction clock_ = nullptr;
   int sm_count_ = 1;
   double rated_mhz_ = 0.0;  ///< the device's rated SM clock (CU_DEVICE_ATTRIBUTE_CLOCK_RATE)
-  std::optional<DeviceBuffer> slots_;  ///< two 64-bit counters per probe
+  std::unique_ptr<DeviceBuffer> slots_;  ///< two 64-bit counters per probe
+  std::vector<std::unique_ptr<DeviceBuffer>>* idle_slots_ = nullptr;  ///< where slots_ goes back
   std::size_t used_ = 0;
 };
 
