@@ -1,4 +1,4 @@
-// CudaTimer on a device: accuracy, L2 flush, graph replay, capture refusal, fingerprint.
+// CudaTimer on a device: accuracy, L2 flush, graph replay, capture refusal, destruction that never waits, fingerprint.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -146,6 +146,30 @@ TEST_F(CudaTimerTest, CollectReturnsOneTimePerPairAndChecksPairing) {
   timer.start();
   EXPECT_THROW(timer.start(), std::logic_error);
   EXPECT_THROW(timer.collect(), std::logic_error);
+}
+
+/// A kernel still running elsewhere on the device (as a collective's kernel waiting for a
+/// lost rank does, for ever) must not hold up a timer's destruction: a survivor rank has to
+/// be able to report its error and end.
+TEST_F(CudaTimerTest, DestroyingATimerNeverWaitsForTheDevice) {
+  cudaStream_t elsewhere = nullptr;
+  check_cuda(cudaStreamCreateWithFlags(&elsewhere, cudaStreamNonBlocking), "cudaStreamCreate");
+  DeviceArray<unsigned long long> elapsed_ns(1);
+  DeviceArray<float> out(1);
+  {
+    CudaTimer timer({.stream = stream_, .flush_l2 = true});
+    timer.begin_tuning();
+    timer.prepare_timed_run();
+    timer.start();
+    launch_tiny(out.get(), stream_);
+    timer.stop();
+    ASSERT_EQ(timer.collect().size(), 1u);
+    launch_spin(cycles_for_ms(3000.0), elapsed_ns.get(), elsewhere);
+  }  // the timer dies while the spin runs
+  EXPECT_EQ(cudaStreamQuery(elsewhere), cudaErrorNotReady)
+      << "destroying the timer waited for a kernel on another stream";
+  check_cuda(cudaStreamSynchronize(elsewhere), "cudaStreamSynchronize");
+  check_cuda(cudaStreamDestroy(elsewhere), "cudaStreamDestroy");
 }
 
 TEST_F(CudaTimerTest, FingerprintReadsTheDevice) {
