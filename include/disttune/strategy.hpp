@@ -71,8 +71,8 @@ std::unique_ptr<Strategy> make_exhaustive_strategy(const Measurement& measuremen
 /// survivors are compared by their statistic, ties to the lowest index.
 std::unique_ptr<Strategy> make_adaptive_strategy(const Measurement& measurement);
 
-/// A race: one warm-up and one timed run of every candidate screen out the obvious losers; then, per
-/// candidate, samples until the relative standard error of its statistic is under
+/// A race: one warm-up and one timed run of every candidate screen out the obvious losers;
+/// then, per candidate, samples until the relative standard error of its statistic is under
 /// measurement.max_noise after measurement.min_time_ms of device time, or until its
 /// confidence interval shows it cannot beat the leader; within measurement.budget_ms in
 /// total; then candidates still within noise of the leader run interleaved (A B A B ...)
