@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
-#include <cstring>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
 #include "disttune/mpi.hpp"
+#include "mpi/comm_handle.hpp"
 #include "mpi/mpi_check.hpp"
 
 namespace disttune::detail {
@@ -136,24 +136,7 @@ namespace disttune {
 
 std::unique_ptr<Communicator> detail::make_mpi_communicator_from_handle(const void* comm_handle,
                                                                         std::size_t handle_size) {
-  int initialized = 0;
-  int finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  if (!initialized || finalized) {
-    throw std::logic_error(
-        "disttune: make_mpi_communicator needs MPI to be initialised (MPI_Init) and not finalised");
-  }
-  if (handle_size != sizeof(MPI_Comm)) {
-    throw std::invalid_argument("disttune: make_mpi_communicator got a handle of " +
-                                std::to_string(handle_size) + " bytes; an MPI_Comm has " +
-                                std::to_string(sizeof(MPI_Comm)));
-  }
-  MPI_Comm comm = MPI_COMM_NULL;
-  std::memcpy(&comm, comm_handle, sizeof comm);
-  if (comm == MPI_COMM_NULL) {
-    throw std::invalid_argument("disttune: make_mpi_communicator got MPI_COMM_NULL");
-  }
+  const MPI_Comm comm = comm_from_handle(comm_handle, handle_size, "make_mpi_communicator");
   return std::make_unique<MpiCommunicator>(comm);
 }
 

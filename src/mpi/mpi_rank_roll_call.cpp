@@ -1,9 +1,7 @@
 // make_mpi_roll_call: the RankRollCall over MPI point-to-point messages on a duplicated
 // communicator.
-#include <cstring>
-#include <stdexcept>
-
 #include "disttune/mpi.hpp"
+#include "mpi/comm_handle.hpp"
 #include "mpi/owned_comm.hpp"
 #include "mpi/roll_call.hpp"
 
@@ -37,23 +35,7 @@ class MpiRankRollCall final : public RankRollCall {
 
 std::shared_ptr<RankRollCall> make_mpi_roll_call_from_handle(const void* comm_handle,
                                                              std::size_t handle_size) {
-  int initialized = 0;
-  int finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  if (!initialized || finalized) {
-    throw std::logic_error(
-        "disttune: make_mpi_roll_call needs MPI to be initialised (MPI_Init) and not finalised");
-  }
-  if (handle_size != sizeof(MPI_Comm)) {
-    throw std::invalid_argument("disttune: make_mpi_roll_call got a handle of " +
-                                std::to_string(handle_size) + " bytes; an MPI_Comm has " +
-                                std::to_string(sizeof(MPI_Comm)));
-  }
-  MPI_Comm comm = MPI_COMM_NULL;
-  std::memcpy(&comm, comm_handle, sizeof comm);
-  if (comm == MPI_COMM_NULL)
-    throw std::invalid_argument("disttune: make_mpi_roll_call got MPI_COMM_NULL");
+  const MPI_Comm comm = comm_from_handle(comm_handle, handle_size, "make_mpi_roll_call");
   return std::make_shared<MpiRankRollCall>(comm);
 }
 
