@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,27 +17,14 @@ namespace disttune {
 namespace {
 
 using simulation::replay_ranks;
+using simulation::names;
+using simulation::noisy;
 using simulation::Sampler;
 
 Measurement converge() {
   Measurement m;
   m.strategy = "converge";
   return m;
-}
-
-std::vector<std::string> names(std::size_t count) {
-  std::vector<std::string> list;
-  for (std::size_t i = 0; i < count; ++i) list.push_back(std::to_string(i));
-  return list;
-}
-
-/// Deterministic noisy timings: base[c] * (1 + noise * u), u uniform in [-1, 1], seeded.
-Sampler noisy(std::vector<double> base, double noise, unsigned seed) {
-  auto engine = std::make_shared<std::mt19937>(seed);
-  return [=](std::size_t c, int) {
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
-    return base[c] * (1.0 + noise * u(*engine));
-  };
 }
 
 double device_ms(const Tuning& tuning) {

@@ -1,8 +1,6 @@
 // Tests of the strategies (src/engine/strategy.cpp, src/engine/adaptive_strategy.cpp) by replaying timings.
 #include <algorithm>
 #include <cmath>
-#include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -16,7 +14,8 @@ namespace disttune {
 namespace {
 
 using simulation::replay_ranks;
-using simulation::Sampler;
+using simulation::names;
+using simulation::noisy;
 
 Measurement adaptive(int warmup = 5, int timed = 10) {
   Measurement m;
@@ -24,21 +23,6 @@ Measurement adaptive(int warmup = 5, int timed = 10) {
   m.timed_runs = timed;
   m.strategy = "adaptive";
   return m;
-}
-
-std::vector<std::string> names(std::size_t count) {
-  std::vector<std::string> list;
-  for (std::size_t i = 0; i < count; ++i) list.push_back(std::to_string(i));
-  return list;
-}
-
-/// Deterministic noisy timings: base[c] * (1 + noise * u), u uniform in [-1, 1], seeded.
-Sampler noisy(std::vector<double> base, double noise, unsigned seed) {
-  auto engine = std::make_shared<std::mt19937>(seed);
-  return [=](std::size_t c, int) {
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
-    return base[c] * (1.0 + noise * u(*engine));
-  };
 }
 
 int timed_runs(const std::string& trace) {

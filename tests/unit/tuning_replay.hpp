@@ -5,8 +5,10 @@
 #include <condition_variable>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -20,6 +22,22 @@ namespace disttune::simulation {
 
 /// The time (ms) of the `run`-th timed run of candidate `candidate`.
 using Sampler = std::function<double(std::size_t candidate, int run)>;
+
+/// Candidate names "0", "1", ... for `count` candidates.
+inline std::vector<std::string> names(std::size_t count) {
+  std::vector<std::string> list;
+  for (std::size_t i = 0; i < count; ++i) list.push_back(std::to_string(i));
+  return list;
+}
+
+/// Deterministic noisy timings: base[c] * (1 + noise * u), u uniform in [-1, 1], seeded.
+inline Sampler noisy(std::vector<double> base, double noise, unsigned seed) {
+  auto engine = std::make_shared<std::mt19937>(seed);
+  return [=](std::size_t c, int) {
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    return base[c] * (1.0 + noise * u(*engine));
+  };
+}
 
 inline std::string render(const Step& step) {
   char letter = '?';
