@@ -31,16 +31,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 
-def capture(torch, run, launches: int):
-    run()
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(launches):
-            run()
-    return graph
-
-
 def replay_times(torch, graph, replays: int, idle_s: float = 0.0) -> list:
     """Event pair per replay, back to back (or after `idle_s` of host sleep each); ms."""
     pairs = []
@@ -88,6 +78,7 @@ def main() -> None:
     import torch
     from disttune import _core
     from cases import build_scale
+    from timing import capture_graph, replays_in_turn
 
     results: dict = {}
     with torch.cuda.stream(torch.cuda.Stream()):
@@ -99,33 +90,22 @@ def main() -> None:
                                                 "series20_first10", "series20_late", "engine20", "engine256")}
         graphs20 = []
         for run in runs:
-            methods["oracle256"].append(steady(torch, capture(torch, run, 256), 256, options.oracle_ms))
-            methods["steady20"].append(steady(torch, capture(torch, run, 20), 20, options.oracle_ms))
-            graph = capture(torch, run, 20)
+            methods["oracle256"].append(steady(torch, capture_graph(run, 256), 256, options.oracle_ms))
+            methods["steady20"].append(steady(torch, capture_graph(run, 20), 20, options.oracle_ms))
+            graph = capture_graph(run, 20)
             graph.replay()
             methods["fresh20"].append(statistics.median(replay_times(torch, graph, 10)) / 20 * 1e3)
             untimed(torch, graph, options.warm_ms, 20 * 1.5e-3)
             methods["warm20"].append(statistics.median(replay_times(torch, graph, 10)) / 20 * 1e3)
             methods["idle20"].append(statistics.median(replay_times(torch, graph, 10, idle_s=1e-3)) / 20 * 1e3)
-            series = replay_times(torch, capture(torch, run, 20), 200)
+            series = replay_times(torch, capture_graph(run, 20), 200)
             methods["series20_first10"].append(statistics.median(series[:10]) / 20 * 1e3)
             methods["series20_late"].append(statistics.median(series[100:]) / 20 * 1e3)
             graphs20.append(graph)
             methods["engine20"].append(engine(_core, torch, run, 20))
             methods["engine256"].append(engine(_core, torch, run, 256))
         # rotate20: every config's warm graph in turn, back to back, until each has min_ms.
-        rotated: list = [[] for _ in graphs20]
-        while min(sum(t) for t in rotated) < options.oracle_ms:
-            pairs = []
-            for index, graph in enumerate(graphs20):
-                start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                start.record()
-                graph.replay()
-                stop.record()
-                pairs.append((index, start, stop))
-            torch.cuda.synchronize()
-            for index, start, stop in pairs:
-                rotated[index].append(start.elapsed_time(stop))
+        rotated = replays_in_turn(graphs20, options.oracle_ms, turns=1)
         methods["rotate20"] = [statistics.median(t) / 20 * 1e3 for t in rotated]
         results = {"configs": [str(c) for c in case.configs], "us_per_launch": methods}
 

@@ -44,28 +44,44 @@ def oracle_flushed(run: Callable[[], object], min_ms: float) -> dict:
     return {"ms": statistics.median(times), "runs": len(times), "total_ms": sum(times)}
 
 
-def oracle_graph(run: Callable[[], object], min_ms: float, per_graph: int = 256) -> dict:
-    """CUDA-graph replays of `per_graph` runs (warm L2, as in a loop of launches), event
-    pairs per replay, until the replays add up to `min_ms`; the median per-run time in ms."""
+def capture_graph(run: Callable[[], object], launches: int) -> "torch.cuda.CUDAGraph":
+    """One CUDA graph of `launches` runs (after one eager run, so that capture sees a
+    compiled kernel); not replayed yet."""
     run()
     torch.cuda.synchronize()
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        for _ in range(per_graph):
+        for _ in range(launches):
             run()
+    return graph
+
+
+def replays_in_turn(graphs: list, min_ms: float, turns: int) -> list[list[float]]:
+    """Replays `graphs` in turn (each `turns` times per pass), an event pair per replay,
+    until every graph's replays add up to `min_ms`; per graph, its replay times in ms."""
+    replays: list[list[float]] = [[] for _ in graphs]
+    while min(sum(times) for times in replays) < min_ms:
+        pairs = []
+        for _ in range(turns):
+            for index, graph in enumerate(graphs):
+                start, stop = _event(), _event()
+                start.record()
+                graph.replay()
+                stop.record()
+                pairs.append((index, start, stop))
+        torch.cuda.synchronize()
+        for index, start, stop in pairs:
+            replays[index].append(start.elapsed_time(stop))
+    return replays
+
+
+def oracle_graph(run: Callable[[], object], min_ms: float, per_graph: int = 256) -> dict:
+    """CUDA-graph replays of `per_graph` runs (warm L2, as in a loop of launches), event
+    pairs per replay, until the replays add up to `min_ms`; the median per-run time in ms."""
+    graph = capture_graph(run, per_graph)
     graph.replay()
     torch.cuda.synchronize()
-    replays: list[float] = []
-    while sum(replays) < min_ms:
-        pairs = []
-        for _ in range(50):
-            start, stop = _event(), _event()
-            start.record()
-            graph.replay()
-            stop.record()
-            pairs.append((start, stop))
-        torch.cuda.synchronize()
-        replays += [start.elapsed_time(stop) for start, stop in pairs]
+    replays = replays_in_turn([graph], min_ms, turns=50)[0]
     return {"ms": statistics.median(replays) / per_graph, "runs": len(replays) * per_graph, "total_ms": sum(replays)}
 
 
@@ -77,28 +93,10 @@ def oracle_graph_rotated(runs: list, min_ms: float, per_graph: int = 256) -> lis
     timed one after the other, one config caught a faster spell (issue 12, BENCHMARKS.md)."""
     graphs = []
     for run in runs:
-        run()
-        torch.cuda.synchronize()
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            for _ in range(per_graph):
-                run()
-        graph.replay()
-        graphs.append(graph)
+        graphs.append(capture_graph(run, per_graph))
+        graphs[-1].replay()
     torch.cuda.synchronize()
-    replays: list[list[float]] = [[] for _ in graphs]
-    while min(sum(times) for times in replays) < min_ms:
-        pairs = []
-        for _ in range(10):
-            for index, graph in enumerate(graphs):
-                start, stop = _event(), _event()
-                start.record()
-                graph.replay()
-                stop.record()
-                pairs.append((index, start, stop))
-        torch.cuda.synchronize()
-        for index, start, stop in pairs:
-            replays[index].append(start.elapsed_time(stop))
+    replays = replays_in_turn(graphs, min_ms, turns=10)
     return [{"ms": statistics.median(times) / per_graph, "runs": len(times) * per_graph, "total_ms": sum(times)}
             for times in replays]
 
