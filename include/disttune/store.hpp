@@ -74,6 +74,9 @@ struct RecordId {
   std::string key;              ///< canonical key text
   /// SHA-256 of (function digest, hardware digest, key): the file name without ".json".
   std::string file_id() const;
+  /// The first field in which this differs from `other` ("function.name",
+  /// "function.digest", "hardware_digest" or "key"); empty when they are the same record.
+  std::string first_difference(const RecordId& other) const;
 };
 
 /// How a record was brought up to date when the config space grew: this session measured

@@ -43,15 +43,6 @@ return 1
 
 std::string reply_error(const redisReply& reply) { return std::string(reply.str, reply.len); }
 
-// The first identity field of `record` that differs from `id`, or empty.
-std::string identity_mismatch(const RecordId& record, const RecordId& id) {
-  if (record.function_name != id.function_name) return "function.name";
-  if (record.function_digest != id.function_digest) return "function.digest";
-  if (record.hardware_digest != id.hardware_digest) return "hardware_digest";
-  if (record.key != id.key) return "key";
-  return {};
-}
-
 }  // namespace
 
 RedisStore::RedisStore(const RedisOptions& options)
@@ -136,7 +127,7 @@ std::optional<Record> RedisStore::load(const RecordId& id) const {
   // The disk store's reader: size and depth limits, schema, types; never throws.
   RecordRead read = parse_record(std::string_view(reply->str, reply->len));
   if (!read.record) return bad(read.error);
-  if (const std::string field = identity_mismatch(read.record->id, id); !field.empty()) {
+  if (const std::string field = read.record->id.first_difference(id); !field.empty()) {
     return bad("its field '" + field + "' does not match the record asked for");
   }
   return std::move(read.record);

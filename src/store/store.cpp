@@ -122,15 +122,6 @@ void keep_previous(int dir_fd, const std::string& file) {
   }
 }
 
-// The first identity field of `record` that differs from `id`, or empty.
-std::string identity_mismatch(const RecordId& record, const RecordId& id) {
-  if (record.function_name != id.function_name) return "function.name";
-  if (record.function_digest != id.function_digest) return "function.digest";
-  if (record.hardware_digest != id.hardware_digest) return "hardware_digest";
-  if (record.key != id.key) return "key";
-  return {};
-}
-
 // A record file "<id>.json" that cannot be used: warned about once, then moved aside to
 // "<id>.bad-<UTC>" unless another writer has replaced it since it was looked at.
 void set_aside(const CacheDir& dir, const std::string& file, const struct stat& seen,
@@ -179,6 +170,14 @@ std::optional<CacheDir> open_function_dir(const fs::path& root, const std::strin
 
 std::string RecordId::file_id() const {
   return digest_of_parts({function_digest, hardware_digest, key});
+}
+
+std::string RecordId::first_difference(const RecordId& other) const {
+  if (function_name != other.function_name) return "function.name";
+  if (function_digest != other.function_digest) return "function.digest";
+  if (hardware_digest != other.hardware_digest) return "hardware_digest";
+  if (key != other.key) return "key";
+  return {};
 }
 
 fs::path default_cache_root() {
@@ -259,7 +258,7 @@ std::optional<Record> DiskStore::load(const RecordId& id) const {
     set_aside(*dir, file, read.seen, parsed.error);
     return std::nullopt;
   }
-  if (const std::string field = identity_mismatch(parsed.record->id, id); !field.empty()) {
+  if (const std::string field = parsed.record->id.first_difference(id); !field.empty()) {
     set_aside(*dir, file, read.seen, "its field '" + field + "' does not match the record asked for");
     return std::nullopt;
   }
