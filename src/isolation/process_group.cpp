@@ -28,6 +28,7 @@ bool live_member(const char* pid, pid_t group) {
   const ssize_t got = ::read(fd, text, sizeof text - 1);
   ::close(fd);
   if (got <= 0) return false;
+  text[got] = '\0';
   // "pid (comm) state ppid pgrp ...": comm may hold spaces and ')', so parse after the last ')'.
   const std::string_view stat(text, static_cast<std::size_t>(got));
   const std::size_t close = stat.rfind(')');

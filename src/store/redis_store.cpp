@@ -22,30 +22,32 @@ if size > tonumber(ARGV[1]) then return size end
 return redis.call('GET', KEYS[1])
 )lua";
 
-// The version of a key's value, defined in both scripts below: 'absent', 'another type' or
-// the SHA-1 of the value.
+// The version of a key's value, defined in both scripts below: 'absent', 'another type',
+// 'oversized' (longer than ARGV[1]: never kept, so never read or hashed) or the SHA-1 of
+// the value, which is then returned too.
 constexpr const char* kVersionFunction = R"lua(
 local function version(key)
-  local value = redis.pcall('GET', key)
+  local size = redis.pcall('STRLEN', key)
+  if type(size) ~= 'number' then return 'another type', nil end
+  if size > tonumber(ARGV[1]) then return 'oversized', nil end
+  local value = redis.call('GET', key)
   if value == false then return 'absent', nil end
-  if type(value) ~= 'string' then return 'another type', nil end
   return redis.sha1hex(value), value
 end
 )lua";
 
-// What a writer decides on: {version} or {version, value}, the value only when it is at
-// most ARGV[1] bytes.
+// What a writer decides on: {version} or {version, value}.
 constexpr const char* kSnapshotScript = R"lua(
 local held, value = version(KEYS[1])
-if value ~= nil and #value <= tonumber(ARGV[1]) then return {held, value} end
+if value ~= nil then return {held, value} end
 return {held}
 )lua";
 
-// Compare-and-set: SET ARGV[1] if the value still has version ARGV[2]; 1 if written, 0 if
+// Compare-and-set: SET ARGV[2] if the value still has version ARGV[3]; 1 if written, 0 if
 // another writer came first.
 constexpr const char* kSwapScript = R"lua(
-if version(KEYS[1]) ~= ARGV[2] then return 0 end
-redis.call('SET', KEYS[1], ARGV[1])
+if version(KEYS[1]) ~= ARGV[3] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
 return 1
 )lua";
 
@@ -217,7 +219,7 @@ bool RedisStore::write(const Record& record) const {
       return true;  // a newer record of the same identity is there
     }
     const RedisReply swapped =
-        call({"EVAL", kSwap, "1", name, text, std::string_view(version.str, version.len)});
+        call({"EVAL", kSwap, "1", name, limit, text, std::string_view(version.str, version.len)});
     if (!swapped) return false;
     if (swapped->type == REDIS_REPLY_ERROR) {
       warn("Redis refused to write " + where(record.id) + ": " + reply_error(*swapped));

@@ -159,7 +159,7 @@ void note_pid(const std::string& file) {
   }
 }
 
-void sleep_forever() {
+[[noreturn]] void sleep_forever() {
   while (true) ::pause();
 }
 
