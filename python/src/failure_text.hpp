@@ -3,6 +3,7 @@
 
 #include <nanobind/nanobind.h>
 
+#include <stdexcept>
 #include <string>
 
 namespace disttune::python {
@@ -37,6 +38,21 @@ inline std::string failure_text(nanobind::python_error& error) {
   const std::string type = name.is_valid() && PyUnicode_Check(name.ptr()) ? readable(name) : "Exception";
   PyErr_Clear();
   return type + ": " + readable(text);
+}
+
+/// Returns call(); a Python exception it raises whose text nanobind cannot write (see
+/// what_is_safe) becomes a std::runtime_error with failure_text, so that the engine, which
+/// writes the text of what a Python hook (e.g. a timer's collect()) raises, never crashes.
+/// Call without the GIL; `call` takes it.
+template <class Call>
+auto with_readable_errors(Call&& call) -> decltype(call()) {
+  try {
+    return call();
+  } catch (nanobind::python_error& error) {
+    nanobind::gil_scoped_acquire gil;
+    if (!what_is_safe(error)) throw std::runtime_error(failure_text(error));
+    throw;
+  }
 }
 
 }  // namespace disttune::python
