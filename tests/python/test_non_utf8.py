@@ -68,8 +68,11 @@ def test_a_setting_that_is_not_utf8_is_invalid_setting_with_a_message():
     code = """
 import disttune
 from disttune.tune import autotune
+def launch(a):
+    return a
+
 try:
-    autotune(config_space=[{"a": 1}], key_fn=lambda: ())(lambda a: a)()
+    autotune(config_space=[{"a": 1}], key_fn=lambda: ())(launch)()
 except disttune.InvalidSetting as error:
     print(repr(str(error)))
 """
