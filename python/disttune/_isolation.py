@@ -113,8 +113,7 @@ class Worker:
 
     def _lost(self) -> WorkerError:
         process = self._process
-        _process_group.kill_group(process.pid)  # before the join: its pid still names its group
-        process.join(timeout=10)
+        process.join(timeout=10)  # it may still be exiting: its status says how it ended
         code = process.exitcode
         self.stop()
         return WorkerError(f"disttune: {_exit_reason(code)}")

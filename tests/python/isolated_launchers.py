@@ -96,11 +96,15 @@ def _sleep_forever():
 
 
 def run_spawn(x, pid_file, spawn):
-    if spawn in ("sleepers", "too_many"):
-        for _ in range(40 if spawn == "sleepers" else 257):
+    if spawn == "sleepers":
+        for _ in range(40):
             if os.fork() == 0:
                 _note_pid(pid_file)
                 _sleep_forever()
+    if spawn == "too_many":  # spawned, not forked: 257 copies of this process take long
+        with open(pid_file, "a") as pids:
+            for _ in range(257):
+                pids.write(f"{os.posix_spawn('/bin/sleep', ['sleep', '3600'], os.environ)}\n")
     if spawn == "returners":
         for _ in range(40):
             if os.fork() == 0:
