@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "noise_interval.hpp"
 #include "report/readable_text.hpp"
+#include "strategies/noise_interval.hpp"
 
 namespace disttune {
 namespace {
