@@ -200,8 +200,11 @@ step_python() {
   # The HTML report test needs headless Chromium (CI has it); it checks no GPU behaviour.
   # test_multi_gpu.py runs in step_multi_gpu, one GPU per rank; test_allgather_gemm.py and
   # test_missing_ranks.py are CPU tests (gloo ranks, Triton's interpreter) that CI runs.
+  # The drop-in's tests run in step_triton_dropin.
   local deselect=(--ignore=tests/python/test_multi_gpu.py --ignore=tests/python/test_allgather_gemm.py
-                  --ignore=tests/python/test_missing_ranks.py) note=""
+                  --ignore=tests/python/test_missing_ranks.py --ignore=tests/python/test_triton_dropin.py
+                  --ignore=tests/python/test_triton_dropin_switch.py
+                  --ignore=tests/python/test_triton_dropin_ranks.py) note=""
   if ! command -v chromium >/dev/null; then
     deselect+=(--deselect tests/python/test_report.py)
     note=" (report test left to CI: no chromium here)"
@@ -248,6 +251,46 @@ print("isolated/in-process x%.2f (target <= 1.5: %s)" % (
   fi
 }
 STEPS+=(step_isolation_bench)
+
+# The triton.autotune drop-in (issue 24): its conformance tests against plain Triton on the GPU
+# (out-of-resources configs included; the gloo-rank test is a CPU test CI runs), then
+# bench/python/dropin_bench.py (dropin_bench.json in $OUT_DIR): first call vs triton.autotune,
+# regret vs an interleaved oracle, Liger-Kernel (.whl/liger_kernel-0.8.5-py3-none-any.whl)
+# with and without the switch.
+step_triton_dropin() {
+  local log=$LOG_DIR/triton_dropin.log result=$OUT_DIR/dropin_bench.json cxx=${PYTHON_CXX:-/usr/bin/g++}
+  if ! CXX=$cxx python3 -m pip install --no-build-isolation --no-deps -q . >"$log" 2>&1; then
+    tail -n 30 "$log"
+    record "triton drop-in: conformance" FAIL "pip install . failed; see $log"
+    return 0
+  fi
+  if python3 -m pytest tests/python/test_triton_dropin.py tests/python/test_triton_dropin_switch.py -q -rxXs \
+       -p no:cacheprovider >>"$log" 2>&1; then
+    record "triton drop-in: conformance" PASS "$(tail -n 1 "$log")"
+  else
+    tail -n 60 "$log"
+    record "triton drop-in: conformance" FAIL "$(tail -n 1 "$log")"
+  fi
+  if python3 bench/python/dropin_bench.py >"$result" 2>>"$log"; then
+    cat "$result"
+    record "triton drop-in: bench" PASS "$(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+f, t, lib = r["first_call_s"], r["targets"], r["library"]
+line = "first call %.1f s vs triton %.1f s (x%.2f, <=0.2: %s); within 1%%: %d/10" % (
+    f["dropin"], f["triton"], r["first_call_ratio_dropin_over_triton"],
+    "MET" if t["first_call_at_most_one_fifth"] else "MISSED", r["regret"]["within_1pct"])
+if "runs" in lib:
+    ops = lib["runs"]["plain"]["ops"]
+    line += "; liger " + ", ".join("%s %.1f->%.1f s same=%s" % (name, ops[name].get("first_call_s", -1),
+        lib["runs"]["dropin"]["ops"][name].get("first_call_s", -1), lib["outputs"].get(name, {}).get("same"))
+        for name in ops)
+print(line)' "$result")"
+  else
+    tail -n 30 "$log"
+    record "triton drop-in: bench" FAIL "see $log"
+  fi
+}
+STEPS+=(step_triton_dropin)
 
 # Benchmark suite of issue 7 (bench/suite): 4 cases x 4 tuners; suite.json and suite.md in
 # $OUT_DIR, then one row per target, MET or MISSED (a benchmark's result: it fails nothing).

@@ -211,7 +211,7 @@ EIGHT = (16, 32, 64, 128, 256, 512, 1024, 2048)
 @pytest.mark.parametrize(
     "prune, expected",
     [
-        ({"perf_model": _model, "top_k": 0.5}, {128, 64, 32, 256}),  # int(8 * 0.5) by the model
+        ({"perf_model": _model, "top_k": 0.5}, {128, 64, 32, 16}),  # int(8 * 0.5) by the model
         ({"perf_model": _model, "top_k": 2}, {128, 64}),
         ({"perf_model": _model, "top_k": 0.3}, {128, 64}),  # int(8 * 0.3) = 2
         # top_k counts all configs: 4 left by the early prune are not more than int(8 * 0.5).
