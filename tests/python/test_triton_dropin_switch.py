@@ -184,6 +184,15 @@ def test_a_config_the_benchmarker_cannot_time_fails_alone():
     assert [r.failed for r in kernel.last_report.candidates] == [True, False, False, False]
 
 
+def test_when_every_config_fails_the_launch_raises_tuning_failed_naming_each():
+    x, y, seen = tensors()
+    bench = CostBench(seen, lambda block: float("inf"))
+    kernel = dropin.autotune(configs=configs((32, 64)), key=["n"], do_bench=bench)(add_kernel)
+    with pytest.raises(disttune.TuningFailed, match="(?s)BLOCK.*32.*BLOCK.*64"):
+        kernel[grid_of(N)](x, y, seen, N)
+    assert kernel.cache == {}
+
+
 def test_the_engine_measures_with_the_strategy_variable(monkeypatch):
     monkeypatch.setenv("TRITON_DIST_AUTOTUNE_STRATEGY", "exhaustive")
     x, y, seen = tensors()
