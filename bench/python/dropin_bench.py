@@ -231,8 +231,10 @@ def main():
         liger = install_liger(wheel)
         files = {mode: os.path.join(tempfile.mkdtemp(prefix="liger-out-"), f"{mode}.pt") for mode in ("plain", "dropin")}
         runs = {mode: child(["library", mode, liger, files[mode]]) for mode in ("plain", "dropin")}
-        summary["library"] = {"name": os.path.basename(wheel), "runs": runs,
-                              "outputs": compare_outputs(files["plain"], files["dropin"])}
+        outputs = compare_outputs(files["plain"], files["dropin"])
+        for name in runs["plain"]["ops"]:
+            outputs.setdefault(name, {"same": False, "why": "failed in both runs"})
+        summary["library"] = {"name": os.path.basename(wheel), "runs": runs, "outputs": outputs}
         summary["targets"]["library_same_outputs"] = all(o["same"] for o in summary["library"]["outputs"].values())
     else:
         summary["library"] = {"skipped": f"no wheel at {wheel}"}
