@@ -186,6 +186,17 @@ step_no_deadline() {
 }
 STEPS+=(step_no_deadline)
 
+# pip_install_package LOG ROW: installs the Python package into the machine's python3 (output
+# to LOG); on failure records ROW as FAILed and returns 1. The module must link the system's
+# shared libstdc++ (torch does): PYTHON_CXX, default /usr/bin/g++.
+pip_install_package() {
+  if ! CXX=${PYTHON_CXX:-/usr/bin/g++} python3 -m pip install --no-build-isolation --no-deps -q . >"$1" 2>&1; then
+    tail -n 30 "$1"
+    record "$2" FAIL "pip install . failed; see $1"
+    return 1
+  fi
+}
+
 # Python package: installs it into the machine's python3 (offline build), runs tests/python
 # (the GPU tests included) and bench/python/bench_gpu.py (result JSON in $OUT_DIR).
 step_python() {
@@ -233,12 +244,8 @@ STEPS+=(step_python)
 # Isolated vs in-process measurement phase (issue 16) on the 32-config matmul; the Python GPU
 # tests of isolation (illegal address, endless kernel, wrong results) run in step_python.
 step_isolation_bench() {
-  local log=$LOG_DIR/isolation_bench.log result=$OUT_DIR/isolation_bench.json cxx=${PYTHON_CXX:-/usr/bin/g++}
-  if ! CXX=$cxx python3 -m pip install --no-build-isolation --no-deps -q . >"$log" 2>&1; then
-    tail -n 30 "$log"
-    record "isolation bench (32-config matmul)" FAIL "pip install . failed; see $log"
-    return 0
-  fi
+  local log=$LOG_DIR/isolation_bench.log result=$OUT_DIR/isolation_bench.json
+  pip_install_package "$log" "isolation bench (32-config matmul)" || return 0
   if python3 bench/python/isolation_overhead.py >"$result" 2>>"$log"; then
     cat "$result"
     record "isolation bench (32-config matmul)" PASS "$(python3 -c 'import json, sys
@@ -258,12 +265,8 @@ STEPS+=(step_isolation_bench)
 # regret vs an interleaved oracle, Liger-Kernel (.whl/liger_kernel-0.8.5-py3-none-any.whl)
 # with and without the switch.
 step_triton_dropin() {
-  local log=$LOG_DIR/triton_dropin.log result=$OUT_DIR/dropin_bench.json cxx=${PYTHON_CXX:-/usr/bin/g++}
-  if ! CXX=$cxx python3 -m pip install --no-build-isolation --no-deps -q . >"$log" 2>&1; then
-    tail -n 30 "$log"
-    record "triton drop-in: conformance" FAIL "pip install . failed; see $log"
-    return 0
-  fi
+  local log=$LOG_DIR/triton_dropin.log result=$OUT_DIR/dropin_bench.json
+  pip_install_package "$log" "triton drop-in: conformance" || return 0
   if python3 -m pytest tests/python/test_triton_dropin.py tests/python/test_triton_dropin_switch.py -q -rxXs \
        -p no:cacheprovider >>"$log" 2>&1; then
     record "triton drop-in: conformance" PASS "$(tail -n 1 "$log")"
@@ -295,12 +298,8 @@ STEPS+=(step_triton_dropin)
 # Benchmark suite of issue 7 (bench/suite): 4 cases x 4 tuners; suite.json and suite.md in
 # $OUT_DIR, then one row per target, MET or MISSED (a benchmark's result: it fails nothing).
 step_bench_suite() {
-  local log=$LOG_DIR/bench_suite.log summary=$LOG_DIR/bench_suite.tsv cxx=${PYTHON_CXX:-/usr/bin/g++}
-  if ! CXX=$cxx python3 -m pip install --no-build-isolation --no-deps -q . >"$log" 2>&1; then
-    tail -n 30 "$log"
-    record "bench suite" FAIL "pip install . failed; see $log"
-    return 0
-  fi
+  local log=$LOG_DIR/bench_suite.log summary=$LOG_DIR/bench_suite.tsv
+  pip_install_package "$log" "bench suite" || return 0
   # As measured in BENCHMARKS.md (issue 12): the spec's method and disttune's exhaustive and
   # converge strategies, measurement phase and regret (no first calls), then the launch-bound
   # investigation of scale 2^18.
