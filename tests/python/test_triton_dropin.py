@@ -369,3 +369,15 @@ def test_out_of_resources_configs_are_skipped(variant):
     assert kernel.best_config is fits
     torch.testing.assert_close(c, (a.float() @ b.float()).half(), atol=0.5, rtol=0.05)
     assert 256 in ran  # it was tried
+
+
+def test_triton_print_autotuning_reports_each_tuning_once(variant, monkeypatch, capsys):
+    monkeypatch.setattr(triton.knobs.autotuning, "print", True)
+    x, y, seen = tensors()
+    bench = CostBench(seen, lambda block: {16: 4.0, 32: 3.0, 64: 1.0, 128: 2.0}[block])
+    kernel = variant.decorate(add_kernel, bench, configs=configs(), key=["n"])
+    kernel[grid_of(N)](x, y, seen, N)
+    kernel[grid_of(N)](x, y, seen, N)
+    out = capsys.readouterr().out
+    assert out.count("Triton autotuning for function add_kernel") == 1
+    assert f"best config selected: {kernel.best_config};" in out
