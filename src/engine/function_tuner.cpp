@@ -5,8 +5,10 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <sstream>
+#include <utility>
 #include <stdexcept>
 
 #include "disttune/fingerprint.hpp"
@@ -66,7 +68,19 @@ class TimerSite final : public detail::RunSite {
   std::optional<std::vector<double>> time_batch(std::size_t candidate, int runs) override {
     return timer_.time_batch([&] { request_.run(candidate); }, runs);
   }
-  std::vector<double> collect(std::size_t) override { return timer_.collect(); }
+  /// One wait for every pair the timer marked since the last collect (a round's).
+  std::map<std::size_t, std::vector<double>> collect() override {
+    std::map<std::size_t, std::vector<double>> samples;
+    const std::vector<std::size_t> marked = std::exchange(marked_, {});
+    if (marked.empty()) return samples;
+    const std::vector<double> times = timer_.collect();
+    if (times.size() != marked.size()) {
+      throw std::runtime_error("returned " + std::to_string(times.size()) + " times for " +
+                               std::to_string(marked.size()) + " timed runs");
+    }
+    for (std::size_t i = 0; i < times.size(); ++i) samples[marked[i]].push_back(times[i]);
+    return samples;
+  }
 
   /// Makes one run; a timed one between the timer's marks (stopped even if the run throws).
   void run(const Step& step) {
@@ -76,6 +90,7 @@ class TimerSite final : public detail::RunSite {
     }
     timer_.prepare_timed_run();
     timer_.start();
+    marked_.push_back(step.candidate);
     struct Stop {
       Timer& timer;
       ~Stop() { timer.stop(); }
@@ -86,6 +101,7 @@ class TimerSite final : public detail::RunSite {
  private:
   Timer& timer_;
   const TuningRequest& request_;
+  std::vector<std::size_t> marked_;  ///< the candidate of each pair marked since the collect
 };
 
 /// Progress on the terminal and each candidate's samples or failure in the log.

@@ -24,6 +24,8 @@ class BatchingTimer final : public Timer {
   void start() override {}
   void stop() override { pairs_.push_back(pair_ms); }
   std::vector<double> collect() override {
+    ++collects;
+    if (throw_at_collect) throw std::runtime_error("device lost");
     std::vector<double> samples = std::exchange(pairs_, {});
     if (short_collects && !samples.empty()) samples.pop_back();
     return samples;
@@ -38,6 +40,8 @@ class BatchingTimer final : public Timer {
 
   bool batches = true;
   bool short_collects = false;
+  bool throw_at_collect = false;
+  int collects = 0;  ///< collect() calls
   double batch_ms = 2.0;
   double pair_ms = 3.0;
   int batches_made = 0;
@@ -77,9 +81,39 @@ TEST(RoundDriver, ATimerThatReturnsTooFewTimesFailsTheCandidate) {
     (void)tune(timer, runs);
     FAIL() << "a short collect was accepted";
   } catch (const std::runtime_error& error) {
-    EXPECT_NE(std::string(error.what()).find("timer: returned 3 times for 4 timed runs"), std::string::npos)
-        << error.what();
+    // One collect for the round: both candidates' 8 pairs at once.
+    const std::string message = error.what();
+    EXPECT_NE(message.find("[0] 0: timer: returned 7 times for 8 timed runs"), std::string::npos) << message;
+    EXPECT_NE(message.find("[1] 1: timer: returned 7 times for 8 timed runs"), std::string::npos) << message;
   }
+}
+
+TEST(RoundDriver, ARoundIsCollectedWithOneWait) {
+  auto timer = std::make_shared<BatchingTimer>();
+  timer->batches = false;
+  std::vector<int> runs;
+  const TuningReport report = tune(timer, runs);
+  EXPECT_EQ(timer->collects, 1);  // one round of 2 candidates (exhaustive), collected at its end
+  EXPECT_EQ(runs, (std::vector<int>{2 + 4, 2 + 4}));
+  for (const CandidateResult& candidate : report.candidates) {
+    EXPECT_EQ(candidate.samples, (std::vector<double>(4, 3.0)));
+  }
+}
+
+TEST(RoundDriver, ATimerThatThrowsAtTheRoundsCollectFailsEveryCandidateOfTheRound) {
+  auto timer = std::make_shared<BatchingTimer>();
+  timer->batches = false;
+  timer->throw_at_collect = true;
+  std::vector<int> runs;
+  try {
+    (void)tune(timer, runs);
+    FAIL() << "a throwing collect was accepted";
+  } catch (const std::runtime_error& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("[0] 0: timer: device lost"), std::string::npos) << message;
+    EXPECT_NE(message.find("[1] 1: timer: device lost"), std::string::npos) << message;
+  }
+  EXPECT_EQ(timer->collects, 1);
 }
 
 /// Rank 0 of 2 whose peer always agrees; `barriers` counts the barriers it made.
@@ -115,7 +149,7 @@ TEST(RoundDriver, WarmUpsNeedNoBarrierAndEachCandidateMakesOne) {
   EXPECT_EQ(barriers, 0);  // nothing owed: the first warm-up needs no barrier
   site.run(*first);
   while (std::optional<Step> step = driver.next_run()) site.run(*step);
-  EXPECT_EQ(site.trace(), "w0 B0 t0 c0 w1 B1 t1 c1 end");
+  EXPECT_EQ(site.trace(), "w0 B0 t0 w1 B1 t1 c0 c1 end");
   EXPECT_EQ(barriers, 2);  // one per candidate, before its timed runs
   EXPECT_EQ(tuning.best(), 0u);
 }
