@@ -27,7 +27,8 @@ class Timer {
   virtual void start() = 0;
   virtual void stop() = 0;
   /// Waits for every start/stop pair since the last collect and returns their durations in
-  /// milliseconds, in order. A pair whose start has no stop is an error.
+  /// milliseconds, in order. A pair whose start has no stop is an error. The engine calls it
+  /// once per round, after the round's last run, so pairs of several candidates wait here.
   virtual std::vector<double> collect() = 0;
   /// Optionally times `runs` runs of `run` as a batch (e.g. CUDA-graph replay) and returns
   /// `runs` per-run times in ms; nullopt means "time them one by one with start/stop".
