@@ -64,7 +64,7 @@ class KeyTuning final : private RunSite, private RoundObserver {
  private:
   // RunSite: runs happen inside the outer function, one per outer run; never batched.
   std::optional<std::vector<double>> time_batch(std::size_t candidate, int runs) override;
-  std::map<std::size_t, std::vector<double>> collect() override;
+  std::map<std::size_t, CollectedRuns> collect() override;
   // RoundObserver: the log lines of a collect and of a round's agreed numbers.
   void collected(std::size_t candidate, const std::vector<double>& samples,
                  const CandidateResult& result) override;
@@ -81,7 +81,7 @@ class KeyTuning final : private RunSite, private RoundObserver {
   RoundDriver driver_;
   std::optional<Step> pending_;
   /// Committed timed samples of the round, by candidate, until the round's collect.
-  std::map<std::size_t, std::vector<double>> samples_;
+  std::map<std::size_t, CollectedRuns> samples_;
 };
 
 }  // namespace disttune::detail

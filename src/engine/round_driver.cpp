@@ -87,15 +87,17 @@ void RoundDriver::collect(const Step& step) {
     // The first collect step of the round resolves every run of it: one wait.
     round_collected_ = true;
     try {
-      for (auto& [candidate, timed] : site_.collect()) {
+      for (auto& [candidate, runs] : site_.collect()) {
         std::vector<double>& samples = round_samples_[candidate];
-        samples.insert(samples.end(), timed.begin(), timed.end());
+        samples.insert(samples.end(), runs.samples.begin(), runs.samples.end());
+        if (!runs.error.empty()) collect_errors_[candidate] = "timer: " + runs.error;
       }
     } catch (...) {
-      collect_error_ = "timer: " + describe_current_exception();
+      round_error_ = "timer: " + describe_current_exception();
     }
   }
-  if (!collect_error_.empty()) tuning_.record_failure(c, collect_error_);
+  if (!round_error_.empty()) tuning_.record_failure(c, round_error_);
+  if (auto error = collect_errors_.find(c); error != collect_errors_.end()) tuning_.record_failure(c, error->second);
   // One listing's samples: the first `count` of the candidate's (an interleaved round
   // lists a candidate once per pass, each collected in order).
   std::vector<double>& available = round_samples_[c];
@@ -120,7 +122,8 @@ void RoundDriver::end_round() {
   }
   round_samples_.clear();
   round_collected_ = false;
-  collect_error_.clear();
+  round_error_.clear();
+  collect_errors_.clear();
   std::vector<double> values = tuning_.local_round_values();
   if (comm_.size() > 1) comm_.all_reduce_max(values, context_("reduce", std::nullopt));
   tuning_.end_round(values);

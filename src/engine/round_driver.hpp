@@ -14,6 +14,12 @@
 
 namespace disttune::detail {
 
+/// What a collect resolved for one candidate: its samples, in order, or why its runs have none.
+struct CollectedRuns {
+  std::vector<double> samples;
+  std::string error;  ///< non-empty: the timer could not time these runs (the candidate fails)
+};
+
 /// The front end's side of the runs: batches, and the samples of the runs it timed.
 class RunSite {
  public:
@@ -24,9 +30,9 @@ class RunSite {
   virtual std::optional<std::vector<double>> time_batch(std::size_t candidate, int runs) = 0;
   /// The samples (ms) of the runs timed one by one since the last collect, each candidate's
   /// in order, by candidate. Called once per round, after its last run (one wait for the
-  /// device). May throw: every candidate with runs to collect then fails with
-  /// "timer: <message>".
-  virtual std::map<std::size_t, std::vector<double>> collect() = 0;
+  /// device). A candidate with an error fails with "timer: <error>"; if this throws, every
+  /// candidate with runs to collect fails with "timer: <message>".
+  virtual std::map<std::size_t, CollectedRuns> collect() = 0;
 };
 
 /// Watches a driven tuning (logs, progress, traces). Every method does nothing by default.
@@ -90,7 +96,8 @@ class RoundDriver {
   /// steps take them.
   std::map<std::size_t, std::vector<double>> round_samples_;
   bool round_collected_ = false;  ///< site_.collect() was called for this round
-  std::string collect_error_;     ///< why it threw, if it did
+  std::string round_error_;       ///< why it threw, if it did
+  std::map<std::size_t, std::string> collect_errors_;  ///< the site's errors, by candidate
   std::vector<std::size_t> owed_barriers_;  ///< the candidates of the barriers owed, in order
 };
 
