@@ -77,9 +77,8 @@ class TimerSite final : public detail::RunSite {
 
   /// Makes one run; a timed one between the timer's marks (stopped even if the run throws).
   void run(const Step& step) {
-    if (!marked_.empty() && marked_.back() != step.candidate && !timer_.holds_pairs_across_candidates()) {
-      settle(false);
-    }
+    const bool new_candidate = !marked_.empty() && marked_.back() != step.candidate;
+    if (new_candidate && !timer_.holds_pairs_across_candidates()) settle(false);
     if (step.kind != StepKind::timed) {
       request_.run(step.candidate);
       return;
@@ -114,10 +113,11 @@ class TimerSite final : public detail::RunSite {
     } catch (...) {
       error = "unknown exception";
     }
-    const std::size_t filed = last_run_failed && times.size() + 1 == marked.size() ? times.size() : marked.size();
+    const bool failed_run_left_none = last_run_failed && times.size() + 1 == marked.size();
+    const std::size_t filed = failed_run_left_none ? times.size() : marked.size();
     if (error.empty() && times.size() != filed) {
-      error = "returned " + std::to_string(times.size()) + " times for " + std::to_string(marked.size()) +
-              " timed runs";
+      error = "returned " + std::to_string(times.size()) + " times for " +
+              std::to_string(marked.size()) + " timed runs";
     }
     for (std::size_t i = 0; i < marked.size(); ++i) {
       detail::CollectedRuns& runs = collected_[marked[i]];

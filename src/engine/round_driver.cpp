@@ -97,7 +97,9 @@ void RoundDriver::collect(const Step& step) {
     }
   }
   if (!round_error_.empty()) tuning_.record_failure(c, round_error_);
-  if (auto error = collect_errors_.find(c); error != collect_errors_.end()) tuning_.record_failure(c, error->second);
+  if (auto error = collect_errors_.find(c); error != collect_errors_.end()) {
+    tuning_.record_failure(c, error->second);
+  }
   // One listing's samples: the first `count` of the candidate's (an interleaved round
   // lists a candidate once per pass, each collected in order).
   std::vector<double>& available = round_samples_[c];

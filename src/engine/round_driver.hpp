@@ -57,8 +57,8 @@ class RoundObserver {
 enum class Barriers { make, owe };
 
 /// Owns a round's protocol: a barrier before each candidate's timed runs, batches standing
-/// for a timed phase, one collect of the round's samples after its last run, agreed re-takes (Tuning), the MAX all-reduce at a round's
-/// end, failures. A front end only makes the runs it is handed: function level all of them
+/// for a timed phase, one collect of the round's samples after its last run, agreed re-takes
+/// (Tuning), the MAX all-reduce at a round's end, failures. A front end only makes the runs it is handed: function level all of them
 /// in one call (drive()), contextual mode one per outer run (next_run()), replay tests with
 /// recorded samples. Every rank makes the same collectives whatever failed where; strategies only
 /// ever see the agreed numbers, so a new one needs no change here or in the front ends.
