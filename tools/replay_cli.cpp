@@ -30,7 +30,7 @@ void report(const disttune::ReplayTable& table, const std::string& strategy, con
   std::vector<double> rounds;
   for (const ReplayRun& run : runs) {
     if (each) {
-      std::cout << "  seed " << run.seed << ": " << (run.chosen ? "x" + std::to_string(run.ratio) : "nothing chosen")
+      std::cout << std::defaultfloat << std::setprecision(6) << "  seed " << run.seed << ": " << (run.chosen ? "x" + std::to_string(run.ratio) : "nothing chosen")
                 << ", measured " << run.measured << " (" << 100.0 * run.measured_fraction << "%), device "
                 << run.device_s << " s, compile " << run.compile_s << " s, " << run.rounds << " rounds\n";
     }

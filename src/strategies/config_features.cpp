@@ -36,29 +36,23 @@ Leaves leaves_of(const std::string& candidate) {
   return leaves;
 }
 
-bool power_of_two(double value) {
-  if (!(value > 0.0)) return false;
-  int exponent = 0;
-  return std::frexp(value, &exponent) == 0.5;
-}
-
 }  // namespace
 
 double ConfigFeatures::distance(std::size_t a, std::size_t b) const {
   double sum = 0.0;
   for (std::size_t d = 0; d < numeric_names.size(); ++d) {
-    const double gap = numeric[a][d] - numeric[b][d];
+    const double gap = level[a][d] - level[b][d];
     sum += gap * gap;
   }
   for (std::size_t d = 0; d < categorical_names.size(); ++d) sum += categorical[a][d] != categorical[b][d] ? 1.0 : 0.0;
   return std::sqrt(sum);
 }
 
-int ConfigFeatures::steps(std::size_t a, std::size_t b) const {
-  int total = 0;
-  for (std::size_t d = 0; d < numeric_names.size(); ++d) total += std::abs(level[a][d] - level[b][d]);
-  for (std::size_t d = 0; d < categorical_names.size(); ++d) total += categorical[a][d] != categorical[b][d] ? 1 : 0;
-  return total;
+bool ConfigFeatures::neighbours(std::size_t a, std::size_t b) const {
+  int steps = 0;
+  for (std::size_t d = 0; d < numeric_names.size(); ++d) steps += std::abs(level[a][d] - level[b][d]);
+  for (std::size_t d = 0; d < categorical_names.size(); ++d) steps += categorical[a][d] != categorical[b][d] ? 1 : 0;
+  return steps == 1;
 }
 
 ConfigFeatures config_features(const std::vector<std::string>& candidates) {
@@ -70,38 +64,29 @@ ConfigFeatures config_features(const std::vector<std::string>& candidates) {
     for (const auto& leaf : all.back()) paths.insert(leaf.first);
   }
   ConfigFeatures features;
-  features.numeric.resize(candidates.size());
   features.level.resize(candidates.size());
   features.categorical.resize(candidates.size());
   for (const std::string& path : paths) {
     bool numeric = true;
-    bool powers = true;
     std::set<std::string> texts;
     for (const Leaves& leaves : all) {
       const auto found = leaves.find(path);
       const bool number = found != leaves.end() && found->second.is_number();
       numeric = numeric && number;
-      powers = powers && number && power_of_two(found->second.get<double>());
       texts.insert(found == leaves.end() ? std::string("<absent>") : found->second.dump());
     }
     if (texts.size() < 2) continue;  // one value in the whole space: nothing to learn from it
     if (numeric) {
       std::vector<double> values;
-      for (const Leaves& leaves : all) {
-        const double value = leaves.at(path).get<double>();
-        values.push_back(powers ? std::log2(value) : value);
-      }
+      for (const Leaves& leaves : all) values.push_back(leaves.at(path).get<double>());
       std::vector<double> sorted(values);
       std::sort(sorted.begin(), sorted.end());
       sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-      const double low = sorted.front();
-      const double span = sorted.back() - low;
       for (std::size_t c = 0; c < all.size(); ++c) {
-        features.numeric[c].push_back((values[c] - low) / span);
         const auto rank = std::lower_bound(sorted.begin(), sorted.end(), values[c]) - sorted.begin();
         features.level[c].push_back(static_cast<int>(rank));
       }
-      features.numeric_names.push_back(powers ? "log2 " + path : path);
+      features.numeric_names.push_back(path);
     } else {
       const std::vector<std::string> ordered(texts.begin(), texts.end());
       for (std::size_t c = 0; c < all.size(); ++c) {

@@ -1,4 +1,4 @@
-// The search's surrogate: k-nearest-neighbour estimates of time and of feasibility, scored by expected improvement.
+// The search's model: a tree-structured Parzen estimator over config features, failures counted as bad outcomes.
 #pragma once
 
 #include <cstddef>
@@ -15,41 +15,30 @@ struct Observation {
   double time_ms = 0.0;  ///< agreed time; meaningless when failed
 };
 
-/// A small documented method (docs/strategies.md), no learned parameters: the log time of
-/// an unmeasured candidate is the inverse-square-distance weighted mean over its
-/// kTimeNeighbours nearest measured candidates that ran; its uncertainty is their weighted
-/// spread plus the space's spread scaled by how far the nearest of them is; its chance to
-/// run is the weighted share of runs among its kFeasibilityNeighbours nearest measured
-/// candidates, failures included. Its score is the expected improvement over the best log
-/// time so far times that chance.
+/// A tree-structured Parzen estimator (Bergstra et al., 2011), one factor per dimension:
+/// the fastest kGoodShare of the candidates that ran (at least kLeastGood) are "good", the
+/// rest and every failure "bad". Each group's density at a candidate is a product over
+/// dimensions of a smoothed Parzen estimate: a Gaussian kernel over numeric levels, matching
+/// counts over categories, each with a flat prior. The score is good density over bad
+/// density: high where configs look like the fast ones and unlike the slow and failed ones
+/// (so failures steer the search away, as a feasibility model would).
 class SearchModel {
  public:
-  static constexpr std::size_t kTimeNeighbours = 5;
-  static constexpr std::size_t kFeasibilityNeighbours = 7;
+  static constexpr double kGoodShare = 0.25;
+  static constexpr std::size_t kLeastGood = 3;
 
   /// Keeps a reference to `features`, which must outlive the model.
-  SearchModel(const ConfigFeatures& features, std::vector<Observation> observed);
+  SearchModel(const ConfigFeatures& features, const std::vector<Observation>& observed);
 
-  /// Expected improvement times the chance to run; 0 for a candidate already observed.
-  double score(std::size_t candidate) const;
-  /// The chance that `candidate` runs, in (0, 1).
-  double feasibility(std::size_t candidate) const;
+  /// log(good density / bad density) at `candidate`: higher is more promising.
+  double log_score(std::size_t candidate) const;
 
  private:
-  struct Neighbour {
-    double distance;
-    std::size_t observation;
-  };
-  std::vector<Neighbour> nearest(std::size_t candidate, bool ran_only, std::size_t count) const;
+  double log_density(const std::vector<std::size_t>& group, std::size_t candidate) const;
 
   const ConfigFeatures& features_;
-  std::vector<Observation> observed_;
-  std::vector<bool> is_observed_;
-  std::vector<double> log_time_;  ///< per observation; 0 for a failure
-  double best_log_time_ = 0.0;
-  double spread_ = 0.0;          ///< standard deviation of the log times that ran
-  double length_ = 1.0;          ///< mean distance from a run to its nearest other observation
-  bool any_ran_ = false;
+  std::vector<std::size_t> good_;
+  std::vector<std::size_t> bad_;
 };
 
 }  // namespace disttune::detail

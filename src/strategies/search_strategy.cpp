@@ -26,10 +26,15 @@ constexpr int kExploreTimed = 3;
 /// Mitchell's best-candidate sampling: each space-filling pick is the farthest from those
 /// already picked among this many random candidates.
 constexpr int kBestCandidateTries = 8;
-/// Exploring rounds give this many of their picks to neighbours of the best so far ...
-constexpr double kLocalShare = 0.5;
-/// ... namely of this many of the fastest.
-constexpr std::size_t kLocalCentres = 3;
+/// Candidates per exploring round: small rounds let the model learn from every few runs
+/// (on the recorded tables 4 beat 8 and 16); ahead() names kAheadRounds rounds' worth more
+/// for a front end to compile meanwhile.
+constexpr long long kDefaultBatch = 4;
+constexpr std::size_t kAheadRounds = 4;
+/// The last share of the budget goes to neighbours (one level in one parameter) of the
+/// fastest candidates so far, this many of them.
+constexpr double kPolishShare = 0.15;
+constexpr std::size_t kPolishCentres = 3;
 
 /// A named effort level: the share of the space to measure and the fewest candidates.
 struct Effort {
@@ -37,16 +42,16 @@ struct Effort {
   double fraction;
   std::size_t least;
 };
-constexpr Effort kEfforts[] = {{"quick", 0.02, 12}, {"default", 0.04, 24}, {"thorough", 0.10, 48}};
+constexpr Effort kEfforts[] = {{"quick", 0.02, 12}, {"default", 0.045, 24}, {"thorough", 0.10, 48}};
 
-/// Rounds: (1) the baseline and the prior's candidates, then a space-filling sample, so that
-/// a third of the budget is measured; (2) rounds of `batch` candidates, half neighbours (one
-/// step in one parameter) of the fastest so far, half the best expected improvement of
-/// the SearchModel, until the budget (candidates, or device seconds) is spent; (3) the
-/// `shortlist` fastest race with the converge strategy, which makes the choice. A space no
-/// larger than the budget is raced whole. Rounds never name a candidate twice while
-/// exploring; every choice is a function of the seed and the agreed numbers, ties to the
-/// lower index.
+/// Rounds: (1) the baseline and the prior's candidates, then a space-filling sample
+/// (Mitchell's best candidate), so that a third of the budget is measured; (2) rounds of
+/// `batch` candidates, the best scores of the SearchModel (a Parzen estimator of what fast
+/// candidates look like against slow and failed ones), until the budget (candidates, or
+/// device seconds) is spent; (3) the `shortlist` fastest race with the converge strategy,
+/// which makes the choice. A space no larger than the budget is raced whole. Exploring
+/// rounds never name a candidate twice; every choice is a function of the seed and the
+/// agreed numbers, ties to the lower index.
 class SearchStrategy final : public Strategy {
  public:
   /// `modelled`: picks by the model (the search); else uniformly at random (the baseline).
@@ -63,7 +68,7 @@ class SearchStrategy final : public Strategy {
     fraction_ = options.number("fraction", effort_.fraction, 1e-9, 1.0);
     least_ = options.has("fraction") ? 1 : effort_.least;
     budget_ms_ = options.number("budget_s", 0.0, 0.0, 1e9) * 1000.0;
-    batch_ = static_cast<std::size_t>(options.integer("batch", 8, 1, 4096));
+    batch_ = static_cast<std::size_t>(options.integer("batch", kDefaultBatch, 1, 4096));
     shortlist_ = static_cast<std::size_t>(options.integer("shortlist", 5, 1, 256));
   }
 
@@ -94,7 +99,7 @@ class SearchStrategy final : public Strategy {
     if (race_) return race_->next_round(standings);
     observe(standings);
     const bool spent = named_count() >= budget_ || (budget_ms_ > 0.0 && spent_ms_ >= budget_ms_);
-    const std::vector<std::size_t> fastest = fastest_runs(standings);
+    const std::vector<std::size_t> fastest = fastest_runs();
     if (spent && !fastest.empty()) {
       std::vector<std::size_t> shortlist(fastest.begin(),
                                          fastest.begin() + static_cast<std::ptrdiff_t>(std::min(shortlist_, fastest.size())));
@@ -104,7 +109,7 @@ class SearchStrategy final : public Strategy {
     if (named_count() == named_.size()) return Round{};  // every candidate failed
     // Nothing ran yet: go on past the budget until something does.
     const std::size_t room = spent ? batch_ : std::min(batch_, budget_ - named_count());
-    return explore(propose(room, fastest));
+    return explore(propose(room));
   }
 
   std::vector<std::size_t> ahead() const override { return race_ ? std::vector<std::size_t>{} : ahead_; }
@@ -172,56 +177,52 @@ class SearchStrategy final : public Strategy {
     }
   }
 
-  /// Named candidates that ran, fastest first (ties to the lower index).
-  std::vector<std::size_t> fastest_runs(const std::vector<CandidateStanding>& standings) const {
-    std::vector<std::size_t> runs;
+  /// Named candidates that ran, fastest first by their agreed times (ties to the lower index).
+  std::vector<std::size_t> fastest_runs() const {
+    std::vector<Observation> runs;
     for (const Observation& o : observed_) {
-      if (!o.failed) runs.push_back(o.candidate);
+      if (!o.failed) runs.push_back(o);
     }
     std::stable_sort(runs.begin(), runs.end(),
-                     [&](std::size_t a, std::size_t b) { return standings[a].time_ms < standings[b].time_ms; });
-    return runs;
+                     [](const Observation& a, const Observation& b) { return a.time_ms < b.time_ms; });
+    std::vector<std::size_t> order;
+    for (const Observation& o : runs) order.push_back(o.candidate);
+    return order;
   }
 
-  /// The next `room` candidates: neighbours of the fastest first (kLocalShare of them), then
-  /// the best scores, each pick not a neighbour of another pick of this round where possible.
-  std::vector<std::size_t> propose(std::size_t room, const std::vector<std::size_t>& fastest) {
+  /// The next `room` candidates: the best scores of the model (random ones for the
+  /// baseline); the next best are what a front end may prepare ahead.
+  std::vector<std::size_t> propose(std::size_t room) {
     std::vector<std::size_t> picks;
     if (!modelled_) {
       while (picks.size() < room && named_count() < named_.size()) pick(random_unnamed(), picks);
       return picks;
     }
     const detail::SearchModel model(features_, observed_);
-    std::vector<double> score(named_.size(), -1.0);
+    std::vector<double> score(named_.size(), 0.0);
     std::vector<std::size_t> ranked;
     for (std::size_t c = 0; c < named_.size(); ++c) {
       if (named_[c]) continue;
-      score[c] = model.score(c);
+      score[c] = model.log_score(c);
       ranked.push_back(c);
     }
     std::stable_sort(ranked.begin(), ranked.end(), [&](std::size_t a, std::size_t b) { return score[a] > score[b]; });
-    const auto local_room = static_cast<std::size_t>(std::ceil(kLocalShare * static_cast<double>(room)));
-    const std::size_t centres = std::min(kLocalCentres, fastest.size());
-    for (std::size_t c : ranked) {
-      if (picks.size() >= local_room) break;
-      for (std::size_t k = 0; k < centres; ++k) {
-        if (features_.steps(c, fastest[k]) == 1) {
-          pick(c, picks);
-          break;
+    // The last part of the budget polishes: neighbours of the fastest so far, fastest first.
+    if (budget_ - named_count() <= static_cast<std::size_t>(kPolishShare * static_cast<double>(budget_))) {
+      const std::vector<std::size_t> fastest = fastest_runs();
+      for (std::size_t k = 0; k < std::min(kPolishCentres, fastest.size()); ++k) {
+        for (std::size_t c : ranked) {
+          if (picks.size() < room && features_.neighbours(c, fastest[k])) pick(c, picks);
         }
       }
     }
-    for (int pass = 0; pass < 2; ++pass) {
-      for (std::size_t c : ranked) {
-        if (picks.size() >= room) break;
-        const bool crowded = std::any_of(picks.begin(), picks.end(),
-                                         [&](std::size_t p) { return features_.steps(c, p) <= 1; });
-        if (!named_[c] && (pass == 1 || !crowded)) pick(c, picks);
-      }
+    for (std::size_t c : ranked) {
+      if (picks.size() >= room) break;
+      pick(c, picks);
     }
     ahead_.clear();
     for (std::size_t c : ranked) {
-      if (ahead_.size() >= batch_) break;
+      if (ahead_.size() >= kAheadRounds * batch_) break;
       if (!named_[c]) ahead_.push_back(c);
     }
     return picks;
@@ -233,7 +234,7 @@ class SearchStrategy final : public Strategy {
   double fraction_ = 0.0;
   std::size_t least_ = 1;
   double budget_ms_ = 0.0;
-  std::size_t batch_ = 8;
+  std::size_t batch_ = 4;
   std::size_t shortlist_ = 5;
 
   SpaceInfo space_;
