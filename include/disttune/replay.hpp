@@ -1,4 +1,5 @@
-// Replay (simulation) mode: a table of every candidate's recorded times and failures, and strategies run against it on the CPU.
+// Replay (simulation) mode: a table of every candidate's recorded times and failures, and
+// strategies run against it on the CPU.
 #pragma once
 
 #include <cstddef>
@@ -24,11 +25,11 @@ class BadReplayTable : public ErrorAs<std::runtime_error> {
 
 /// One candidate as recorded on a device: every sample it took, or why it could not run.
 struct ReplayEntry {
-  std::string config;               ///< canonical JSON, as the engine sees the candidate
-  bool failed = false;              ///< status "failed" (else "ok")
-  std::string reason;               ///< why it failed (status "failed" only)
-  std::vector<double> samples_ms;   ///< status "ok": at least one, each finite and > 0
-  double compile_s = 0.0;           ///< seconds it took to compile; 0 if not recorded
+  std::string config;              ///< canonical JSON, as the engine sees the candidate
+  bool failed = false;             ///< status "failed" (else "ok")
+  std::string reason;              ///< why it failed (status "failed" only)
+  std::vector<double> samples_ms;  ///< status "ok": at least one, each finite and > 0
+  double compile_s = 0.0;          ///< seconds it took to compile; 0 if not recorded
   /// The median of samples_ms: the entry's true time (ok entries only).
   double true_ms() const;
 };
@@ -55,13 +56,14 @@ ReplayTable read_replay_table(const std::string& path);
 /// One strategy run against a table.
 struct ReplayRun {
   std::uint64_t seed = 0;
-  std::optional<std::size_t> chosen;  ///< the entry the tuning chose; nullopt if every one it measured failed
-  double ratio = 0.0;                 ///< the chosen entry's true time over the table's best (0 if none chosen)
-  std::size_t measured = 0;           ///< distinct entries named in any round
-  double measured_fraction = 0.0;     ///< measured over the table's entries
-  double device_s = 0.0;              ///< the recorded time of every warm-up and timed run made
-  double compile_s = 0.0;             ///< the recorded compile time of the entries measured
-  int rounds = 0;                     ///< rounds of runs, re-takes included
+  std::optional<std::size_t>
+      chosen;          ///< the entry the tuning chose; nullopt if every one it measured failed
+  double ratio = 0.0;  ///< the chosen entry's true time over the table's best (0 if none chosen)
+  std::size_t measured = 0;        ///< distinct entries named in any round
+  double measured_fraction = 0.0;  ///< measured over the table's entries
+  double device_s = 0.0;           ///< the recorded time of every warm-up and timed run made
+  double compile_s = 0.0;          ///< the recorded compile time of the entries measured
+  int rounds = 0;                  ///< rounds of runs, re-takes included
 };
 
 /// Runs `measurement`'s strategy against `table` on the CPU: a real Tuning driven by the

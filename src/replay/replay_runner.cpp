@@ -1,4 +1,5 @@
-// The replay runner: a real Tuning driven by the round driver over one process, runs drawn from a table's recorded samples.
+// The replay runner: a real Tuning driven by the round driver over one process, runs drawn from a
+// table's recorded samples.
 #include <chrono>
 #include <random>
 #include <set>
@@ -60,8 +61,9 @@ ReplayRun replay_tuning(const ReplayTable& table, Measurement measurement, std::
   Tuning tuning(std::move(candidates), measurement);
   SingleProcessCommunicator alone;
   TableSite site(table, seed);
-  detail::RoundDriver driver(tuning, alone, detail::ContextMaker{"replay " + table.kernel, "[]", std::chrono::minutes(1)},
-                             site, site);
+  detail::RoundDriver driver(
+      tuning, alone, detail::ContextMaker{"replay " + table.kernel, "[]", std::chrono::minutes(1)},
+      site, site);
   driver.drive([&](const Step& step) { site.run(step); });
 
   ReplayRun run;
@@ -69,7 +71,8 @@ ReplayRun replay_tuning(const ReplayTable& table, Measurement measurement, std::
   run.chosen = tuning.best();
   if (run.chosen) run.ratio = table.entries[*run.chosen].true_ms() / table.best_ms();
   run.measured = site.named().size();
-  run.measured_fraction = static_cast<double>(run.measured) / static_cast<double>(table.entries.size());
+  run.measured_fraction =
+      static_cast<double>(run.measured) / static_cast<double>(table.entries.size());
   run.device_s = site.device_ms() / 1000.0;
   for (std::size_t c : site.named()) run.compile_s += table.entries[c].compile_s;
   run.rounds = site.rounds();

@@ -1,4 +1,5 @@
-// Replay tables: parse and validate the recorded-space format, version checked, every problem named.
+// Replay tables: parse and validate the recorded-space format, version checked, every problem
+// named.
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -28,13 +29,16 @@ class TableReader {
     if (!json.contains("format") || json["format"] != kReplayTableFormat) {
       refuse("\"format\"", std::string("must be \"") + kReplayTableFormat + "\"");
     }
-    if (!json.contains("version") || !json["version"].is_number_integer()) refuse("\"version\"", "must be an integer");
+    if (!json.contains("version") || !json["version"].is_number_integer())
+      refuse("\"version\"", "must be an integer");
     if (json["version"] != kReplayTableVersion) {
-      refuse("\"version\"", json["version"].dump() + " is not supported (this build reads version " +
+      refuse("\"version\"", json["version"].dump() +
+                                " is not supported (this build reads version " +
                                 std::to_string(kReplayTableVersion) + ")");
     }
     ReplayTable table;
-    if (!json.contains("kernel") || !json["kernel"].is_string() || json["kernel"].get<std::string>().empty()) {
+    if (!json.contains("kernel") || !json["kernel"].is_string() ||
+        json["kernel"].get<std::string>().empty()) {
       refuse("\"kernel\"", "must be a non-empty string");
     }
     table.kernel = json["kernel"].get<std::string>();
@@ -53,7 +57,8 @@ class TableReader {
         refuse("entry " + std::to_string(i), "repeats the config of an earlier entry");
       }
     }
-    if (std::all_of(table.entries.begin(), table.entries.end(), [](const ReplayEntry& e) { return e.failed; })) {
+    if (std::all_of(table.entries.begin(), table.entries.end(),
+                    [](const ReplayEntry& e) { return e.failed; })) {
       refuse("\"entries\"", "has no entry with status \"ok\"");
     }
     return table;
@@ -69,27 +74,33 @@ class TableReader {
     } catch (const std::exception& error) {
       refuse(where + " \"config\"", std::string("is not a config: ") + error.what());
     }
-    if (!json.contains("status") || !json["status"].is_string()) refuse(where, "has no string \"status\"");
+    if (!json.contains("status") || !json["status"].is_string())
+      refuse(where, "has no string \"status\"");
     const std::string status = json["status"].get<std::string>();
-    if (status != "ok" && status != "failed") refuse(where + " \"status\"", "must be \"ok\" or \"failed\", got \"" + status + "\"");
+    if (status != "ok" && status != "failed")
+      refuse(where + " \"status\"", "must be \"ok\" or \"failed\", got \"" + status + "\"");
     result.failed = status == "failed";
     if (json.contains("compile_s")) {
       const Value& compile = json["compile_s"];
-      if (!compile.is_number() || !(compile.get<double>() >= 0.0) || !std::isfinite(compile.get<double>())) {
+      if (!compile.is_number() || !(compile.get<double>() >= 0.0) ||
+          !std::isfinite(compile.get<double>())) {
         refuse(where + " \"compile_s\"", "must be a finite number >= 0");
       }
       result.compile_s = compile.get<double>();
     }
     if (result.failed) {
-      if (!json.contains("reason") || !json["reason"].is_string()) refuse(where, "failed without a string \"reason\"");
+      if (!json.contains("reason") || !json["reason"].is_string())
+        refuse(where, "failed without a string \"reason\"");
       result.reason = json["reason"].get<std::string>();
       return result;
     }
-    if (!json.contains("samples_ms") || !json["samples_ms"].is_array() || json["samples_ms"].empty()) {
+    if (!json.contains("samples_ms") || !json["samples_ms"].is_array() ||
+        json["samples_ms"].empty()) {
       refuse(where, "is ok without a non-empty array \"samples_ms\"");
     }
     for (const Value& sample : json["samples_ms"]) {
-      if (!sample.is_number() || !std::isfinite(sample.get<double>()) || !(sample.get<double>() > 0.0)) {
+      if (!sample.is_number() || !std::isfinite(sample.get<double>()) ||
+          !(sample.get<double>() > 0.0)) {
         refuse(where + " \"samples_ms\"", "holds " + sample.dump() + ", not a finite time > 0");
       }
       result.samples_ms.push_back(sample.get<double>());
@@ -102,7 +113,9 @@ class TableReader {
 
 }  // namespace
 
-double ReplayEntry::true_ms() const { return failed ? 0.0 : summarize(samples_ms, Statistic::median); }
+double ReplayEntry::true_ms() const {
+  return failed ? 0.0 : summarize(samples_ms, Statistic::median);
+}
 
 double ReplayTable::best_ms() const {
   double best = std::numeric_limits<double>::infinity();

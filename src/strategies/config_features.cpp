@@ -19,7 +19,8 @@ void flatten(const Value& value, const std::string& path, Leaves& leaves) {
   if (value.is_object() && !value.empty()) {
     for (const auto& [name, member] : value.items()) flatten(member, path + "." + name, leaves);
   } else if (value.is_array() && !value.empty()) {
-    for (std::size_t i = 0; i < value.size(); ++i) flatten(value[i], path + "[" + std::to_string(i) + "]", leaves);
+    for (std::size_t i = 0; i < value.size(); ++i)
+      flatten(value[i], path + "[" + std::to_string(i) + "]", leaves);
   } else {
     leaves[path.empty() ? "." : path] = value;
   }
@@ -44,14 +45,17 @@ double ConfigFeatures::distance(std::size_t a, std::size_t b) const {
     const double gap = level[a][d] - level[b][d];
     sum += gap * gap;
   }
-  for (std::size_t d = 0; d < categorical_names.size(); ++d) sum += categorical[a][d] != categorical[b][d] ? 1.0 : 0.0;
+  for (std::size_t d = 0; d < categorical_names.size(); ++d)
+    sum += categorical[a][d] != categorical[b][d] ? 1.0 : 0.0;
   return std::sqrt(sum);
 }
 
 bool ConfigFeatures::neighbours(std::size_t a, std::size_t b) const {
   int steps = 0;
-  for (std::size_t d = 0; d < numeric_names.size(); ++d) steps += std::abs(level[a][d] - level[b][d]);
-  for (std::size_t d = 0; d < categorical_names.size(); ++d) steps += categorical[a][d] != categorical[b][d] ? 1 : 0;
+  for (std::size_t d = 0; d < numeric_names.size(); ++d)
+    steps += std::abs(level[a][d] - level[b][d]);
+  for (std::size_t d = 0; d < categorical_names.size(); ++d)
+    steps += categorical[a][d] != categorical[b][d] ? 1 : 0;
   return steps == 1;
 }
 
@@ -83,7 +87,8 @@ ConfigFeatures config_features(const std::vector<std::string>& candidates) {
       std::sort(sorted.begin(), sorted.end());
       sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
       for (std::size_t c = 0; c < all.size(); ++c) {
-        const auto rank = std::lower_bound(sorted.begin(), sorted.end(), values[c]) - sorted.begin();
+        const auto rank =
+            std::lower_bound(sorted.begin(), sorted.end(), values[c]) - sorted.begin();
         features.level[c].push_back(static_cast<int>(rank));
       }
       features.numeric_names.push_back(path);
@@ -91,7 +96,8 @@ ConfigFeatures config_features(const std::vector<std::string>& candidates) {
       const std::vector<std::string> ordered(texts.begin(), texts.end());
       for (std::size_t c = 0; c < all.size(); ++c) {
         const auto found = all[c].find(path);
-        const std::string text = found == all[c].end() ? std::string("<absent>") : found->second.dump();
+        const std::string text =
+            found == all[c].end() ? std::string("<absent>") : found->second.dump();
         const auto id = std::lower_bound(ordered.begin(), ordered.end(), text) - ordered.begin();
         features.categorical[c].push_back(static_cast<int>(id));
       }

@@ -1,4 +1,5 @@
-// The search's model: Parzen densities of the good and the bad (slow or failed) candidates, per dimension.
+// The search's model: Parzen densities of the good and the bad (slow or failed) candidates, per
+// dimension.
 #include "strategies/search_model.hpp"
 
 #include <algorithm>
@@ -29,11 +30,14 @@ SearchModel::SearchModel(const ConfigFeatures& features, const std::vector<Obser
   std::stable_sort(runs.begin(), runs.end(), [](const Observation* a, const Observation* b) {
     return a->time_ms != b->time_ms ? a->time_ms < b->time_ms : a->candidate < b->candidate;
   });
-  const auto good = std::max(kLeastGood, static_cast<std::size_t>(kGoodShare * static_cast<double>(runs.size())));
-  for (std::size_t i = 0; i < runs.size(); ++i) (i < good ? good_ : bad_).push_back(runs[i]->candidate);
+  const auto good =
+      std::max(kLeastGood, static_cast<std::size_t>(kGoodShare * static_cast<double>(runs.size())));
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    (i < good ? good_ : bad_).push_back(runs[i]->candidate);
 }
 
-double SearchModel::log_density(const std::vector<std::size_t>& group, std::size_t candidate) const {
+double SearchModel::log_density(const std::vector<std::size_t>& group,
+                                std::size_t candidate) const {
   const double size = 1.0 + static_cast<double>(group.size());
   double log_density = 0.0;
   for (std::size_t d = 0; d < features_.numeric_names.size(); ++d) {
@@ -46,7 +50,8 @@ double SearchModel::log_density(const std::vector<std::size_t>& group, std::size
   }
   for (std::size_t d = 0; d < features_.categorical_names.size(); ++d) {
     double sum = kCategoricalPrior;
-    for (std::size_t o : group) sum += features_.categorical[o][d] == features_.categorical[candidate][d] ? 1.0 : 0.0;
+    for (std::size_t o : group)
+      sum += features_.categorical[o][d] == features_.categorical[candidate][d] ? 1.0 : 0.0;
     log_density += std::log(sum / size);
   }
   return log_density;

@@ -1,4 +1,5 @@
-// The search's model: a tree-structured Parzen estimator over config features, failures counted as bad outcomes.
+// The search's model: a tree-structured Parzen estimator over config features, failures counted as
+// bad outcomes.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,5 @@
-// The search strategy: measure a budgeted fraction of a large space chosen by a surrogate, then race a shortlist.
+// The search strategy: measure a budgeted fraction of a large space chosen by a surrogate, then
+// race a shortlist.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -49,7 +50,7 @@ constexpr Effort kEfforts[] = {{"quick", 0.02, 12}, {"default", 0.045, 24}, {"th
 /// `batch` candidates, the best scores of the SearchModel (a Parzen estimator of what fast
 /// candidates look like against slow and failed ones), until the budget (candidates, or
 /// device seconds) is spent; (3) the `shortlist` fastest race with the converge strategy,
-/// which makes the choice. A space no larger than the budget is raced whole. Exploring
+/// which makes the choice (with the baseline, if it ran). A space no larger than the budget is raced whole. Exploring
 /// rounds never name a candidate twice; every choice is a function of the seed and the
 /// agreed numbers, ties to the lower index.
 class SearchStrategy final : public Strategy {
@@ -78,10 +79,12 @@ class SearchStrategy final : public Strategy {
   }
 
   Round first_round(std::size_t count) override {
-    if (space_.candidates.size() != count) begin(SpaceInfo{std::vector<std::string>(count), {}, space_.seed});
+    if (space_.candidates.size() != count)
+      begin(SpaceInfo{std::vector<std::string>(count), {}, space_.seed});
     features_ = detail::config_features(space_.candidates);
     named_.assign(count, false);
-    budget_ = std::min(count, std::max(least_, static_cast<std::size_t>(std::ceil(fraction_ * static_cast<double>(count)))));
+    budget_ = std::min(count, std::max(least_, static_cast<std::size_t>(std::ceil(
+                                                   fraction_ * static_cast<double>(count)))));
     if (budget_ >= count) return start_race(all_candidates());
     std::vector<std::size_t> first;
     for (std::size_t i = 0; i < count; ++i) {
@@ -91,7 +94,8 @@ class SearchStrategy final : public Strategy {
       if (first.size() < budget_) pick(i, first);
     }
     const std::size_t sample = std::max(std::min(batch_, budget_), budget_ / 3);
-    while (first.size() < sample) pick(modelled_ ? farthest_of_random(first) : random_unnamed(), first);
+    while (first.size() < sample)
+      pick(modelled_ ? farthest_of_random(first) : random_unnamed(), first);
     return explore(first);
   }
 
@@ -101,8 +105,14 @@ class SearchStrategy final : public Strategy {
     const bool spent = named_count() >= budget_ || (budget_ms_ > 0.0 && spent_ms_ >= budget_ms_);
     const std::vector<std::size_t> fastest = fastest_runs();
     if (spent && !fastest.empty()) {
-      std::vector<std::size_t> shortlist(fastest.begin(),
-                                         fastest.begin() + static_cast<std::ptrdiff_t>(std::min(shortlist_, fastest.size())));
+      std::vector<std::size_t> shortlist(
+          fastest.begin(),
+          fastest.begin() + static_cast<std::ptrdiff_t>(std::min(shortlist_, fastest.size())));
+      // The baseline races too (if it ran): it is kept unless another is faster beyond noise.
+      for (std::size_t c = 0; c < standings.size(); ++c) {
+        const bool listed = std::find(shortlist.begin(), shortlist.end(), c) != shortlist.end();
+        if (standings[c].baseline && !standings[c].failed && named_[c] && !listed) shortlist.push_back(c);
+      }
       std::sort(shortlist.begin(), shortlist.end());
       return start_race(std::move(shortlist));
     }
@@ -112,7 +122,9 @@ class SearchStrategy final : public Strategy {
     return explore(propose(room));
   }
 
-  std::vector<std::size_t> ahead() const override { return race_ ? std::vector<std::size_t>{} : ahead_; }
+  std::vector<std::size_t> ahead() const override {
+    return race_ ? std::vector<std::size_t>{} : ahead_;
+  }
 
  private:
   std::vector<std::size_t> all_candidates() const {
@@ -121,7 +133,9 @@ class SearchStrategy final : public Strategy {
     return all;
   }
 
-  std::size_t named_count() const { return static_cast<std::size_t>(std::count(named_.begin(), named_.end(), true)); }
+  std::size_t named_count() const {
+    return static_cast<std::size_t>(std::count(named_.begin(), named_.end(), true));
+  }
 
   void pick(std::size_t candidate, std::vector<std::size_t>& picks) {
     if (named_.at(candidate)) return;
@@ -169,7 +183,8 @@ class SearchStrategy final : public Strategy {
   /// The last round's outcomes become observations; its device time is spent.
   void observe(const std::vector<CandidateStanding>& standings) {
     for (std::size_t c : last_round_) {
-      if (!standings[c].failed) spent_ms_ += standings[c].time_ms * (kExploreWarmups + kExploreTimed);
+      if (!standings[c].failed)
+        spent_ms_ += standings[c].time_ms * (kExploreWarmups + kExploreTimed);
     }
     observed_.clear();
     for (std::size_t c = 0; c < named_.size(); ++c) {
@@ -183,8 +198,9 @@ class SearchStrategy final : public Strategy {
     for (const Observation& o : observed_) {
       if (!o.failed) runs.push_back(o);
     }
-    std::stable_sort(runs.begin(), runs.end(),
-                     [](const Observation& a, const Observation& b) { return a.time_ms < b.time_ms; });
+    std::stable_sort(runs.begin(), runs.end(), [](const Observation& a, const Observation& b) {
+      return a.time_ms < b.time_ms;
+    });
     std::vector<std::size_t> order;
     for (const Observation& o : runs) order.push_back(o.candidate);
     return order;
@@ -206,9 +222,11 @@ class SearchStrategy final : public Strategy {
       score[c] = model.log_score(c);
       ranked.push_back(c);
     }
-    std::stable_sort(ranked.begin(), ranked.end(), [&](std::size_t a, std::size_t b) { return score[a] > score[b]; });
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [&](std::size_t a, std::size_t b) { return score[a] > score[b]; });
     // The last part of the budget polishes: neighbours of the fastest so far, fastest first.
-    if (budget_ - named_count() <= static_cast<std::size_t>(kPolishShare * static_cast<double>(budget_))) {
+    if (budget_ - named_count() <=
+        static_cast<std::size_t>(kPolishShare * static_cast<double>(budget_))) {
       const std::vector<std::size_t> fastest = fastest_runs();
       for (std::size_t k = 0; k < std::min(kPolishCentres, fastest.size()); ++k) {
         for (std::size_t c : ranked) {
@@ -240,11 +258,11 @@ class SearchStrategy final : public Strategy {
   SpaceInfo space_;
   detail::ConfigFeatures features_;
   std::mt19937_64 random_;
-  std::size_t budget_ = 0;            ///< candidates to measure before the race
-  std::vector<bool> named_;           ///< named in some round
+  std::size_t budget_ = 0;   ///< candidates to measure before the race
+  std::vector<bool> named_;  ///< named in some round
   std::vector<std::size_t> last_round_;
   std::vector<Observation> observed_;
-  double spent_ms_ = 0.0;             ///< device time of the exploring rounds, by agreed times
+  double spent_ms_ = 0.0;  ///< device time of the exploring rounds, by agreed times
   std::vector<std::size_t> ahead_;
   std::optional<detail::ShortlistRace> race_;
 };

@@ -14,7 +14,9 @@ ShortlistRace::ShortlistRace(const Measurement& measurement, std::vector<std::si
   converge_ = make_converge_strategy(settings);
 }
 
-Round ShortlistRace::first_round() { return to_space(converge_->first_round(members_.size())); }
+Round ShortlistRace::first_round() {
+  return to_space(converge_->first_round(members_.size()));
+}
 
 Round ShortlistRace::next_round(const std::vector<CandidateStanding>& standings) {
   std::vector<CandidateStanding> theirs;

@@ -1,4 +1,5 @@
-// The converge strategy run on a shortlist of a larger space: its rounds and standings mapped both ways.
+// The converge strategy run on a shortlist of a larger space: its rounds and standings mapped both
+// ways.
 #pragma once
 
 #include <cstddef>

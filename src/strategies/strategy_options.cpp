@@ -14,7 +14,8 @@ namespace disttune {
 void check_strategy_options(const Measurement& measurement, const std::string& strategy,
                             const std::vector<std::string>& declared) {
   for (const auto& [name, value] : measurement.strategy_options) {
-    if (name == "seed" || std::find(declared.begin(), declared.end(), name) != declared.end()) continue;
+    if (name == "seed" || std::find(declared.begin(), declared.end(), name) != declared.end())
+      continue;
     std::string known = "seed";
     for (const std::string& other : declared) known += ", " + other;
     throw InvalidSetting("disttune: strategy '" + strategy + "' has no option '" + name +
@@ -29,7 +30,8 @@ std::uint64_t strategy_seed(const Measurement& measurement) {
   std::uint64_t seed = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seed);
   if (text.empty() || error != std::errc{} || end != text.data() + text.size()) {
-    throw InvalidSetting("disttune: strategy option seed must be an unsigned integer, got '" + text + "'");
+    throw InvalidSetting("disttune: strategy option seed must be an unsigned integer, got '" +
+                         text + "'");
   }
   return seed;
 }
@@ -48,18 +50,20 @@ bool StrategyOptions::has(const std::string& name) const {
 }
 
 void StrategyOptions::refuse(const std::string& name, const std::string& why) const {
-  throw InvalidSetting("disttune: strategy '" + strategy_ + "' option " + name + " " + why + ", got '" +
-                       measurement_.strategy_options.at(name) + "'");
+  throw InvalidSetting("disttune: strategy '" + strategy_ + "' option " + name + " " + why +
+                       ", got '" + measurement_.strategy_options.at(name) + "'");
 }
 
-double StrategyOptions::number(const std::string& name, double fallback, double least, double most) const {
+double StrategyOptions::number(const std::string& name, double fallback, double least,
+                               double most) const {
   if (!has(name)) return fallback;
   const std::string& text = measurement_.strategy_options.at(name);
   double value = 0.0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc{} || end != text.data() + text.size() || !std::isfinite(value) ||
-      value < least || value > most) {
-    refuse(name, "must be a number in [" + std::to_string(least) + ", " + std::to_string(most) + "]");
+  if (text.empty() || error != std::errc{} || end != text.data() + text.size() ||
+      !std::isfinite(value) || value < least || value > most) {
+    refuse(name,
+           "must be a number in [" + std::to_string(least) + ", " + std::to_string(most) + "]");
   }
   return value;
 }
@@ -72,7 +76,8 @@ long long StrategyOptions::integer(const std::string& name, long long fallback, 
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || error != std::errc{} || end != text.data() + text.size() || value < least ||
       value > most) {
-    refuse(name, "must be an integer in [" + std::to_string(least) + ", " + std::to_string(most) + "]");
+    refuse(name,
+           "must be an integer in [" + std::to_string(least) + ", " + std::to_string(most) + "]");
   }
   return value;
 }

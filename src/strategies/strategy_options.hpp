@@ -13,12 +13,14 @@ namespace disttune::detail {
 class StrategyOptions {
  public:
   /// Refuses (InvalidSetting) any option outside "seed" and `declared`.
-  StrategyOptions(const Measurement& measurement, std::string strategy, const std::vector<std::string>& declared);
+  StrategyOptions(const Measurement& measurement, std::string strategy,
+                  const std::vector<std::string>& declared);
 
   /// The option as a finite number in [least, most], or `fallback` when it is not given.
   double number(const std::string& name, double fallback, double least, double most) const;
   /// The option as an integer in [least, most], or `fallback` when it is not given.
-  long long integer(const std::string& name, long long fallback, long long least, long long most) const;
+  long long integer(const std::string& name, long long fallback, long long least,
+                    long long most) const;
   /// The option as one of `allowed`, or `fallback` when it is not given.
   std::string choice(const std::string& name, const std::string& fallback,
                      const std::vector<std::string>& allowed) const;

@@ -1,11 +1,12 @@
-// Tests of replay mode (src/replay/): tables refused with clear errors, the runner, and strategy quality on every recorded table.
+// Tests of replay mode (src/replay/): tables refused with clear errors, the runner, and strategy
+// quality on every recorded table.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "disttune/config.hpp"
 #include "disttune/replay.hpp"
@@ -14,15 +15,24 @@ namespace disttune {
 namespace {
 
 std::string table_text(const Value& entries, int version = 1) {
-  return Value{{"format", "disttune.replay_table"}, {"version", version}, {"kernel", "k"}, {"entries", entries}}.dump();
+  return Value{{"format", "disttune.replay_table"},
+               {"version", version},
+               {"kernel", "k"},
+               {"entries", entries}}
+      .dump();
 }
 
 Value ok_entry(int block, std::vector<double> samples) {
-  return Value{{"config", {{"BLOCK", block}}}, {"status", "ok"}, {"samples_ms", samples}, {"compile_s", 1.5}};
+  return Value{{"config", {{"BLOCK", block}}},
+               {"status", "ok"},
+               {"samples_ms", samples},
+               {"compile_s", 1.5}};
 }
 
 Value failed_entry(int block) {
-  return Value{{"config", {{"BLOCK", block}}}, {"status", "failed"}, {"reason", "out of resources: shared memory"}};
+  return Value{{"config", {{"BLOCK", block}}},
+               {"status", "failed"},
+               {"reason", "out of resources: shared memory"}};
 }
 
 /// Expects parse_replay_table(text) to throw BadReplayTable whose message holds `part`.
@@ -38,7 +48,9 @@ void expect_refused(const std::string& text, const std::string& part) {
 
 TEST(ReplayTable, ReadsEntriesAndTheirTrueTimes) {
   const ReplayTable table = parse_replay_table(
-      table_text(Value::array({ok_entry(32, {2.0, 1.0, 3.0}), failed_entry(64), ok_entry(16, {0.5})})), "t.json");
+      table_text(
+          Value::array({ok_entry(32, {2.0, 1.0, 3.0}), failed_entry(64), ok_entry(16, {0.5})})),
+      "t.json");
   ASSERT_EQ(table.entries.size(), 3u);
   EXPECT_EQ(table.entries[0].config, R"({"BLOCK":32})");
   EXPECT_DOUBLE_EQ(table.entries[0].true_ms(), 2.0);
@@ -56,22 +68,26 @@ TEST(ReplayTable, BadTablesAreRefusedNamingTheProblem) {
   expect_refused(table_text(Value::array()), "\"entries\" must be a non-empty array");
   expect_refused(table_text(Value::array({Value{{"status", "ok"}}})), "entry 0 has no \"config\"");
   expect_refused(table_text(Value::array({ok_entry(1, {})})), "entry 0 is ok without");
-  expect_refused(table_text(Value::array({ok_entry(1, {1.0}), ok_entry(2, {-1.0})})), "entry 1 \"samples_ms\"");
-  expect_refused(table_text(Value::array({ok_entry(1, {1.0}), ok_entry(1, {2.0})})), "entry 1 repeats");
+  expect_refused(table_text(Value::array({ok_entry(1, {1.0}), ok_entry(2, {-1.0})})),
+                 "entry 1 \"samples_ms\"");
+  expect_refused(table_text(Value::array({ok_entry(1, {1.0}), ok_entry(1, {2.0})})),
+                 "entry 1 repeats");
   expect_refused(table_text(Value::array({failed_entry(1)})), "no entry with status \"ok\"");
   Value odd = ok_entry(1, {1.0});
   odd["status"] = "maybe";
   expect_refused(table_text(Value::array({odd})), "\"status\" must be \"ok\" or \"failed\"");
   Value unexplained = failed_entry(2);
   unexplained.erase("reason");
-  expect_refused(table_text(Value::array({ok_entry(1, {1.0}), unexplained})), "entry 1 failed without");
+  expect_refused(table_text(Value::array({ok_entry(1, {1.0}), unexplained})),
+                 "entry 1 failed without");
   EXPECT_THROW((void)read_replay_table("/nonexistent/table.json"), BadReplayTable);
 }
 
 TEST(ReplayRunner, ExhaustiveMeasuresEveryEntryAndFailuresFail) {
-  const ReplayTable table = parse_replay_table(
-      table_text(Value::array({ok_entry(32, {2.0}), failed_entry(64), ok_entry(16, {0.5, 0.6}), ok_entry(8, {1.0})})),
-      "t.json");
+  const ReplayTable table =
+      parse_replay_table(table_text(Value::array({ok_entry(32, {2.0}), failed_entry(64),
+                                                  ok_entry(16, {0.5, 0.6}), ok_entry(8, {1.0})})),
+                         "t.json");
   Measurement m;
   m.strategy = "exhaustive";
   m.warmup_runs = 1;
@@ -87,12 +103,6 @@ TEST(ReplayRunner, ExhaustiveMeasuresEveryEntryAndFailuresFail) {
   EXPECT_GE(run.device_s, (3 * 2.0 + 3 * 0.5 + 3 * 1.0) / 1000.0);
   EXPECT_LE(run.device_s, (3 * 2.0 + 3 * 0.6 + 3 * 1.0) / 1000.0);
   EXPECT_EQ(replay_tuning(table, m, 7).device_s, run.device_s);  // seeded
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
 }
 
 struct Quality {
@@ -111,7 +121,8 @@ Quality quality(const ReplayTable& table, const std::string& strategy) {
     ratios.push_back(run.chosen ? run.ratio : 1e9);
     most = std::max(most, run.measured_fraction);
   }
-  return {median(ratios), *std::max_element(ratios.begin(), ratios.end()), most};
+  return {summarize(ratios, Statistic::median), *std::max_element(ratios.begin(), ratios.end()),
+          most};
 }
 
 // The recorded tables (tests/data/replay, measured on an H200): over 10 seeds the search
@@ -130,9 +141,10 @@ TEST(ReplayQuality, SearchOnEveryRecordedTable) {
     const ReplayTable table = read_replay_table(path.string());
     const Quality search = quality(table, "search");
     const Quality random = quality(table, "random");
-    std::cout << table.kernel << ": search median x" << search.median_ratio << " worst x" << search.worst_ratio
-              << "; random median x" << random.median_ratio << " worst x" << random.worst_ratio
-              << "; at most " << 100.0 * search.most_measured << "% measured\n";
+    std::cout << table.kernel << ": search median x" << search.median_ratio << " worst x"
+              << search.worst_ratio << "; random median x" << random.median_ratio << " worst x"
+              << random.worst_ratio << "; at most " << 100.0 * search.most_measured
+              << "% measured\n";
     EXPECT_LE(search.most_measured, 0.05) << table.kernel;
     EXPECT_LE(search.median_ratio, 1.02) << table.kernel;
     EXPECT_LE(search.worst_ratio, 1.10) << table.kernel;

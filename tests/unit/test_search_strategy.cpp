@@ -1,11 +1,12 @@
-// Tests of the search and random strategies and of strategy options (src/strategies/), replaying a made-up space.
+// Tests of the search and random strategies and of strategy options (src/strategies/), replaying a
+// made-up space.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "disttune/context.hpp"
 #include "disttune/error.hpp"
@@ -31,11 +32,12 @@ Space bowl() {
     for (int warps : {1, 2, 4, 8}) {
       for (const char* mode : {"a", "b", "c"}) {
         for (int stages = 1; stages <= 5; ++stages) {
-          space.configs.push_back(canonical_json(
-              Value{{"cfg", {{"BLOCK", block}, {"WARPS", warps}, {"MODE", mode}, {"STAGES", stages}}}}));
+          space.configs.push_back(canonical_json(Value{
+              {"cfg", {{"BLOCK", block}, {"WARPS", warps}, {"MODE", mode}, {"STAGES", stages}}}}));
           const double b = std::log2(block) - 6;
           const double w = std::log2(warps) - 2;
-          space.times.push_back(1.0 + 0.5 * b * b + 0.3 * w * w + (std::string(mode) == "b" ? 0.0 : 0.4) +
+          space.times.push_back(1.0 + 0.5 * b * b + 0.3 * w * w +
+                                (std::string(mode) == "b" ? 0.0 : 0.4) +
                                 0.1 * (stages - 3) * (stages - 3));
           if (block == 256 && stages >= 4) space.failing.push_back(space.configs.size() - 1);
         }
@@ -60,14 +62,15 @@ std::vector<std::vector<double>> as_runs(const std::vector<double>& times) {
 
 std::size_t measured(const Tuning& tuning) {
   const auto& results = tuning.results();
-  return static_cast<std::size_t>(
-      std::count_if(results.begin(), results.end(), [](const CandidateResult& r) { return r.measured; }));
+  return static_cast<std::size_t>(std::count_if(
+      results.begin(), results.end(), [](const CandidateResult& r) { return r.measured; }));
 }
 
 std::size_t measured_failures(const Tuning& tuning) {
   const auto& results = tuning.results();
   return static_cast<std::size_t>(
-      std::count_if(results.begin(), results.end(), [](const CandidateResult& r) { return r.measured && r.failed; }));
+      std::count_if(results.begin(), results.end(),
+                    [](const CandidateResult& r) { return r.measured && r.failed; }));
 }
 
 TEST(SearchStrategy, MeasuresItsBudgetOnlyAndFindsTheFastest) {
@@ -109,7 +112,8 @@ TEST(SearchStrategy, LearnsFromFailures) {
   Space space = bowl();
   space.failing.clear();
   for (std::size_t c = 0; c < space.configs.size(); ++c) {
-    if (space.configs[c].find("\"c\"") != std::string::npos || space.configs[c].find("256") != std::string::npos) {
+    if (space.configs[c].find("\"c\"") != std::string::npos ||
+        space.configs[c].find("256") != std::string::npos) {
       space.failing.push_back(c);
     }
   }
@@ -143,7 +147,8 @@ TEST(SearchStrategy, TwoRanksTakeTheSameRounds) {
   Tuning rank0(space.configs, search());
   Tuning rank1(space.configs, search());
   const auto times = space.times;
-  simulation::replay_ranks({&rank0, &rank1}, {simulation::noisy(times, 0.01, 1), simulation::noisy(times, 0.01, 2)});
+  simulation::replay_ranks({&rank0, &rank1},
+                           {simulation::noisy(times, 0.01, 1), simulation::noisy(times, 0.01, 2)});
   EXPECT_EQ(rank0.best(), rank1.best());
 }
 
@@ -155,9 +160,21 @@ TEST(SearchStrategy, ThePriorAndTheBaselineAreInTheFirstRound) {
   strategy->begin(SpaceInfo{space.configs, {250, 7}, 0});
   const Round first = strategy->first_round(space.configs.size());
   for (std::size_t c : {std::size_t{42}, std::size_t{250}, std::size_t{7}}) {
-    EXPECT_NE(std::find(first.candidates.begin(), first.candidates.end(), c), first.candidates.end()) << c;
+    EXPECT_NE(std::find(first.candidates.begin(), first.candidates.end(), c),
+              first.candidates.end())
+        << c;
   }
   EXPECT_TRUE(std::is_sorted(first.candidates.begin(), first.candidates.end()));
+}
+
+TEST(SearchStrategy, ASlowBaselineRacesAndLoses) {
+  const Space space = bowl();
+  Measurement m = search();
+  m.baseline = space.configs[0];  // BLOCK 16, WARPS 1: among the slowest
+  Tuning tuning(space.configs, m);
+  simulation::replay(tuning, as_runs(space.times), space.failing);
+  EXPECT_GT(tuning.results()[0].samples.size(), 3u);  // its exploring samples, then the race's
+  EXPECT_NE(tuning.best(), 0u);
 }
 
 TEST(SearchStrategy, AheadNamesUnmeasuredCandidatesWhileExploring) {
@@ -190,7 +207,8 @@ TEST(SearchStrategy, EveryCandidateFailingEndsWithNoChoice) {
   simulation::replay(tuning, as_runs(space.times), all);
   EXPECT_TRUE(tuning.finished());
   EXPECT_FALSE(tuning.best());
-  EXPECT_EQ(measured(tuning), space.configs.size());  // it went on past its budget to find one that runs
+  EXPECT_EQ(measured(tuning),
+            space.configs.size());  // it went on past its budget to find one that runs
 }
 
 TEST(SearchStrategy, EffortLevelsMeasureMoreOfTheSpace) {
