@@ -249,6 +249,27 @@ print("isolated/in-process x%.2f (target <= 1.5: %s)" % (
 }
 STEPS+=(step_isolation_bench)
 
+# The search strategy live on the recorded matmul space (issue 22): configs JIT-compiled only
+# when the search names them; the choice's recorded time over the table's best.
+step_search_live() {
+  local log=$LOG_DIR/search_live.log result=$OUT_DIR/search_live.jsonl cxx=${PYTHON_CXX:-/usr/bin/g++}
+  if ! python3 -c 'import disttune' 2>/dev/null &&
+     ! CXX=$cxx python3 -m pip install --no-build-isolation --no-deps -q . >"$log" 2>&1; then
+    record "search live (1,536-config matmul)" FAIL "pip install . failed; see $log"
+    return 0
+  fi
+  if python3 bench/replay/search_live.py --case matmul_fp16_3072 --seeds 2 >"$result" 2>>"$log"; then
+    cat "$result"
+    record "search live (1,536-config matmul)" PASS "$(python3 -c 'import json, sys
+runs = [json.loads(line) for line in open(sys.argv[1])]
+print("; ".join("seed %d: %.1f s, %d measured (%d failed), x%s of table best" % (r["seed"], r["first_call_s"], r["measured"], r["failed"], r["ratio_to_table_best"]) for r in runs))' "$result")"
+  else
+    tail -n 30 "$log"
+    record "search live (1,536-config matmul)" FAIL "see $log"
+  fi
+}
+STEPS+=(step_search_live)
+
 # Benchmark suite of issue 7 (bench/suite): 4 cases x 4 tuners; suite.json and suite.md in
 # $OUT_DIR, then one row per target, MET or MISSED (a benchmark's result: it fails nothing).
 step_bench_suite() {
