@@ -311,6 +311,23 @@ print("isolated/in-process x%.2f (target <= 1.5: %s)" % (
 }
 STEPS+=(step_isolation_bench)
 
+# The search strategy live on the recorded matmul space (issue 22): configs JIT-compiled only
+# when the search names them; the choice's recorded time over the table's best.
+step_search_live() {
+  local log=$LOG_DIR/search_live.log result=$OUT_DIR/search_live.jsonl
+  pip_install_package "$log" "search live (1,536-config matmul)" || return 0
+  if python3 bench/replay/search_live.py --case matmul_fp16_3072 --seeds 2 >"$result" 2>>"$log"; then
+    cat "$result"
+    record "search live (1,536-config matmul)" PASS "$(python3 -c 'import json, sys
+runs = [json.loads(line) for line in open(sys.argv[1])]
+print("; ".join("seed %d: %.1f s, %d measured (%d failed), x%s of table best" % (r["seed"], r["first_call_s"], r["measured"], r["failed"], r["ratio_to_table_best"]) for r in runs))' "$result")"
+  else
+    tail -n 30 "$log"
+    record "search live (1,536-config matmul)" FAIL "see $log"
+  fi
+}
+STEPS+=(step_search_live)
+
 # The triton.autotune drop-in (issue 24): its conformance tests against plain Triton on the GPU
 # (out-of-resources configs included; the gloo-rank test is a CPU test CI runs), then
 # bench/python/dropin_bench.py (dropin_bench.json in $OUT_DIR): first call vs triton.autotune,

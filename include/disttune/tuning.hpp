@@ -43,8 +43,10 @@ struct Step {
 /// rank makes the same runs: see record_sample(). Not thread-safe: one driver at a time.
 class Tuning {
  public:
-  /// `candidates` are canonical JSON texts; there must be at least one.
-  Tuning(std::vector<std::string> candidates, Measurement measurement);
+  /// `candidates` are canonical JSON texts; there must be at least one. The strategy's
+  /// begin() gets them with `prior` (warm start: candidates ranked best-first, each in range,
+  /// else std::invalid_argument) and strategy_seed(measurement), before its first round.
+  Tuning(std::vector<std::string> candidates, Measurement measurement, std::vector<std::size_t> prior = {});
   ~Tuning();
   Tuning(Tuning&&) noexcept;
   Tuning& operator=(Tuning&&) noexcept;

@@ -41,6 +41,13 @@ double relative_spread(const std::vector<double>& samples) {
   return summarize(deviations, Statistic::median) / median;
 }
 
+std::vector<std::string> candidates_of(const std::vector<CandidateResult>& results) {
+  std::vector<std::string> configs;
+  configs.reserve(results.size());
+  for (const CandidateResult& result : results) configs.push_back(result.config);
+  return configs;
+}
+
 }  // namespace
 
 struct Tuning::State {
@@ -203,9 +210,15 @@ struct Tuning::State {
   }
 };
 
-Tuning::Tuning(std::vector<std::string> candidates, Measurement measurement)
+Tuning::Tuning(std::vector<std::string> candidates, Measurement measurement, std::vector<std::size_t> prior)
     : state_(std::make_unique<State>()) {
   if (candidates.empty()) throw std::invalid_argument("disttune: a tuning needs at least one candidate");
+  for (std::size_t index : prior) {
+    if (index >= candidates.size()) {
+      throw std::invalid_argument("disttune: prior names candidate " + std::to_string(index) + " of " +
+                                  std::to_string(candidates.size()));
+    }
+  }
   validate(measurement);
   state_->measurement = measurement;
   state_->strategy_name = strategy_name(measurement);
@@ -219,7 +232,8 @@ Tuning::Tuning(std::vector<std::string> candidates, Measurement measurement)
       if (state_->results[i].config == measurement.baseline) state_->baseline = i;
     }
   }
-  state_->start_round(state_->strategy->first_round(candidates.size()), false);
+  state_->strategy->begin(SpaceInfo{candidates_of(state_->results), std::move(prior), strategy_seed(measurement)});
+  state_->start_round(state_->strategy->first_round(state_->results.size()), false);
 }
 
 Tuning::~Tuning() = default;

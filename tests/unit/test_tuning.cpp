@@ -1,5 +1,6 @@
 // Tests of the Tuning state machine (src/engine/tuning.cpp), by replaying given timings.
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -160,6 +161,35 @@ TEST(Tuning, BadInputIsRejected) {
   EXPECT_THROW(Tuning({"0"}, unknown), std::invalid_argument);
   Tuning tuning({"0"}, small(0, 1));
   EXPECT_THROW(tuning.best(), std::logic_error);
+}
+
+/// Keeps what begin() was given; measures candidate 0 once.
+class SpaceWitness final : public Strategy {
+ public:
+  static inline SpaceInfo seen;
+  static inline int begun = 0;
+  void begin(const SpaceInfo& space) override {
+    seen = space;
+    ++begun;
+  }
+  Round first_round(std::size_t) override { return {{0}, 0, 1}; }
+  Round next_round(const std::vector<CandidateStanding>&) override { return {{0}, 0, 0}; }
+};
+
+TEST(Tuning, TheStrategyBeginsWithTheSpaceThePriorAndTheSeed) {
+  register_strategy("space-witness", [](const Measurement&) { return std::make_unique<SpaceWitness>(); });
+  Measurement m;
+  m.strategy = "space-witness";
+  m.strategy_options = {{"seed", "9"}};
+  Tuning tuning({"\"a\"", "\"b\"", "\"c\""}, m, {2, 0});
+  EXPECT_EQ(SpaceWitness::begun, 1);
+  EXPECT_EQ(SpaceWitness::seen.candidates, (std::vector<std::string>{"\"a\"", "\"b\"", "\"c\""}));
+  EXPECT_EQ(SpaceWitness::seen.prior, (std::vector<std::size_t>{2, 0}));
+  EXPECT_EQ(SpaceWitness::seen.seed, 9u);
+  replay(tuning, {{1.0}, {1.0}, {1.0}});
+  EXPECT_TRUE(tuning.results()[0].measured);
+  EXPECT_FALSE(tuning.results()[1].measured);  // never named: never run
+  EXPECT_THROW(Tuning({"\"a\""}, m, {1}), std::invalid_argument);  // prior out of range
 }
 
 }  // namespace
