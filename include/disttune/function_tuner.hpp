@@ -16,6 +16,7 @@
 #include "disttune/redis_store.hpp"
 #include "disttune/timer.hpp"
 #include "disttune/tuning.hpp"
+#include "disttune/warm_start.hpp"
 
 namespace disttune {
 
@@ -47,6 +48,9 @@ struct TunerOptions {
   /// globally best candidate. The record says so (Record::split_ranks). Off by default:
   /// every rank measures every candidate and times are MAX-reduced (the spec's).
   bool split_across_ranks = false;
+  /// Warm start (TRITON_DIST_AUTOTUNE_WARM_START, on by default): the distance between keys
+  /// that picks the nearest stored keys; empty: default_key_distance (warm_start.hpp).
+  KeyDistance key_distance;
 };
 
 /// The candidates (indices into a list of `count`) that rank `rank` of `ranks` measures in a
@@ -74,6 +78,9 @@ struct TuningReport {
   std::optional<std::filesystem::path> log_path;
   /// 0, or the number of ranks the tuning was split across (TunerOptions::split_across_ranks).
   int split_ranks = 0;
+  /// The neighbouring keys whose records warm-started the tuning (nearest first); empty
+  /// when it was tuned in full.
+  std::vector<std::string> warm_start_from;
 };
 
 /// The report as a table: one row per candidate (config, status, agreed time, samples),

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <utility>
@@ -51,11 +52,24 @@ struct Round {
   std::vector<std::size_t> within_noise;
 };
 
+/// What a strategy may know of the space before its first round.
+struct SpaceInfo {
+  std::vector<std::string> candidates;  ///< canonical JSON of each candidate, in order
+  /// Warm start: candidates ranked best-first from the records of neighbouring keys; may be empty.
+  std::vector<std::size_t> prior;
+  std::uint64_t seed = 0;  ///< the same on every rank
+};
+
 /// Decides rounds from agreed numbers only, so every rank takes the same decisions. It never
 /// sees devices or ranks; register one by name (register_strategy) to make it selectable.
 class Strategy {
  public:
   virtual ~Strategy() = default;
+  /// Called once before first_round() with the space; the default ignores it.
+  virtual void begin(const SpaceInfo& space) { (void)space; }
+  /// Candidates a front end may prepare (compile) ahead of the next round, most likely first;
+  /// the default: none.
+  virtual std::vector<std::size_t> ahead() const { return {}; }
   /// The first round over `count` candidates.
   virtual Round first_round(std::size_t count) = 0;
   /// The next round given every candidate's standing; one without timed runs ends
@@ -78,6 +92,21 @@ std::unique_ptr<Strategy> make_adaptive_strategy(const Measurement& measurement)
 /// total; then candidates still within noise of the leader run interleaved (A B A B ...)
 /// and are compared on those runs (docs/strategies.md).
 std::unique_ptr<Strategy> make_converge_strategy(const Measurement& measurement);
+
+/// Warm start (docs/many-shapes.md): with a prior (SpaceInfo::prior), a probe round measures
+/// the prior's first kWarmStartTop candidates and a deterministic sample of kWarmStartSample
+/// others (1 warm-up, kWarmStartProbeRuns timed runs each). Unless one of the others is
+/// faster than the prior's fastest beyond noise and by more than kWarmStartMargin, a fresh
+/// strategy of the configured name races the prior's candidates and the others not clearly
+/// slower than them (the rest are never run); otherwise the configured strategy runs over
+/// the whole space. Without a prior, or over a
+/// space of at most kWarmStartTop + kWarmStartSample candidates, it is the configured
+/// strategy alone. Tuning wraps its strategy in this when it is given a prior.
+std::unique_ptr<Strategy> make_warm_start_strategy(const Measurement& measurement);
+inline constexpr std::size_t kWarmStartTop = 4;
+inline constexpr std::size_t kWarmStartSample = 8;
+inline constexpr int kWarmStartProbeRuns = 5;
+inline constexpr double kWarmStartMargin = 0.02;
 
 /// measurement.strategy, or when it is empty TRITON_DIST_AUTOTUNE_STRATEGY (strategy_setting();
 /// an unknown name there throws InvalidSetting naming the variable), or kDefaultStrategy

@@ -53,8 +53,11 @@ struct CandidateResult {
 /// rank makes the same runs: see record_sample(). Not thread-safe: one driver at a time.
 class Tuning {
  public:
-  /// `candidates` are canonical JSON texts; there must be at least one.
-  Tuning(std::vector<std::string> candidates, Measurement measurement);
+  /// `candidates` are canonical JSON texts; there must be at least one. A non-empty `prior`
+  /// (candidates ranked best-first from neighbouring keys' records) warm-starts the tuning:
+  /// its strategy is make_warm_start_strategy()'s. The strategy's begin() sees the space.
+  Tuning(std::vector<std::string> candidates, Measurement measurement,
+         std::vector<std::size_t> prior = {});
   ~Tuning();
   Tuning(Tuning&&) noexcept;
   Tuning& operator=(Tuning&&) noexcept;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <span>
 #include <stdexcept>
@@ -31,6 +32,16 @@ double relative_spread(const std::vector<double>& samples) {
   deviations.reserve(samples.size());
   for (double sample : samples) deviations.push_back(std::abs(sample - median));
   return summarize(deviations, Statistic::median) / median;
+}
+
+/// FNV-1a over the candidates' texts: a seed that every rank derives alike.
+std::uint64_t space_seed(const std::vector<std::string>& candidates) {
+  std::uint64_t hash = 14695981039346656037ull;
+  for (const std::string& text : candidates) {
+    for (const unsigned char ch : text) hash = (hash ^ ch) * 1099511628211ull;
+    hash = (hash ^ 0xffu) * 1099511628211ull;
+  }
+  return hash;
 }
 
 }  // namespace
@@ -192,13 +203,16 @@ struct Tuning::State {
   }
 };
 
-Tuning::Tuning(std::vector<std::string> candidates, Measurement measurement)
+Tuning::Tuning(std::vector<std::string> candidates, Measurement measurement,
+               std::vector<std::size_t> prior)
     : state_(std::make_unique<State>()) {
   if (candidates.empty()) throw std::invalid_argument("disttune: a tuning needs at least one candidate");
   validate(measurement);
   state_->measurement = measurement;
   state_->strategy_name = strategy_name(measurement);
-  state_->strategy = make_strategy(measurement);
+  state_->strategy = prior.empty() ? make_strategy(measurement) : make_warm_start_strategy(measurement);
+  SpaceInfo space{candidates, std::move(prior), space_seed(candidates)};
+  state_->strategy->begin(space);
   state_->results.resize(candidates.size());
   for (std::size_t i = 0; i < candidates.size(); ++i) state_->results[i].config = std::move(candidates[i]);
   state_->owed.assign(candidates.size(), 0);

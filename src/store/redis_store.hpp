@@ -5,6 +5,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "disttune/redis_store.hpp"
 #include "disttune/store.hpp"
@@ -24,6 +25,10 @@ class RedisStore final : public Store {
   /// Compare-and-set: writes unless Redis holds a record with a later created_utc.
   bool write(const Record& record) const override;
   std::string where(const RecordId& id) const override;
+  /// The records under <prefix><function name>/ (SCAN, then each value read like load()'s,
+  /// a bad one skipped); none after a fault.
+  std::vector<Record> records_of(const std::string& function_name, const std::string& function_digest,
+                                 const std::string& hardware_digest, std::size_t most) const override;
 
   /// The key of `id`: <prefix><function name>/<file id>.
   std::string key(const RecordId& id) const;

@@ -24,3 +24,15 @@ def test_survive_bad_configs_example_picks_a_good_config():
     assert result == expected
     assert "crashed (signal SIGSEGV)" in run.stdout and "timed out after 5 s" in run.stdout
     assert "differs from the reference (expected)" in run.stdout
+
+
+def test_many_shapes_example_sweeps_buckets_then_serves_from_them(private_cache):
+    example = os.path.join(ROOT, "examples", "python", "many_shapes.py")
+    env = dict(os.environ, TRITON_DIST_AUTOTUNE_CACHE_DIR=str(private_cache))
+    first = subprocess.run([sys.executable, example], env=env, check=True, capture_output=True, text=True,
+                           timeout=600)
+    assert "7 tuned" in first.stderr and "served 20 batch sizes, 7 tuned buckets" in first.stdout
+    assert "(from " in first.stdout  # later buckets warm-started
+    second = subprocess.run([sys.executable, example], env=env, check=True, capture_output=True, text=True,
+                            timeout=600)
+    assert "0 tuned" in second.stderr and "7 already stored" in second.stderr
