@@ -10,7 +10,9 @@
 #include "context_log.hpp"
 #include "disttune/context.hpp"
 #include "disttune/deadline.hpp"
+#include "disttune/settings.hpp"
 #include "failure_vote.hpp"
+#include "engine/warm_start_prior.hpp"
 #include "key_tuning.hpp"
 #include "launch_ledger.hpp"
 #include "outer_run_restart.hpp"
@@ -279,8 +281,12 @@ std::size_t ContextualAutotuner::launch(KernelTuningState& kernel, const std::st
     }
     s.timer->begin_tuning();
     auto fresh = std::make_unique<TuningSlot>();
+    // Warm start from the kernel's choices for other keys: agreed choices, the same on
+    // every rank, so the prior needs no vote.
+    std::vector<std::size_t> prior;
+    if (warm_start_setting()) prior = detail::kernel_prior(kernel.choices(), key, candidates).prior;
     fresh->tuning = std::make_unique<detail::KeyTuning>(kernel, key, candidates, s.measurement, s.function,
-                                                        *s.comm, s.timeout, *s.log);
+                                                        *s.comm, s.timeout, *s.log, std::move(prior));
     fresh->created_run = s.outer_runs;
     fresh->created_at = s.ledger.size();
     slot = fresh.get();

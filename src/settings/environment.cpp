@@ -28,13 +28,13 @@ constexpr std::array kSettings{
     EnvironmentSetting{kCacheKeep, "a whole number from 0 to 10000", "3"},
     EnvironmentSetting{kAlwaysTune, "1/0, true/false, yes/no, on/off", "off"},
     EnvironmentSetting{kVersionCheck, "1/0, true/false, yes/no, on/off", "off"},
-    EnvironmentSetting{kWarmStart, "1/0, true/false, yes/no, on/off", "on"},
     EnvironmentSetting{kTimeout, "seconds >= 0.001, or inf/none for no deadline", "600"},
     EnvironmentSetting{kStrategy, "a registered strategy name (exhaustive, adaptive, converge, ...)",
                        "converge in C++, exhaustive from Python"},
     EnvironmentSetting{kRedisUrl, "redis://[[user]:password@]host[:port][/db]", "no Redis"},
     EnvironmentSetting{kRedisPrefix, "any text", "disttune:"},
     EnvironmentSetting{kRedisTimeout, "seconds from 0.001 to 86400", "1"},
+    EnvironmentSetting{kWarmStart, "1/0, true/false, yes/no, on/off", "on"},
 };
 
 /// The variable's text; nullopt when unset or empty.
