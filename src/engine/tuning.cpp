@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "noise_interval.hpp"
+#include "strategies/noise_interval.hpp"
 
 namespace disttune {
 namespace {

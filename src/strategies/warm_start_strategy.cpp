@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "disttune/strategy.hpp"
-#include "engine/noise_interval.hpp"
+#include "strategies/noise_interval.hpp"
 
 namespace disttune {
 namespace {
