@@ -1,7 +1,8 @@
-"""The fp16 matmul of bench/python/many_shapes.py, with its sizes as tl.constexpr (every size
-compiles its own binaries) or as run-time arguments (binaries shared), its 384-config space,
-and disttune launchers for both."""
+"""The fp16 matmul of bench/python/many_shapes.py (bench/python/matmul.py's kernel), with its
+sizes as tl.constexpr (every size compiles its own binaries) or as run-time arguments
+(binaries shared), its 384-config space, and launchers for both."""
 
+import matmul
 import torch
 import triton
 import triton.language as tl
@@ -21,46 +22,16 @@ def config_space():
     ]
 
 
-@triton.jit
-def _tile(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn, BLOCK_M: tl.constexpr,
-          BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
-    pid = tl.program_id(0)
-    num_pid_m = tl.cdiv(M, BLOCK_M)
-    num_pid_n = tl.cdiv(N, BLOCK_N)
-    group = GROUP_M * num_pid_n
-    first_m = (pid // group) * GROUP_M
-    size_m = min(num_pid_m - first_m, GROUP_M)
-    pid_m = first_m + ((pid % group) % size_m)
-    pid_n = (pid % group) // size_m
-    offs_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
-    offs_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
-    offs_k = tl.arange(0, BLOCK_K)
-    a_ptrs = a_ptr + offs_m[:, None] * sam + offs_k[None, :] * sak
-    b_ptrs = b_ptr + offs_k[:, None] * sbk + offs_n[None, :] * sbn
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BLOCK_K)):
-        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
-        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
-        acc = tl.dot(a, b, acc)
-        a_ptrs += BLOCK_K * sak
-        b_ptrs += BLOCK_K * sbk
-    cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    tl.store(c_ptr + scm * cm[:, None] + scn * cn[None, :], acc.to(tl.float16),
-             mask=(cm[:, None] < M) & (cn[None, :] < N))
+# The run-time variant is bench/python/matmul.py's kernel; the constexpr one calls it with
+# the sizes as compile-time constants (Triton inlines the call and specialises on them).
+matmul_runtime = matmul.matmul_kernel
 
 
 @triton.jit
 def matmul_sized(a_ptr, b_ptr, c_ptr, sam, sak, sbk, sbn, scm, scn, M: tl.constexpr, N: tl.constexpr,
                  K: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
                  GROUP_M: tl.constexpr):
-    _tile(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)
-
-
-@triton.jit
-def matmul_runtime(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn, BLOCK_M: tl.constexpr,
-                   BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
-    _tile(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)
+    matmul_runtime(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)
 
 
 def _strides(a, b, c):

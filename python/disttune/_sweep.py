@@ -36,7 +36,7 @@ class KeyOutcome:
     """What happened to one key on this rank."""
 
     key: str  # the canonical key text
-    source: str  # "tuned", "disk" or "redis" (read, not tuned)
+    source: str  # "tuned"; "disk" or "redis" (read from a store); "memory" (in the process's cache)
     seconds: float  # wall time of the tuning or the read, making the arguments included
     measured: int  # candidates measured (0 when read)
     warm_start_from: tuple[str, ...]  # the neighbouring keys it started from
@@ -44,7 +44,8 @@ class KeyOutcome:
 
 @dataclass
 class SweepSummary:
-    """The keys this rank tuned or read, in item order, and the sweep's totals."""
+    """The keys this rank tuned or read (its share in item order, then, with several ranks,
+    the other ranks' keys it read), and the sweep's totals."""
 
     rank: int
     world: int
@@ -115,21 +116,21 @@ class _Progress:
         sys.stderr.flush()
 
 
-def _resolve(tuned: Any, item: Item, index: int, group: Any) -> KeyOutcome:
-    """Tunes (or reads) the key of one item with `group`'s ranks (ALONE: this rank alone)."""
+def _resolve(tuned: Any, item: Item, index: int) -> tuple[KeyOutcome, Optional[Any]]:
+    """Tunes (or reads from the stores) the key of one item on this rank alone; the outcome
+    and the engine's report (None when the key was in the process's cache already)."""
     start = time.monotonic()
     args, kwargs = _call_arguments(item, index)
     key = tuned.key_fn(*args, **kwargs)
     text = _encoding.key_text(key)
-    entry = tuned._lookup(key)
-    if entry is not None:  # already in this process's cache
-        return KeyOutcome(text, "disk", time.monotonic() - start, 0, ())
+    if tuned._lookup(key) is not None:
+        return KeyOutcome(text, "memory", time.monotonic() - start, 0, ()), None
     with tuned._lock:
-        tuned._tune(key, args, kwargs, False, group, False)
+        tuned._tune(key, args, kwargs, False, _ranks.ALONE, False)
         report = tuned.last_report
-    source = str(report.source).rsplit(".", 1)[-1]
-    measured = sum(1 for c in report.candidates if c.measured) if source == "tuned" else 0
-    return KeyOutcome(text, source, time.monotonic() - start, measured, tuple(report.warm_start_from))
+    measured = sum(1 for c in report.candidates if c.measured) if report.source == "tuned" else 0
+    outcome = KeyOutcome(text, report.source, time.monotonic() - start, measured, tuple(report.warm_start_from))
+    return outcome, report
 
 
 def _world() -> tuple[int, int, Any]:
@@ -200,15 +201,16 @@ def sweep(
     bar = _Progress(len(items), progress and rank == 0)
     reports = []
     for index in range(rank, len(items), world):
-        outcome = _resolve(tuned, items[index], index, _ranks.ALONE)
-        reports.append(tuned.last_report)
+        outcome, report = _resolve(tuned, items[index], index)
+        if report is not None:
+            reports.append(report)
         result.outcomes.append(outcome)
         bar.step(outcome)
     if world > 1:
         dist.barrier()
         for index, item in enumerate(items):
             if index % world != rank:
-                result.outcomes.append(_resolve(tuned, item, index, _ranks.ALONE))
+                result.outcomes.append(_resolve(tuned, item, index)[0])
     if table is not None:
         result.table = _merged_table(tuned, reports, dist if world > 1 else None, rank, Path(table))
     result.seconds = time.monotonic() - started
