@@ -25,7 +25,8 @@ double default_key_distance(const std::string& a, const std::string& b) noexcept
 /// How many of the nearest keys' records make a warm start's prior.
 inline constexpr std::size_t kWarmStartNeighbours = 3;
 
-/// The most records of a function a warm start reads from each store.
-inline constexpr std::size_t kWarmStartMostRecords = 4096;
+/// The most records of a function a warm start reads from each store (the first it lists):
+/// a miss never reads more than this many, however many keys the function has.
+inline constexpr std::size_t kWarmStartMostRecords = 256;
 
 }  // namespace disttune
