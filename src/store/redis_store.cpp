@@ -61,7 +61,8 @@ const std::string kSwap = std::string(kVersionFunction) + kSwapScript;
 constexpr int kWriteAttempts = 64;
 
 // The most a reply may hold: a value of the reader's size limit plus the protocol around it.
-constexpr RedisReplyBounds kReplyBounds{16, kMaxRecordBytes + 4096};
+// 64 elements per array: a SCAN page (records_of asks for 8 keys; Redis may return a few more).
+constexpr RedisReplyBounds kReplyBounds{64, kMaxRecordBytes + 4096};
 
 std::string reply_error(const redisReply& reply) { return std::string(reply.str, reply.len); }
 
@@ -197,32 +198,28 @@ std::vector<Record> RedisStore::records_of(const std::string& function_name,
   std::vector<Record> records;
   const std::string pattern = glob_literal(options_.prefix + function_name + "/") + "*";
   std::lock_guard lock(mutex_);
-  try {
-    std::string cursor = "0";
-    do {
-      RedisConnection* redis = connection();
-      if (!redis) return records;
-      const RedisReply page = redis->command({"SCAN", cursor, "MATCH", pattern, "COUNT", "256"});
-      const auto keys = scan_page(*page);
-      if (!keys) return records;
-      cursor = keys->first;
-      for (const std::string& name : keys->second) {
-        if (records.size() >= most) return records;
-        const RedisReply value =
-            redis->command({"EVAL", kReadScript, "1", name, std::to_string(kMaxRecordBytes)});
-        if (value->type != REDIS_REPLY_STRING) continue;
-        RecordRead read = parse_record(std::string_view(value->str, value->len));
-        if (!read.record) continue;  // load() of that key warns about it
-        const RecordId& id = read.record->id;
-        if (id.function_name == function_name && id.function_digest == function_digest &&
-            id.hardware_digest == hardware_digest && key(id) == name) {
-          records.push_back(std::move(*read.record));
-        }
+  std::string cursor = "0";
+  do {
+    // A small COUNT keeps each page's array within the reply bounds (kReplyBounds).
+    const RedisReply page = call({"SCAN", cursor, "MATCH", pattern, "COUNT", "8"});
+    if (!page) return records;  // gave up: warned once
+    const auto keys = scan_page(*page);
+    if (!keys) return records;
+    cursor = keys->first;
+    for (const std::string& name : keys->second) {
+      if (records.size() >= most) return records;
+      const RedisReply value = call({"EVAL", kReadScript, "1", name, std::to_string(kMaxRecordBytes)});
+      if (!value) return records;
+      if (value->type != REDIS_REPLY_STRING) continue;
+      RecordRead read = parse_record(std::string_view(value->str, value->len));
+      if (!read.record) continue;  // load() of that key warns about it
+      const RecordId& id = read.record->id;
+      if (id.function_name == function_name && id.function_digest == function_digest &&
+          id.hardware_digest == hardware_digest && key(id) == name) {
+        records.push_back(std::move(*read.record));
       }
-    } while (cursor != "0");
-  } catch (const RedisFault& fault) {
-    give_up(fault.what());
-  }
+    }
+  } while (cursor != "0");
   return records;
 }
 
