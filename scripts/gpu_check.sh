@@ -293,6 +293,39 @@ for mode, count in r["regret_within_0.5pct"].items():
 }
 STEPS+=(step_near_ties)
 
+# Many shapes (issue 23): 16 buckets of a 384-config matmul, warm-started sweep vs
+# independent tunings (6 buckets, scaled to 16), each choice vs an interleaved oracle on 6
+# buckets; sizes as tl.constexpr and as run-time arguments. JSON in $OUT_DIR; 6-8 minutes.
+step_many_shapes() {
+  local log=$LOG_DIR/many_shapes.log result=$OUT_DIR/many_shapes.json cxx=${PYTHON_CXX:-/usr/bin/g++}
+  if ! CXX=$cxx python3 -m pip install --no-build-isolation --no-deps -q . >"$log" 2>&1; then
+    tail -n 30 "$log"
+    record "many shapes: pip install ." FAIL "see $log"
+    return 0
+  fi
+  if python3 bench/python/many_shapes.py >"$result" 2>>"$log"; then
+    cat "$result"
+    python3 - "$result" >>"$RESULTS" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["constexpr"]
+print("many shapes: constexpr sweep vs 16 alone\t%s\t%.0f s vs %.0f s est. (x%.2f, target <= 0.20); %d warm-started, %d full; within 2%%: sweep %d/6, alone %d/6; prepare hook %s" % (
+    "MET" if c["ratio_warm_to_independent"] <= 0.20 and c["within_2pct_of_best"]["sweep"] >= 6 else "MISSED",
+    c["warm_sweep_s"], c["independent_16_estimate_s"], c["ratio_warm_to_independent"], c["warm_started_keys"],
+    c["full_space_keys"], c["within_2pct_of_best"]["sweep"], c["within_2pct_of_best"]["independent"], c["prepare_hook"]))
+if "runtime" in r:
+    t = r["runtime"]
+    print("many shapes: run-time sizes later keys\t%s\tfirst %.1f s, later max %.3f s median %.3f s (target <= 0.15); within 2%%: %d/6" % (
+        "MET" if t["later_keys_max_s"] <= 0.15 and t["within_2pct_of_best"] >= 6 else "MISSED",
+        t["first_key_s"], t["later_keys_max_s"], t["later_keys_median_s"], t["within_2pct_of_best"]))
+PY
+  else
+    tail -n 30 "$log"
+    record "many shapes bench" FAIL "see $log"
+  fi
+}
+STEPS+=(step_many_shapes)
+
 # Isolated vs in-process measurement phase (issue 16) on the 32-config matmul; the Python GPU
 # tests of isolation (illegal address, endless kernel, wrong results) run in step_python.
 step_isolation_bench() {

@@ -83,6 +83,8 @@ class KernelTuningState {
   std::optional<KernelChoice> choice(const std::string& key) const;
   /// The most recently remembered choice (the spec's `best_config` and its timings).
   std::optional<KernelChoice> last_choice() const;
+  /// Every cached choice (a warm start reads those of the other keys); in no set order.
+  std::vector<KernelChoice> choices() const;
   /// Caches `choice` for choice.key (replacing an older one) and makes it the last choice.
   void remember(KernelChoice choice);
   /// Empties the cache.

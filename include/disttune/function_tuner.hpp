@@ -18,6 +18,7 @@
 #include "disttune/report.hpp"
 #include "disttune/timer.hpp"
 #include "disttune/tuning.hpp"
+#include "disttune/warm_start.hpp"
 
 namespace disttune {
 
@@ -42,6 +43,9 @@ struct TunerOptions {
   /// globally best candidate. The record says so (Record::split_ranks). Off by default:
   /// every rank measures every candidate and times are MAX-reduced (the spec's).
   bool split_across_ranks = false;
+  /// Warm start (TRITON_DIST_AUTOTUNE_WARM_START, on by default): the distance between keys
+  /// that picks the nearest stored keys; empty: default_key_distance (warm_start.hpp).
+  KeyDistance key_distance;
 };
 
 /// The candidates (indices into a list of `count`) that rank `rank` of `ranks` measures in a

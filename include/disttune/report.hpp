@@ -24,6 +24,9 @@ struct TuningReport {
   std::optional<std::filesystem::path> log_path;
   /// 0, or the number of ranks the tuning was split across (TunerOptions::split_across_ranks).
   int split_ranks = 0;
+  /// The neighbouring keys whose records warm-started the tuning (nearest first); empty
+  /// when it was tuned in full.
+  std::vector<std::string> warm_start_from;
 };
 
 /// The report as a table: one row per candidate (config, status, agreed time, samples),

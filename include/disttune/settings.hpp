@@ -52,6 +52,10 @@ bool version_check_setting();
 /// above; unset: off.
 bool triton_dropin_setting();
 
+/// TRITON_DIST_AUTOTUNE_WARM_START: on a miss, start from the records of the function's
+/// nearest other keys (docs/many-shapes.md). A switch as above; unset: on.
+bool warm_start_setting();
+
 /// TRITON_DIST_AUTOTUNE_TIMEOUT: the deadline of each engine collective, in seconds (at
 /// least 0.001), or `inf` / `none` for no deadline (kNoDeadline); unset: 600 s.
 std::chrono::milliseconds collective_timeout_setting();

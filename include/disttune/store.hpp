@@ -27,6 +27,11 @@
 //   (present only for a rank-split tuning; a record without it was not split)
 //   optional "refreshed": {"utc": "YYYY-MM-DDTHH:MM:SSZ", "measured": [int],
 //                          "previous_best": int}
+//   optional "warm_start": {"from_keys": [str], "prior": [int]}
+//   ("warm_start": the tuning started from the records of these neighbouring keys, nearest
+//    first; "prior" lists the candidates they ranked best-first, which were measured first.
+//    Candidates the warm start never ran have status "skipped". Readers that predate it
+//    ignore it; records without it were tuned in full.)
 //   ("refreshed": the space grew since the record was made; the candidates in "measured"
 //    were measured in that session, the stored best among them, and the faster kept.
 //    Readers that predate it ignore it; records without it read as before.)
@@ -88,6 +93,13 @@ struct RecordRefresh {
   std::size_t previous_best = 0;      ///< index of the stored best that was measured again
 };
 
+/// How a tuning was warm-started (docs/many-shapes.md): the neighbouring keys whose records
+/// ordered the candidates, nearest first, and that order (indices, best first).
+struct WarmStart {
+  std::vector<std::string> from_keys;
+  std::vector<std::size_t> prior;
+};
+
 /// One finished tuning, as stored.
 struct Record {
   RecordId id;
@@ -114,6 +126,7 @@ struct Record {
   std::string created_utc;
   std::string library_version;
   std::optional<RecordRefresh> refreshed;  ///< set when the space grew (see RecordRefresh)
+  std::optional<WarmStart> warm_start;     ///< set when the tuning was warm-started
 };
 
 /// Record <-> JSON. from_json throws std::runtime_error naming the first bad field.
@@ -166,6 +179,16 @@ class Store {
   virtual bool write(const Record& record) const = 0;
   /// Where the record for `id` is kept (a path, a URL and key), for messages.
   virtual std::string where(const RecordId& id) const = 0;
+  /// The valid records of every key of `function_name` with this function digest and
+  /// hardware digest (each read by parse_record, its identity checked), at most `most`,
+  /// for a warm start. Never throws; the default (a store that cannot list): none.
+  virtual std::vector<Record> records_of(const std::string& function_name,
+                                         const std::string& function_digest,
+                                         const std::string& hardware_digest,
+                                         std::size_t most) const {
+    (void)function_name, (void)function_digest, (void)hardware_digest, (void)most;
+    return {};
+  }
 };
 
 /// Reads and writes records under one root, following the rules above. Thread-safe.
@@ -197,6 +220,11 @@ class DiskStore final : public Store {
   bool write(const Record& record) const override { return save(record).has_value(); }
   /// record_path(id).
   std::string where(const RecordId& id) const override { return record_path(id).string(); }
+  /// The records of the function's directory (names of 64 hex digits + ".json", read like
+  /// read_record(): symbolic links never followed, bad files skipped and left in place);
+  /// none when the directory is refused or absent.
+  std::vector<Record> records_of(const std::string& function_name, const std::string& function_digest,
+                                 const std::string& hardware_digest, std::size_t most) const override;
 
   /// Why the engine refuses the root or the directory of `function_name` (symbolic link,
   /// another owner, writable by others, not a directory), or nullopt when it would use it

@@ -44,9 +44,12 @@ struct Step {
 class Tuning {
  public:
   /// `candidates` are canonical JSON texts; there must be at least one. The strategy's
-  /// begin() gets them with `prior` (warm start: candidates ranked best-first, each in range,
-  /// else std::invalid_argument) and strategy_seed(measurement), before its first round.
-  Tuning(std::vector<std::string> candidates, Measurement measurement, std::vector<std::size_t> prior = {});
+  /// begin() gets them with `prior` (each in range, else std::invalid_argument) and
+  /// strategy_seed(measurement), before its first round. A non-empty `prior` (candidates
+  /// ranked best-first from neighbouring keys' records) warm-starts the tuning: its strategy
+  /// is make_warm_start_strategy()'s.
+  Tuning(std::vector<std::string> candidates, Measurement measurement,
+         std::vector<std::size_t> prior = {});
   ~Tuning();
   Tuning(Tuning&&) noexcept;
   Tuning& operator=(Tuning&&) noexcept;

@@ -3,7 +3,8 @@
 ``disttune.autotune`` (also ``disttune.tune.autotune``, the spec's path) tunes a host
 launcher over a config space; ``disttune.contextual_autotune`` (also
 ``disttune.autotuner.contextual_autotune``) tunes the ``triton.autotune`` kernels inside a
-real outer call. ``disttune.__version__`` is the engine's version (the file VERSION).
+real outer call. ``disttune.sweep`` tunes a list of keys ahead of time (on every rank a
+launcher started) and ``disttune.buckets`` buckets sizes in key functions. ``disttune.__version__`` is the engine's version (the file VERSION).
 Importing disttune imports neither torch nor Triton; they are used when the program has
 imported them (except with TRITON_DIST_AUTOTUNE_TRITON_DROPIN=1: then importing disttune
 imports Triton and makes ``triton.autotune`` the drop-in ``disttune.triton.autotune``,
@@ -22,7 +23,9 @@ from disttune._core import (
     TuningFailed,
 )
 from disttune._encoding import EncodingError
+from disttune import buckets
 from disttune._sink import set_sink
+from disttune._sweep import KeyOutcome, SweepSummary, sweep
 from disttune.autotuner import contextual_autotune
 from disttune.tune import autotune
 
@@ -44,7 +47,11 @@ __all__ = [
     "RankDisagreement",
     "TuningFailed",
     "__version__",
+    "KeyOutcome",
+    "SweepSummary",
     "autotune",
+    "buckets",
     "contextual_autotune",
     "set_sink",
+    "sweep",
 ]

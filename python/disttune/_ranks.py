@@ -32,6 +32,11 @@ def _dist():
     return dist if dist.is_available() else None
 
 
+# Passed as a tuning's group: this rank tunes alone, whatever torch.distributed holds (a
+# sweep splits keys, not candidates, across ranks).
+ALONE = object()
+
+
 def default_group() -> Optional[Any]:
     """torch's default group when torch.distributed is initialised with more than one rank."""
     dist = _dist()

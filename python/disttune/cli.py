@@ -1,5 +1,5 @@
 """The `disttune` command (also `python -m disttune`): list, show, verify, clear, export,
-import and report the disk cache of tuning records. Errors print one line
+import and report the disk cache of tuning records, and sweep a tuned function over shapes. Errors print one line
 `disttune: error: ...` and exit with status 1, never a traceback."""
 
 from __future__ import annotations
@@ -110,6 +110,12 @@ def _report(cache: Cache, args: argparse.Namespace) -> int:
     return 0
 
 
+def _sweep(cache: Cache, args: argparse.Namespace) -> int:
+    from disttune import _sweep_command  # imports the user's module (and maybe torch)
+
+    return _sweep_command.run(args)
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(add_help=False)
     root.add_argument("--root", default=argparse.SUPPRESS,
@@ -150,6 +156,21 @@ def parser() -> argparse.ArgumentParser:
     sub.add_argument("file", help="the page to write, e.g. report.html")
     sub.add_argument("--function", help="only this function's records")
     sub.set_defaults(run=_report)
+    sub = command("sweep", "tune a tuned function for every shape of a file (on every rank a "
+                           "launcher started: torchrun, mpirun)")
+    sub.add_argument("function", help="the tuned function, MODULE:NAME (made by disttune.autotune)")
+    sub.add_argument("--shapes", required=True,
+                     help="a JSON list of shapes: lists (positional arguments) or objects "
+                          "(keyword arguments) of --make-args; without it, lists of the "
+                          "function's own arguments")
+    sub.add_argument("--make-args", metavar="MODULE:NAME",
+                     help="a factory: called with a shape, returns the call's arguments "
+                          "(a tuple, or (args, kwargs))")
+    sub.add_argument("--table", help="also write the sweep's records into this table (rank 0)")
+    sub.add_argument("--backend", default="auto", choices=("auto", "nccl", "gloo"),
+                     help="torch.distributed backend when several ranks run (auto: nccl with CUDA)")
+    sub.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sub.set_defaults(run=_sweep)
     return main
 
 

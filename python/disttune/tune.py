@@ -17,6 +17,7 @@ import functools
 import hashlib
 import inspect
 import json
+import math
 import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -37,6 +38,7 @@ _DEFAULTS = _core.function_defaults
 _ENGINE_OPTIONS = (
     "warmup_runs", "timed_runs", "statistic", "strategy", "baseline", "budget_ms", "max_noise", "min_time_ms",
     "strategy_options", "collective_timeout_s", "cache_dir", "disk_cache", "redis_url", "split_across_ranks",
+    "key_distance",
 )
 _CANDIDATE_OPTIONS = tuple(
     p.name for p in inspect.signature(candidate_options).parameters.values() if p.kind is p.KEYWORD_ONLY
@@ -60,6 +62,20 @@ def _source_digest(fn: Callable) -> str:
         )
         return hashlib.sha256(("qualname:" + name).encode()).hexdigest()
     return hashlib.sha256(source.encode()).hexdigest()
+
+
+def _key_distance(user: Callable[[Any, Any], float]) -> Callable[[str, str], float]:
+    """The engine's distance over key texts from the user's over key values; a key that does
+    not decode (e.g. a record's from another version) is no neighbour."""
+
+    def distance(a: str, b: str) -> float:
+        try:
+            first, second = _encoding.value_from_text(a), _encoding.value_from_text(b)
+        except (ValueError, TypeError, KeyError, RecursionError):
+            return math.inf
+        return float(user(first, second))
+
+    return distance
 
 
 class AutotunedFunction:
@@ -114,6 +130,10 @@ class AutotunedFunction:
         self._tuner_options = {name: option[name] for name in _ENGINE_OPTIONS}
         self._tuner_options["baseline"] = baseline_text
         self._tuner_options["strategy_options"] = strategy_option_texts(option["strategy_options"])
+        if option["key_distance"] is not None:
+            if not callable(option["key_distance"]):
+                raise _core.NotCallable(f"disttune: key_distance of '{fn.__name__}' must be callable or None")
+            self._tuner_options["key_distance"] = _key_distance(option["key_distance"])
         self._timing = _timing.TimingOptions(flush_l2=option["flush_l2"], graph_runs=option["graph_runs"])
         # Check the options now (the engine validates them) rather than on the first miss.
         _core.FunctionTuner(self.name, self.digest, disk_cache=False, **self._without_disk())
@@ -224,6 +244,8 @@ class AutotunedFunction:
             raise _core.TuningFailed(f"disttune: prune_fn of '{self.name}' removed every config for key {text}")
         if group is None:
             group = _ranks.default_group()
+        elif group is _ranks.ALONE:
+            group = None
         tuner = self._tuner(args, kwargs, group)
         communicator = _ranks.communicator_for(group) if group is not None else None
         calls = [self._merge(kwargs, self.config_space[i], allow_overwrite) for i in surviving]
@@ -319,6 +341,7 @@ def autotune(
     precompile_threads: int = 16,
     timer: Any = None,
     split_across_ranks: bool = False,
+    key_distance: Optional[Callable[[Any, Any], float]] = None,
     isolate: bool = False,
     candidate_timeout_s: Optional[float] = None,
     reference: Optional[_checks.Reference] = None,
@@ -356,6 +379,11 @@ def autotune(
     ranks, each rank precompiles and measures only its share of the surviving entries, the
     results are all-gathered once and every rank takes the same best entry (off by default:
     every rank measures every entry, times MAX over ranks).
+    Warm start (TRITON_DIST_AUTOTUNE_WARM_START, on by default): a new key starts from the
+    stored records of the nearest other keys with the same config space, and measures their
+    best entries first (docs/many-shapes.md); `key_distance(key_a, key_b) -> float` (key
+    values as key_fn returns them; inf: not a neighbour) replaces the default distance
+    (|log2 a - log2 b| summed over numbers, a large constant for any other part that differs).
     `cache_dir` overrides TRITON_DIST_AUTOTUNE_CACHE_DIR (None or "": the variable, else
     ~/.triton_dist/autotune); `redis_url` (redis://host:port/db, "" for none) overrides
     TRITON_DIST_AUTOTUNE_REDIS_URL, a Redis store read after the directory;

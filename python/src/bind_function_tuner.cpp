@@ -41,7 +41,7 @@ TunerOptions make_options(
     std::shared_ptr<Communicator> communicator, std::optional<double> collective_timeout_s,
     nb::handle cache_dir, bool disk_cache, bool split_across_ranks,
     std::optional<std::string> redis_url, std::optional<std::string> redis_prefix,
-    std::optional<double> redis_timeout_s) {
+    std::optional<double> redis_timeout_s, std::optional<nb::callable> key_distance) {
   TunerOptions options;
   options.measurement.warmup_runs = run_count(warmup_runs, "warmup_runs", 0);
   options.measurement.timed_runs = run_count(timed_runs, "timed_runs", 1);
@@ -67,6 +67,14 @@ TunerOptions make_options(
   options.cache_root = cache_dir_from_python(cache_dir);
   options.disk_cache = disk_cache;
   options.split_across_ranks = split_across_ranks;
+  if (key_distance) {
+    // Called by the engine without the GIL: taken for each call.
+    auto held = std::make_shared<nb::callable>(std::move(*key_distance));
+    options.key_distance = [held](const std::string& a, const std::string& b) {
+      nb::gil_scoped_acquire gil;
+      return nb::cast<double>((*held)(a, b));
+    };
+  }
   if (redis_url || redis_prefix || redis_timeout_s) {
     // What is given replaces the environment's setting; the rest comes from it.
     options.redis = redis_options_from_environment();
@@ -162,6 +170,9 @@ void bind_function_tuner(nb::module_& module) {
       .def_ro("log_path", &TuningReport::log_path)
       .def_ro("split_ranks", &TuningReport::split_ranks,
               "0, or how many ranks the tuning was split across (each measured its share).")
+      .def_ro("warm_start_from", &TuningReport::warm_start_from,
+              "The neighbouring keys whose records warm-started the tuning, nearest first; "
+              "empty when it was tuned in full.")
       .def("table", [](const TuningReport& report) { return format_table(report); },
            "One row per candidate, the choice marked, and where it came from.");
 
@@ -179,7 +190,8 @@ void bind_function_tuner(nb::module_& module) {
               std::optional<double> collective_timeout_s,
               nb::object cache_dir, bool disk_cache,
               bool split_across_ranks, std::optional<std::string> redis_url,
-              std::optional<std::string> redis_prefix, std::optional<double> redis_timeout_s) {
+              std::optional<std::string> redis_prefix, std::optional<double> redis_timeout_s,
+              std::optional<nb::callable> key_distance) {
              new (self) FunctionTuner(
                  FunctionIdentity{std::move(name), std::move(digest)},
                  make_options(warmup_runs, timed_runs, statistic, std::move(strategy),
@@ -187,7 +199,7 @@ void bind_function_tuner(nb::module_& module) {
                               std::move(strategy_options), std::move(timer), hardware_json, deps_json,
                               std::move(communicator), collective_timeout_s, cache_dir, disk_cache,
                               split_across_ranks, std::move(redis_url), std::move(redis_prefix),
-                              redis_timeout_s));
+                              redis_timeout_s, std::move(key_distance)));
            },
            nb::arg("name"), nb::arg("digest"), nb::kw_only(),
            nb::arg("warmup_runs") = nb::int_(Measurement{}.warmup_runs),
@@ -204,7 +216,8 @@ void bind_function_tuner(nb::module_& module) {
            nb::arg("cache_dir").none() = nb::none(), nb::arg("disk_cache") = true,
            nb::arg("split_across_ranks") = false,
            nb::arg("redis_url").none() = nb::none(), nb::arg("redis_prefix").none() = nb::none(),
-           nb::arg("redis_timeout_s").none() = nb::none())
+           nb::arg("redis_timeout_s").none() = nb::none(),
+           nb::arg("key_distance").none() = nb::none())
       .def_prop_ro("name", [](const FunctionTuner& tuner) { return tuner.identity().name; })
       .def_prop_ro("digest", [](const FunctionTuner& tuner) { return tuner.identity().digest; })
       .def_prop_ro("split_across_ranks",

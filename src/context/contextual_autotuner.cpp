@@ -15,7 +15,9 @@
 #include "context/run_agreement.hpp"
 #include "disttune/context.hpp"
 #include "disttune/deadline.hpp"
+#include "disttune/settings.hpp"
 #include "engine/rank_agreement.hpp"
+#include "engine/warm_start_prior.hpp"
 #include "util/utc_time.hpp"
 
 namespace disttune {
@@ -281,8 +283,12 @@ std::size_t ContextualAutotuner::launch(KernelTuningState& kernel, const std::st
     }
     s.timer->begin_tuning();
     auto fresh = std::make_unique<TuningSlot>();
+    // Warm start from the kernel's choices for other keys: agreed choices, the same on
+    // every rank, so the prior needs no vote.
+    std::vector<std::size_t> prior;
+    if (warm_start_setting()) prior = detail::kernel_prior(kernel.choices(), key, candidates).prior;
     fresh->tuning = std::make_unique<detail::KeyTuning>(kernel, key, candidates, s.measurement, s.function,
-                                                        *s.comm, s.timeout, *s.log);
+                                                        *s.comm, s.timeout, *s.log, std::move(prior));
     fresh->created_run = s.outer_runs;
     fresh->created_at = s.ledger.size();
     slot = fresh.get();

@@ -35,6 +35,14 @@ std::optional<KernelChoice> KernelTuningState::last_choice() const {
   return cache_.at(*last_key_);
 }
 
+std::vector<KernelChoice> KernelTuningState::choices() const {
+  std::lock_guard lock(mutex_);
+  std::vector<KernelChoice> all;
+  all.reserve(cache_.size());
+  for (const auto& [key, choice] : cache_) all.push_back(choice);
+  return all;
+}
+
 void KernelTuningState::remember(KernelChoice choice) {
   std::lock_guard lock(mutex_);
   std::string key = choice.key;

@@ -8,7 +8,7 @@ namespace disttune::detail {
 
 KeyTuning::KeyTuning(KernelTuningState& kernel, std::string key, std::vector<std::string> candidates,
                      const Measurement& measurement, std::string function, Communicator& comm,
-                     std::chrono::milliseconds timeout, ContextLog& log)
+                     std::chrono::milliseconds timeout, ContextLog& log, std::vector<std::size_t> prior)
     : kernel_(&kernel),
       kernel_name_(kernel.name()),
       key_(std::move(key)),
@@ -16,7 +16,7 @@ KeyTuning::KeyTuning(KernelTuningState& kernel, std::string key, std::vector<std
       function_(std::move(function)),
       context_{kernel_name_, key_, timeout},
       log_(log),
-      tuning_(candidates_, measurement),
+      tuning_(candidates_, measurement, std::move(prior)),
       driver_(tuning_, comm, context_, *this, *this) {
   pending_ = driver_.next_run(Barriers::owe);
   if (!pending_) {

@@ -26,9 +26,10 @@ class KeyTuning final : private RunSite, private RoundObserver {
  public:
   /// Takes the first run step; the barriers before it are owed until settle_owed(). `comm`
   /// and `log` must outlive this tuning.
+  /// A non-empty `prior` warm-starts the tuning (Tuning's constructor).
   KeyTuning(KernelTuningState& kernel, std::string key, std::vector<std::string> candidates,
             const Measurement& measurement, std::string function, Communicator& comm,
-            std::chrono::milliseconds timeout, ContextLog& log);
+            std::chrono::milliseconds timeout, ContextLog& log, std::vector<std::size_t> prior = {});
   KeyTuning(const KeyTuning&) = delete;
   KeyTuning& operator=(const KeyTuning&) = delete;
 

@@ -19,6 +19,7 @@
 #include "engine/rank_agreement.hpp"
 #include "engine/rank_split.hpp"
 #include "engine/round_driver.hpp"
+#include "engine/warm_start_prior.hpp"
 #include "record/record_builder.hpp"
 #include "store/two_level_store.hpp"
 #include "report/tuning_log.hpp"
@@ -46,10 +47,14 @@ struct FunctionTuner::State {
   std::optional<std::filesystem::path> log_dir();
   /// Starts a tuning's log with its identity, settings and candidates.
   void log_header(detail::TuningLog& log, const TuningRequest& request, const Communicator& comm);
+  /// This rank's warm-start prior for a miss (none when warm start is off, the stores are
+  /// absent or ignored); makes no collective call.
+  WarmStart warm_start_prior(const TuningRequest& request, const RecordId& id) const;
   /// Measures the candidates (every rank all of them, or each its share when `split`) and
-  /// returns the report of the choice; throws, listing every failure, if all failed.
+  /// returns the report of the choice; throws, listing every failure, if all failed. A
+  /// `prior` warm-starts the tuning (not with `split`).
   TuningReport measure(const TuningRequest& request, Communicator& comm, const detail::ContextMaker& context,
-                       detail::TuningLog& log, bool split);
+                       detail::TuningLog& log, bool split, std::vector<std::size_t> prior = {});
 };
 
 namespace {
@@ -196,6 +201,11 @@ std::optional<detail::TwoLevelStore::Found> FunctionTuner::State::stored_choice(
                      comm.local_rank() == 0);
 }
 
+WarmStart FunctionTuner::State::warm_start_prior(const TuningRequest& request, const RecordId& id) const {
+  if (!stores.any() || always_tune_setting() || !warm_start_setting()) return {};
+  return detail::neighbour_prior(stores.records_of(id), request.key, request.candidates, options.key_distance);
+}
+
 TuningReport FunctionTuner::State::stored_report(const TuningRequest& request,
                                                  const detail::TwoLevelStore::Found& found) const {
   TuningReport report;
@@ -209,6 +219,7 @@ TuningReport FunctionTuner::State::stored_report(const TuningRequest& request,
   report.record_path = found.local_path;
   report.split_ranks = record.split_ranks;
   report.timer = record.timer;
+  if (record.warm_start) report.warm_start_from = record.warm_start->from_keys;
   return report;
 }
 
@@ -239,7 +250,7 @@ void FunctionTuner::State::log_header(detail::TuningLog& log, const TuningReques
 
 TuningReport FunctionTuner::State::measure(const TuningRequest& request, Communicator& comm,
                                            const detail::ContextMaker& context, detail::TuningLog& log,
-                                           bool split) {
+                                           bool split, std::vector<std::size_t> prior) {
   TuningReport report;
   report.function = identity.name;
   report.key = request.key;
@@ -262,7 +273,7 @@ TuningReport FunctionTuner::State::measure(const TuningRequest& request, Communi
     report.split_ranks = comm.size();
     best = detail::best_of(report.candidates);
   } else {
-    Tuning tuning(request.candidates, options.measurement);
+    Tuning tuning(request.candidates, options.measurement, std::move(prior));
     drive(tuning, request, *options.timer, comm, context, log, progress);
     report.candidates = tuning.results();
     best = tuning.best();
@@ -341,6 +352,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
   const bool split = s.options.split_across_ranks && comm.size() > 1;
   TuningReport report;
   std::optional<RecordRefresh> refreshed;
+  std::optional<WarmStart> warm_start;
   if (grown) {
     const detail::StoredChoice& choice = found->choice;
     // The stored best is measured again with the added candidates, in one round: a stored
@@ -359,7 +371,18 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
     log.write("kept candidate " + std::to_string(report.best) + " of the grown space");
     refreshed = RecordRefresh{"", measured, *choice.best};  // stamped with the record
   } else {
-    report = s.measure(request, comm, context, log, split);
+    // Warm start: every rank proposes the prior its stores give, and the ranks use it only
+    // if all proposed the same (a split tuning measures shares, never a prior).
+    WarmStart warm = split ? WarmStart{} : s.warm_start_prior(request, id);
+    if (comm.size() > 1 && !split) warm = detail::agree_on_prior(comm, context, std::move(warm));
+    if (!warm.prior.empty()) {
+      std::string keys;
+      for (const std::string& key : warm.from_keys) keys += " " + key;
+      log.write("warm start from the records of keys" + keys + "; prior " + index_list(warm.prior));
+      warm_start = warm;
+    }
+    report = s.measure(request, comm, context, log, split, warm.prior);
+    report.warm_start_from = warm.from_keys;
   }
   // Local rank 0 of each node writes its directory, rank 0 of the job writes Redis; a
   // cancelled tuning (e.g. Ctrl-C) is no result and is stored nowhere.
@@ -374,6 +397,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
       refreshed->utc = record.created_utc;
       record.refreshed = std::move(refreshed);
     }
+    record.warm_start = std::move(warm_start);
     report.record_path = s.stores.save(record, comm.local_rank() == 0, comm.rank() == 0);
     if (report.record_path) log.write("record " + report.record_path->string());
   }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <span>
 #include <stdexcept>
@@ -222,7 +223,7 @@ Tuning::Tuning(std::vector<std::string> candidates, Measurement measurement, std
   validate(measurement);
   state_->measurement = measurement;
   state_->strategy_name = strategy_name(measurement);
-  state_->strategy = make_strategy(measurement);
+  state_->strategy = prior.empty() ? make_strategy(measurement) : make_warm_start_strategy(measurement);
   state_->results.resize(candidates.size());
   for (std::size_t i = 0; i < candidates.size(); ++i) state_->results[i].config = std::move(candidates[i]);
   state_->owed.assign(candidates.size(), 0);

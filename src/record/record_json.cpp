@@ -263,6 +263,34 @@ RecordRefresh refresh_from_json(const Value& json, long long last) {
   return refresh;
 }
 
+Value warm_start_to_json(const WarmStart& warm, const Record& record) {
+  for (const std::size_t index : warm.prior) {
+    if (index >= record.candidates.size()) {
+      throw std::invalid_argument("disttune: record warm_start.prior names a candidate out of range");
+    }
+  }
+  return Value{{"from_keys", warm.from_keys}, {"prior", warm.prior}};
+}
+
+WarmStart warm_start_from_json(const Value& json, long long last) {
+  const Fields fields(json, "warm_start");
+  WarmStart warm;
+  const Value& keys = fields.array("from_keys");
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (!keys[i].is_string()) bad_field("warm_start.from_keys[" + std::to_string(i) + "]", "must be a string");
+    warm.from_keys.push_back(keys[i].get<std::string>());
+  }
+  const Value& prior = fields.array("prior");
+  for (std::size_t i = 0; i < prior.size(); ++i) {
+    if (!prior[i].is_number_unsigned() || prior[i].get<unsigned long long>() > static_cast<unsigned long long>(last)) {
+      bad_field("warm_start.prior[" + std::to_string(i) + "]",
+                "must be a candidate index from 0 to " + std::to_string(last));
+    }
+    warm.prior.push_back(prior[i].get<std::size_t>());
+  }
+  return warm;
+}
+
 /// Which won, the baseline or another candidate, and both times: the record's "baseline".
 Value baseline_outcome(const Record& record) {
   std::optional<std::size_t> index;
@@ -344,6 +372,7 @@ Value record_to_json(const Record& record) {
     json["split"] = Value{{"ranks", record.split_ranks}, {"assignment", kSplitAssignment}};
   }
   if (record.refreshed) json["refreshed"] = refresh_to_json(*record.refreshed, record);
+  if (record.warm_start) json["warm_start"] = warm_start_to_json(*record.warm_start, record);
   return json;
 }
 
@@ -403,6 +432,7 @@ Record record_from_json(const Value& json) {
   if (!is_utc_timestamp(record.created_utc))
     bad_field("created_utc", "must be YYYY-MM-DDTHH:MM:SSZ");
   if (json.contains("refreshed")) record.refreshed = refresh_from_json(fields.object("refreshed"), last);
+  if (json.contains("warm_start")) record.warm_start = warm_start_from_json(fields.object("warm_start"), last);
   return record;
 }
 

@@ -16,6 +16,7 @@ constexpr const char* kCacheDir = "TRITON_DIST_AUTOTUNE_CACHE_DIR";
 constexpr const char* kCacheKeep = "TRITON_DIST_AUTOTUNE_CACHE_KEEP";
 constexpr const char* kAlwaysTune = "TRITON_DIST_AUTOTUNE_ALWAYS_TUNE";
 constexpr const char* kVersionCheck = "TRITON_DIST_AUTOTUNE_VERSION_CHECK";
+constexpr const char* kWarmStart = "TRITON_DIST_AUTOTUNE_WARM_START";
 constexpr const char* kTimeout = "TRITON_DIST_AUTOTUNE_TIMEOUT";
 constexpr const char* kStrategy = "TRITON_DIST_AUTOTUNE_STRATEGY";
 constexpr const char* kRedisUrl = "TRITON_DIST_AUTOTUNE_REDIS_URL";
@@ -35,6 +36,7 @@ constexpr std::array kSettings{
     EnvironmentSetting{kRedisPrefix, "any text", "disttune:"},
     EnvironmentSetting{kRedisTimeout, "seconds from 0.001 to 86400", "1"},
     EnvironmentSetting{kTritonDropin, "1/0, true/false, yes/no, on/off", "off"},
+    EnvironmentSetting{kWarmStart, "1/0, true/false, yes/no, on/off", "on"},
 };
 
 /// The variable's text; nullopt when unset or empty.
@@ -50,9 +52,9 @@ std::string lower(std::string text) {
   return text;
 }
 
-bool read_switch(const char* name) {
+bool read_switch(const char* name, bool when_unset = false) {
   const std::optional<std::string> text = read(name);
-  if (!text) return false;
+  if (!text) return when_unset;
   const std::string value = lower(*text);
   if (value == "1" || value == "true" || value == "yes" || value == "on") return true;
   if (value == "0" || value == "false" || value == "no" || value == "off") return false;
@@ -87,6 +89,8 @@ bool always_tune_setting() { return read_switch(kAlwaysTune); }
 bool version_check_setting() { return read_switch(kVersionCheck); }
 
 bool triton_dropin_setting() { return read_switch(kTritonDropin); }
+
+bool warm_start_setting() { return read_switch(kWarmStart, true); }
 
 std::chrono::milliseconds collective_timeout_setting() {
   const std::optional<std::string> text = read(kTimeout);

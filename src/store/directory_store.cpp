@@ -265,6 +265,36 @@ std::optional<Record> DiskStore::load(const RecordId& id) const {
   return std::move(parsed.record);
 }
 
+std::vector<Record> DiskStore::records_of(const std::string& function_name,
+                                          const std::string& function_digest,
+                                          const std::string& hardware_digest, std::size_t most) const {
+  std::vector<Record> records;
+  try {
+    if (!is_safe_directory_name(function_name)) return records;
+    const auto dir = open_function_dir(root_, function_name, /*create=*/false);
+    if (!dir) return records;
+    std::error_code error;
+    for (fs::directory_iterator entry(dir->path(), error), end; !error && entry != end && records.size() < most;
+         entry.increment(error)) {
+      const std::string name = entry->path().filename().string();
+      const bool record_name = name.size() == 64 + 5 && name.ends_with(".json") &&
+                               name.find_first_not_of("0123456789abcdef") == 64;
+      if (!record_name) continue;
+      const detail::RecordFileBytes read = detail::read_record_file(dir->fd(), name);
+      if (read.problem != detail::RecordFileBytes::Problem::none) continue;
+      RecordRead parsed = parse_record(read.bytes);
+      if (!parsed.record) continue;  // a bad record is the load()'s to set aside, for its key
+      const RecordId& id = parsed.record->id;
+      if (id.function_name == function_name && id.function_digest == function_digest &&
+          id.hardware_digest == hardware_digest && id.file_id() + ".json" == name) {
+        records.push_back(std::move(*parsed.record));
+      }
+    }
+  } catch (const std::exception&) {  // a directory that changed under us: what was read
+  }
+  return records;
+}
+
 RecordRead read_record(const fs::path& path) {
   RecordRead result;
   const detail::RecordFileBytes read = detail::read_record_file(AT_FDCWD, path.string());

@@ -4,6 +4,8 @@
 #include <map>
 #include <stdexcept>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "disttune/fingerprint.hpp"
 #include "report/warning.hpp"
@@ -59,9 +61,33 @@ const std::string kSwap = std::string(kVersionFunction) + kSwapScript;
 constexpr int kWriteAttempts = 64;
 
 // The most a reply may hold: a value of the reader's size limit plus the protocol around it.
-constexpr RedisReplyBounds kReplyBounds{16, kMaxRecordBytes + 4096};
+// 64 elements per array: a SCAN page (records_of asks for 8 keys; Redis may return a few more).
+constexpr RedisReplyBounds kReplyBounds{64, kMaxRecordBytes + 4096};
 
 std::string reply_error(const redisReply& reply) { return std::string(reply.str, reply.len); }
+
+/// `text` as a literal in a SCAN MATCH pattern.
+std::string glob_literal(const std::string& text) {
+  std::string pattern;
+  for (const char ch : text) {
+    if (ch == '*' || ch == '?' || ch == '[' || ch == ']' || ch == '\\') pattern += '\\';
+    pattern += ch;
+  }
+  return pattern;
+}
+
+/// Keys a SCAN reply names (its second element), and its next cursor; nullopt if malformed.
+std::optional<std::pair<std::string, std::vector<std::string>>> scan_page(const redisReply& reply) {
+  if (reply.type != REDIS_REPLY_ARRAY || reply.elements != 2) return std::nullopt;
+  const redisReply& cursor = *reply.element[0];
+  const redisReply& keys = *reply.element[1];
+  if (cursor.type != REDIS_REPLY_STRING || keys.type != REDIS_REPLY_ARRAY) return std::nullopt;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < keys.elements; ++i) {
+    if (keys.element[i]->type == REDIS_REPLY_STRING) names.emplace_back(keys.element[i]->str, keys.element[i]->len);
+  }
+  return std::make_pair(std::string(cursor.str, cursor.len), std::move(names));
+}
 
 }  // namespace
 
@@ -164,6 +190,37 @@ std::optional<Record> RedisStore::load(const RecordId& id) const {
     return bad("its field '" + field + "' does not match the record asked for");
   }
   return std::move(read.record);
+}
+
+std::vector<Record> RedisStore::records_of(const std::string& function_name,
+                                           const std::string& function_digest,
+                                           const std::string& hardware_digest, std::size_t most) const {
+  std::vector<Record> records;
+  const std::string pattern = glob_literal(options_.prefix + function_name + "/") + "*";
+  std::lock_guard lock(mutex_);
+  std::string cursor = "0";
+  do {
+    // A small COUNT keeps each page's array within the reply bounds (kReplyBounds).
+    const RedisReply page = call({"SCAN", cursor, "MATCH", pattern, "COUNT", "8"});
+    if (!page) return records;  // gave up: warned once
+    const auto keys = scan_page(*page);
+    if (!keys) return records;
+    cursor = keys->first;
+    for (const std::string& name : keys->second) {
+      if (records.size() >= most) return records;
+      const RedisReply value = call({"EVAL", kReadScript, "1", name, std::to_string(kMaxRecordBytes)});
+      if (!value) return records;
+      if (value->type != REDIS_REPLY_STRING) continue;
+      RecordRead read = parse_record(std::string_view(value->str, value->len));
+      if (!read.record) continue;  // load() of that key warns about it
+      const RecordId& id = read.record->id;
+      if (id.function_name == function_name && id.function_digest == function_digest &&
+          id.hardware_digest == hardware_digest && key(id) == name) {
+        records.push_back(std::move(*read.record));
+      }
+    }
+  } while (cursor != "0");
+  return records;
 }
 
 bool RedisStore::keeps(std::string_view held, const Record& record) const {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "disttune/redis_store.hpp"
 #include "disttune/store.hpp"
@@ -32,6 +33,10 @@ class RedisStore final : public Store {
   /// How far in the future a stored record's created_utc may be and still count.
   static constexpr std::chrono::minutes kFutureTolerance{10};
   std::string where(const RecordId& id) const override;
+  /// The records under <prefix><function name>/ (SCAN, then each value read like load()'s,
+  /// a bad one skipped); none after a fault.
+  std::vector<Record> records_of(const std::string& function_name, const std::string& function_digest,
+                                 const std::string& hardware_digest, std::size_t most) const override;
 
   /// The key of `id`: <prefix><function name>/<file id>.
   std::string key(const RecordId& id) const;

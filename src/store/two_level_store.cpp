@@ -1,6 +1,10 @@
 // TwoLevelStore: local directory, then shared store, then a miss; a shared hit is copied down.
 #include "store/two_level_store.hpp"
 
+#include <set>
+
+#include "disttune/warm_start.hpp"
+
 namespace disttune::detail {
 
 TwoLevelStore::TwoLevelStore(std::optional<DiskStore> local, std::shared_ptr<Store> shared)
@@ -21,6 +25,22 @@ std::optional<TwoLevelStore::Found> TwoLevelStore::find(const RecordId& id,
   Found found{std::move(choice), Level::shared, std::nullopt};
   if (local_ && local_writer) found.local_path = local_->save(*found.choice.record);
   return found;
+}
+
+std::vector<Record> TwoLevelStore::records_of(const RecordId& like) const {
+  std::vector<Record> records;
+  if (local_) {
+    records = local_->records_of(like.function_name, like.function_digest, like.hardware_digest,
+                                 kWarmStartMostRecords);
+  }
+  if (!shared_) return records;
+  std::set<std::string> keys;
+  for (const Record& record : records) keys.insert(record.id.key);
+  for (Record& record : shared_->records_of(like.function_name, like.function_digest, like.hardware_digest,
+                                            kWarmStartMostRecords)) {
+    if (!keys.contains(record.id.key)) records.push_back(std::move(record));
+  }
+  return records;
 }
 
 std::optional<std::filesystem::path> TwoLevelStore::save(const Record& record, bool local_writer,

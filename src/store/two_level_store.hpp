@@ -44,6 +44,10 @@ class TwoLevelStore {
   std::optional<std::filesystem::path> save(const Record& record, bool local_writer,
                                             bool job_writer) const;
 
+  /// The records of the function's other keys for a warm start (Store::records_of): the
+  /// local directory's, then the shared store's of keys the directory lacks.
+  std::vector<Record> records_of(const RecordId& like) const;
+
   /// Whether any store is configured.
   bool any() const { return local_.has_value() || shared_ != nullptr; }
   const std::optional<DiskStore>& local() const { return local_; }

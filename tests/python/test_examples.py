@@ -33,3 +33,15 @@ def test_triton_dropin_example_tunes_then_reads_the_store(private_cache):
     second = subprocess.run([sys.executable, example], env=env, check=True, capture_output=True, text=True)
     assert first.stdout.endswith("(tuned)\n") and second.stdout.endswith("(disk)\n")
     assert first.stdout.split("(")[0] == second.stdout.split("(")[0]
+
+
+def test_many_shapes_example_sweeps_buckets_then_serves_from_them(private_cache):
+    example = os.path.join(ROOT, "examples", "python", "many_shapes.py")
+    env = dict(os.environ, TRITON_DIST_AUTOTUNE_CACHE_DIR=str(private_cache))
+    first = subprocess.run([sys.executable, example], env=env, check=True, capture_output=True, text=True,
+                           timeout=600)
+    assert "7 tuned" in first.stderr and "served 20 batch sizes, 7 tuned buckets" in first.stdout
+    assert "(from " in first.stdout  # later buckets warm-started
+    second = subprocess.run([sys.executable, example], env=env, check=True, capture_output=True, text=True,
+                            timeout=600)
+    assert "0 tuned" in second.stderr and "7 already stored" in second.stderr

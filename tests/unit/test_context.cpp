@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <span>
 #include <sstream>
 #include <stdexcept>
@@ -17,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "disttune/context.hpp"
+#include "disttune/strategy.hpp"
 
 namespace disttune {
 namespace {
@@ -235,6 +237,24 @@ TEST_F(Context, ACachedKeyNeedsOneRunAndANewKeyTunesAgain) {
   EXPECT_EQ(pipeline.tuner().outer_runs(), 1);
   EXPECT_EQ(pipeline(large), 40.0);
   EXPECT_EQ(pipeline.tuner().outer_runs(), 5);
+}
+
+TEST_F(Context, ANewKeyStartsFromTheChoiceOfTheNearestKey) {
+  std::vector<Blocked> configs;
+  for (int block = 1; block <= 30; ++block) configs.push_back({block, 1.0 + 0.1 * std::abs(block - 12)});
+  std::vector<int> ran;
+  Kernel scale = make_scale(configs, ran);
+  auto pipeline = make_contextual("pipeline", [&](Buffers& b) { scale(b.x, b.y); return b.y.back(); },
+                                  options(1, 1));
+  Buffers small(10), large(20);
+  EXPECT_EQ(pipeline(small), 20.0);
+  EXPECT_EQ(std::set<int>(ran.begin(), ran.end()).size(), configs.size());  // nothing to start from
+  ran.clear();
+  EXPECT_EQ(pipeline(large), 40.0);
+  EXPECT_LE(std::set<int>(ran.begin(), ran.end()).size(), kWarmStartTop + kWarmStartSample);
+  ASSERT_TRUE(scale.last_tuning());
+  EXPECT_EQ(scale.last_tuning()->key, "20");
+  EXPECT_EQ(scale.last_tuning()->config, R"({"block":12})");
 }
 
 TEST_F(Context, SeveralLaunchesInOneRunShareTheCandidateAndOnlyTheFirstIsTimed) {

@@ -62,7 +62,8 @@ TEST_F(EnvironmentTest, ListsEveryVariableDisttuneReads) {
                        "TRITON_DIST_AUTOTUNE_VERSION_CHECK", "TRITON_DIST_AUTOTUNE_TIMEOUT",
                        "TRITON_DIST_AUTOTUNE_STRATEGY", "TRITON_DIST_AUTOTUNE_REDIS_URL",
                        "TRITON_DIST_AUTOTUNE_REDIS_PREFIX", "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT",
-                       "TRITON_DIST_AUTOTUNE_TRITON_DROPIN"}));
+                       "TRITON_DIST_AUTOTUNE_TRITON_DROPIN",
+                       "TRITON_DIST_AUTOTUNE_WARM_START"}));
 }
 
 TEST_F(EnvironmentTest, UnsetAndEmptyMeanTheDefault) {
@@ -70,6 +71,7 @@ TEST_F(EnvironmentTest, UnsetAndEmptyMeanTheDefault) {
   EXPECT_FALSE(always_tune_setting());
   EXPECT_FALSE(version_check_setting());
   EXPECT_FALSE(triton_dropin_setting());
+  EXPECT_TRUE(warm_start_setting());  // the one switch that is on unless turned off
   EXPECT_EQ(collective_timeout_setting(), kDefaultCollectiveTimeout);
   EXPECT_EQ(strategy_setting(), std::nullopt);
   for (const EnvironmentSetting& setting : environment_settings()) {
@@ -101,6 +103,8 @@ TEST_F(EnvironmentTest, SwitchesAcceptFourSpellingsEachInAnyCase) {
   EXPECT_TRUE(triton_dropin_setting());
   set("TRITON_DIST_AUTOTUNE_TRITON_DROPIN", "0");
   EXPECT_FALSE(triton_dropin_setting());
+  set("TRITON_DIST_AUTOTUNE_WARM_START", "off");
+  EXPECT_FALSE(warm_start_setting());
   set("TRITON_DIST_AUTOTUNE_VERSION_CHECK", "sometimes");
   const std::string message = refusal([] { return version_check_setting(); });
   EXPECT_NE(message.find("TRITON_DIST_AUTOTUNE_VERSION_CHECK"), std::string::npos) << message;

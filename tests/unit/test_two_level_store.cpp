@@ -166,6 +166,22 @@ TEST(TwoLevelStore, TheEnvironmentNamesTheServerAndAnEmptyUrlTurnsItOff) {
   EXPECT_EQ(server.command({"KEYS", "env:scale/*"})->elements, 1u);
 }
 
+TEST(TwoLevelStore, ANewNodeWarmStartsFromTheRecordsOfOtherKeysInRedis) {
+  RedisServer server;
+  TempDir a, b;
+  std::vector<std::string> space;
+  for (int i = 0; i < 20; ++i) space.push_back("{\"block\":" + std::to_string(i) + "}");
+  Node first(a.path(), server.url());
+  first.resolve(R"({"n":64})", space);
+  server.command({"SET", "two-level:scale/not-a-record", "{"});  // listed, read, skipped
+  Node second(b.path(), server.url());  // an empty directory: only Redis knows the key
+  const TuningReport warm = second.resolve(R"({"n":128})", space);
+  EXPECT_EQ(warm.source, TuningReport::Source::tuned);
+  EXPECT_EQ(warm.warm_start_from, std::vector<std::string>{R"({"n":64})"});
+  EXPECT_LE(second.runs, static_cast<int>(kWarmStartTop + kWarmStartSample) * (1 + kWarmStartProbeRuns + 1));
+  EXPECT_EQ(redis_keys(server), 3u);
+}
+
 TEST(TwoLevelStore, ACancelledTuningIsStoredNowhere) {
   RedisServer server;
   TempDir root;

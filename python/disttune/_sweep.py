@@ -1,0 +1,219 @@
+"""Tuning a list of keys ahead of time: on one process, across the GPUs of a node, across nodes.
+
+    from disttune import sweep
+    summary = sweep(matmul, [lambda m=m: ((make_x(m), w), {}) for m in sizes])
+
+Each item gives one call's arguments: a callable returning ``(args, kwargs)`` (tensors made
+only when that key is tuned) or the positional arguments themselves (a tuple or list). With
+torch.distributed initialised with several ranks (``torchrun``, ``mpirun``), item i is tuned
+by rank ``i % world`` alone (no collective per key: one rank per GPU), every record goes to the
+stores (the directory, and Redis when set: the way several nodes share them), the ranks meet
+once, and then every rank reads every key from the stores, so each returns with the whole
+sweep in its tuned function's cache. ``table=`` also writes the records into one table (the
+``disttune export`` format) on rank 0. Keys whose records are stored already are read, not
+tuned (a sweep resumes where it stopped). Keys are tuned one after another, so each new key
+starts from the records of the keys before it (warm start, docs/many-shapes.md).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Optional, Union
+
+from disttune import _core, _encoding, _ranks
+
+__all__ = ["sweep", "SweepSummary", "KeyOutcome"]
+
+Item = Union[Callable[[], tuple], tuple, list]
+
+
+@dataclass(frozen=True)
+class KeyOutcome:
+    """What happened to one key on this rank."""
+
+    key: str  # the canonical key text
+    source: str  # "tuned"; "disk" or "redis" (read from a store); "memory" (in the process's cache)
+    seconds: float  # wall time of the tuning or the read, making the arguments included
+    measured: int  # candidates measured (0 when read)
+    warm_start_from: tuple[str, ...]  # the neighbouring keys it started from
+
+
+@dataclass
+class SweepSummary:
+    """The keys this rank tuned or read (its share in item order, then, with several ranks,
+    the other ranks' keys it read), and the sweep's totals."""
+
+    rank: int
+    world: int
+    outcomes: list[KeyOutcome] = field(default_factory=list)
+    seconds: float = 0.0  # the whole sweep on this rank, the meeting and the reads included
+    keys_total: int = 0  # items in the sweep (all ranks)
+    table: Optional[str] = None  # the table written (rank 0 only)
+
+    @property
+    def tuned(self) -> list[KeyOutcome]:
+        return [o for o in self.outcomes if o.source == "tuned"]
+
+    def text(self) -> str:
+        """A few lines: keys tuned and read, time spent tuning, the slowest keys."""
+        tuned = self.tuned
+        spent = sum(o.seconds for o in tuned)
+        warm = sum(1 for o in tuned if o.warm_start_from)
+        lines = [
+            f"disttune sweep, rank {self.rank} of {self.world}: {len(self.outcomes)} of {self.keys_total} keys; "
+            f"{len(tuned)} tuned ({warm} warm-started) in {spent:.2f} s, "
+            f"{len(self.outcomes) - len(tuned)} already stored; {self.seconds:.2f} s in all"
+        ]
+        for outcome in sorted(tuned, key=lambda o: -o.seconds)[:3]:
+            lines.append(f"  {outcome.seconds:8.2f} s  {outcome.measured:4d} measured  key {outcome.key}")
+        if self.table:
+            lines.append(f"  table: {self.table}")
+        return "\n".join(lines)
+
+
+def _call_arguments(item: Item, index: int) -> tuple[tuple, dict]:
+    if callable(item):
+        made = item()
+        if not (isinstance(made, tuple) and len(made) == 2 and isinstance(made[1], dict)):
+            raise _core.InvalidSetting(
+                f"disttune: sweep item {index} must return (args, kwargs), got {type(made).__name__}"
+            )
+        return tuple(made[0]), dict(made[1])
+    if isinstance(item, (tuple, list)):
+        return tuple(item), {}
+    raise _core.InvalidSetting(
+        f"disttune: sweep item {index} must be a callable returning (args, kwargs) or a tuple of "
+        f"arguments, got {type(item).__name__}"
+    )
+
+
+class _Progress:
+    """One line on stderr rewritten per key (rank 0 only, and only on a terminal)."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total = total
+        self.enabled = enabled and sys.stderr.isatty()
+        self.done = 0
+        self.start = time.monotonic()
+
+    def step(self, outcome: KeyOutcome) -> None:
+        self.done += 1
+        if not self.enabled:
+            return
+        width = 30
+        filled = width * self.done // max(self.total, 1)
+        elapsed = time.monotonic() - self.start
+        sys.stderr.write(
+            f"\rdisttune sweep [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
+            f"{elapsed:6.1f} s  {outcome.source:5s} {outcome.key[:40]}"
+        )
+        if self.done == self.total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def _resolve(tuned: Any, item: Item, index: int) -> tuple[KeyOutcome, Optional[Any]]:
+    """Tunes (or reads from the stores) the key of one item on this rank alone; the outcome
+    and the engine's report (None when the key was in the process's cache already)."""
+    start = time.monotonic()
+    args, kwargs = _call_arguments(item, index)
+    key = tuned.key_fn(*args, **kwargs)
+    text = _encoding.key_text(key)
+    if tuned._lookup(key) is not None:
+        return KeyOutcome(text, "memory", time.monotonic() - start, 0, ()), None
+    with tuned._lock:
+        tuned._tune(key, args, kwargs, False, _ranks.ALONE, False)
+        report = tuned.last_report
+    measured = sum(1 for c in report.candidates if c.measured) if report.source == "tuned" else 0
+    outcome = KeyOutcome(text, report.source, time.monotonic() - start, measured, tuple(report.warm_start_from))
+    return outcome, report
+
+
+def _world() -> tuple[int, int, Any]:
+    group = _ranks.default_group()
+    if group is None:
+        return 0, 1, None
+    dist = _ranks._dist()
+    return dist.get_rank(), dist.get_world_size(), dist
+
+
+def _merged_table(tuned: Any, reports: list, dist: Any, rank: int, path: Path) -> Optional[str]:
+    """The records this rank tuned, gathered on rank 0, stored under its cache root (unless
+    there already) and exported there as one table (the `disttune export` format)."""
+    from disttune._cache_files import Cache, read
+    from disttune._table import export_table
+
+    texts = []
+    for report in reports:
+        if report.record_path is not None:
+            try:
+                texts.append(Path(report.record_path).read_text(encoding="utf-8"))
+            except OSError:
+                pass  # not written (e.g. a refused directory): the engine warned already
+    gathered = [texts]
+    if dist is not None:
+        gathered = [None] * dist.get_world_size()
+        dist.all_gather_object(gathered, texts)
+    if rank != 0:
+        return None
+    cache = Cache(tuned._tuner_options.get("cache_dir") or None)
+    for text in (text for rank_texts in gathered for text in rank_texts or []):
+        created = json.loads(text)["created_utc"]
+        target = Path(_core.record_path(str(cache.root), text))
+        held, _ = read(target) if target.exists() else (None, "")
+        if held is None or held.created_utc != created:
+            _core.store_record(str(cache.root), text)  # checked by the engine's reader first
+    export_table(cache, path)
+    return str(path)
+
+
+def sweep(
+    tuned: Any,
+    items: Iterable[Item],
+    *,
+    table: Optional[Union[str, Path]] = None,
+    progress: bool = True,
+    summary: bool = True,
+) -> SweepSummary:
+    """Tunes the key of every item for `tuned` (a function made by disttune.autotune) and
+    returns this rank's SweepSummary (printed to stderr when `summary`).
+
+    Items: callables returning ``(args, kwargs)``, or tuples of positional arguments (see
+    the module's doc). With several torch.distributed ranks, the items are split across them
+    (item i on rank i % world), each rank tunes its own alone, they meet once (a barrier of
+    torch's default group), and then every rank reads every key from the stores: give them
+    a store they share (the same cache directory on one node, Redis across nodes:
+    TRITON_DIST_AUTOTUNE_REDIS_URL or autotune(redis_url=...)); a key no store holds for
+    some rank is tuned there. `table`: rank 0 also writes the records of the sweep, gathered
+    from every rank, into this file (`disttune export`'s format; it holds every record under
+    rank 0's cache root).
+    """
+    if not hasattr(tuned, "_tune") or not hasattr(tuned, "key_fn"):
+        raise _core.NotCallable("disttune: sweep takes a function made by disttune.autotune")
+    items = list(items)
+    rank, world, dist = _world()
+    started = time.monotonic()
+    result = SweepSummary(rank=rank, world=world, keys_total=len(items))
+    bar = _Progress(len(items), progress and rank == 0)
+    reports = []
+    for index in range(rank, len(items), world):
+        outcome, report = _resolve(tuned, items[index], index)
+        if report is not None:
+            reports.append(report)
+        result.outcomes.append(outcome)
+        bar.step(outcome)
+    if world > 1:
+        dist.barrier()
+        for index, item in enumerate(items):
+            if index % world != rank:
+                result.outcomes.append(_resolve(tuned, item, index)[0])
+    if table is not None:
+        result.table = _merged_table(tuned, reports, dist if world > 1 else None, rank, Path(table))
+    result.seconds = time.monotonic() - started
+    if summary:
+        print(result.text(), file=sys.stderr)
+    return result

@@ -1,0 +1,192 @@
+"""Tuning many keys: warm start from neighbouring keys, disttune.sweep on one process and on
+two ranks sharing a redis-server, the sweep command, and bucketing helpers."""
+
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+import disttune
+from disttune import buckets
+from disttune._table import read_table
+from disttune._sweep import sweep
+from disttune.tune import autotune
+from spawn_ranks import run_ranks
+from step_timer import StepTimer
+from test_redis import REDIS_CLI, REDIS_SERVER, RedisServer
+
+TILES = range(30)
+
+
+def best_tile(m):
+    """The cost model's best tile for size m: 10 up to 128, 20 above (a jump that the warm
+    start's sample must catch)."""
+    return 10 if m <= 128 else 20
+
+
+def cost_ms(tile, m):
+    return 1.0 + 0.1 * abs(tile - best_tile(m))
+
+
+def tuned_matmul(runs, **options):
+    """A fresh tuned function with the same source (so the same records) each time; `runs`
+    gets (m, tile) per run."""
+    timer = StepTimer()
+
+    @autotune(config_space=[{"tile": t} for t in TILES], key_fn=lambda m: m, warmup_runs=1, timed_runs=3,
+              strategy="exhaustive", timer=timer, **options)
+    def sweep_matmul(m, tile):
+        runs.append((m, tile))
+        timer.current = cost_ms(tile, m)
+
+    return sweep_matmul
+
+
+def measured(runs, m):
+    return {tile for size, tile in runs if size == m}
+
+
+def test_later_keys_start_from_their_neighbours_and_keep_the_exhaustive_choice():
+    runs = []
+    matmul = tuned_matmul(runs)
+    summary = sweep(matmul, [(m,) for m in (64, 128, 256, 512)], progress=False, summary=False)
+    assert [o.source for o in summary.outcomes] == ["tuned"] * 4
+    assert len(measured(runs, 64)) == len(TILES)  # nothing to start from
+    assert summary.outcomes[0].warm_start_from == ()
+    # 128 confirms 64's best; 256's best is far from it: the sample beats the prior and the
+    # whole space is measured; 512 confirms 256's best.
+    for outcome, m, count in zip(summary.outcomes[1:], (128, 256, 512), (12, len(TILES), 12)):
+        assert len(measured(runs, m)) <= count, m  # the prior's top 4 and a sample of 8
+        assert outcome.measured == len(measured(runs, m))
+        assert outcome.warm_start_from  # nearest first
+        assert matmul.cache[m] == {"tile": best_tile(m)}
+    assert len(measured(runs, 256)) == len(TILES)
+    assert summary.outcomes[3].warm_start_from == ("256", "128", "64")
+    assert "4 tuned (3 warm-started)" in summary.text()
+
+
+def test_a_sweep_resumes_reading_what_is_stored_and_writes_one_table(tmp_path):
+    runs = []
+    sweep(tuned_matmul(runs), [(64,), (128,)], progress=False, summary=False)
+    runs.clear()
+    again = tuned_matmul(runs)
+    summary = sweep(again, [(64,), (128,), (256,)], table=tmp_path / "table.json", progress=False,
+                    summary=False)
+    assert [o.source for o in summary.outcomes] == ["disk", "disk", "tuned"]
+    assert {m for m, _ in runs} == {256}  # the stored keys ran nothing
+    assert again.cache[64] == {"tile": best_tile(64)}
+    records = read_table(tmp_path / "table.json")
+    assert sorted(r.key for r in records) == ["128", "256", "64"]
+    assert summary.table == str(tmp_path / "table.json")
+
+
+def test_the_setting_and_a_user_distance_turn_the_warm_start_off(monkeypatch):
+    runs = []
+    sweep(tuned_matmul(runs), [(64,)], progress=False, summary=False)
+    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_WARM_START", "0")
+    sweep(tuned_matmul(runs), [(128,)], progress=False, summary=False)
+    assert len(measured(runs, 128)) == len(TILES)
+    monkeypatch.delenv("TRITON_DIST_AUTOTUNE_WARM_START")
+    seen = []
+
+    def far(a, b):
+        seen.append((a, b))
+        return math.inf  # nothing is a neighbour
+
+    matmul = tuned_matmul(runs, key_distance=far)
+    matmul(256)
+    assert len(measured(runs, 256)) == len(TILES)
+    assert matmul.last_report.warm_start_from == []
+    assert (256, 64) in seen  # called with key values, not texts
+    with pytest.raises(disttune.NotCallable, match="key_distance"):
+        tuned_matmul(runs, key_distance=3)
+
+
+def test_sweep_refuses_what_is_not_a_tuned_function_or_an_item():
+    with pytest.raises(disttune.NotCallable):
+        sweep(lambda m: m, [(1,)])
+    with pytest.raises(disttune.InvalidSetting, match="item 0"):
+        sweep(tuned_matmul([]), [lambda: 5], progress=False, summary=False)
+
+
+def _sweep_on_rank(rank, world, redis_url, cache_base):
+    import os
+
+    os.environ["TRITON_DIST_AUTOTUNE_CACHE_DIR"] = f"{cache_base}/node-{rank}"  # no shared directory
+    runs = []
+    matmul = tuned_matmul(runs, redis_url=redis_url)
+    summary = sweep(matmul, [(64 << i,) for i in range(8)], progress=False, summary=False)
+    return {
+        "tuned": sorted(int(o.key) for o in summary.tuned),
+        "read": sorted(int(o.key) for o in summary.outcomes if o.source != "tuned"),
+        "ran": sorted({m for m, _ in runs}),
+        "cache": sorted(matmul.cache),
+        "right": all(matmul.cache[m] == {"tile": best_tile(m)} for m in matmul.cache),
+    }
+
+
+@pytest.mark.skipif(REDIS_SERVER is None or REDIS_CLI is None, reason="redis-server is installed by scripts/setup.sh")
+def test_two_ranks_tune_each_key_once_and_both_read_all_eight(tmp_path):
+    server = RedisServer()
+    try:
+        outcomes = run_ranks(_sweep_on_rank, 2, "gloo", server.url, str(tmp_path))
+        assert set(outcomes) == {0, 1}, outcomes
+        keys = [64 << i for i in range(8)]
+        for rank, outcome in outcomes.items():
+            assert "error" not in outcome, outcome
+            assert outcome["tuned"] == keys[rank::2]  # its share, tuned by it alone
+            assert outcome["ran"] == keys[rank::2]  # the others' keys read from Redis: no run
+            assert outcome["read"] == keys[1 - rank::2]
+            assert outcome["cache"] == keys and outcome["right"]
+        assert len(server.keys()) == 8  # every key tuned exactly once, all in the shared store
+    finally:
+        server.stop()
+
+
+SHAPES_MODULE = """
+from disttune.tune import autotune
+
+runs = []
+
+@autotune(config_space=[{"tile": t} for t in range(30)], key_fn=lambda m, n: (m, n), warmup_runs=0,
+          timed_runs=1)
+def cli_matmul(m, n, tile):
+    runs.append(tile)
+
+def make_args(m, n=4096):
+    return (m, n)
+"""
+
+
+def test_the_sweep_command_tunes_the_shapes_of_a_file(tmp_path):
+    (tmp_path / "shapes_mod.py").write_text(SHAPES_MODULE)
+    (tmp_path / "shapes.json").write_text(json.dumps([{"m": 16}, {"m": 32}, [64, 1024]]))
+    command = [sys.executable, "-m", "disttune", "sweep", "shapes_mod:cli_matmul", "--shapes", "shapes.json",
+               "--make-args", "shapes_mod:make_args", "--table", "out.json", "--no-progress"]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "3 tuned" in done.stderr
+    assert sorted(r.key for r in read_table(tmp_path / "out.json")) == [
+        '{"$tuple":[16,4096]}', '{"$tuple":[32,4096]}', '{"$tuple":[64,1024]}']
+    again = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert "0 tuned" in again.stderr and "3 already stored" in again.stderr, again.stderr
+    bad = subprocess.run(command[:4] + ["shapes_mod:nothing", "--shapes", "shapes.json"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 1 and "has no tuned function 'nothing'" in bad.stderr
+
+
+def test_buckets_round_sizes_up_to_a_tuned_bucket():
+    assert [buckets.pow2(n) for n in (0, 1, 3, 33, 64, 65)] == [1, 1, 4, 64, 64, 128]
+    assert buckets.pow2(9000, low=16, high=8192) == 8192
+    assert buckets.pow2(3, low=16) == 16
+    assert buckets.nearest(20, [16, 64, 32]) == 32
+    assert buckets.nearest(100, [16, 64]) == 64
+    assert buckets.ceil_to(17, 16) == 32
+    with pytest.raises(ValueError, match="power of two"):
+        buckets.pow2(5, high=100)
+    with pytest.raises(TypeError, match="integer"):
+        buckets.pow2(2.5)
+    with pytest.raises(ValueError, match="empty"):
+        buckets.nearest(3, [])
