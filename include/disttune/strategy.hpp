@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <utility>
@@ -51,6 +52,14 @@ struct Round {
   std::vector<std::size_t> within_noise;
 };
 
+/// What a strategy may know of the space before its first round.
+struct SpaceInfo {
+  std::vector<std::string> candidates;  ///< canonical JSON of each candidate, in order
+  /// Warm start: candidates ranked best-first from the records of neighbouring keys; may be empty.
+  std::vector<std::size_t> prior;
+  std::uint64_t seed = 0;  ///< the same on every rank
+};
+
 /// Decides rounds from agreed numbers only, so every rank takes the same decisions. It never
 /// sees devices or ranks; register one by name (register_strategy) to make it selectable.
 class Strategy {
@@ -61,6 +70,11 @@ class Strategy {
   /// The next round given every candidate's standing; one without timed runs ends
   /// measurement and names the finalists.
   virtual Round next_round(const std::vector<CandidateStanding>& standings) = 0;
+  /// Called once before first_round() with the space; the default ignores it.
+  virtual void begin(const SpaceInfo& space) { (void)space; }
+  /// Candidates a front end may prepare (compile) ahead of the next round, most likely first;
+  /// the default: none.
+  virtual std::vector<std::size_t> ahead() const { return {}; }
 };
 
 /// The spec's method: one round, every candidate, warm-up and timed runs as in `measurement`.
