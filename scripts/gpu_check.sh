@@ -249,6 +249,42 @@ print("isolated/in-process x%.2f (target <= 1.5: %s)" % (
 }
 STEPS+=(step_isolation_bench)
 
+# Compile/measure pipeline (issue 22, bench/python/pipeline_bench.py, ~4 min): (a) the 384-config
+# matmul first call per strategy with its text timeline and regret over fresh tunings while
+# the budget lasts, (b) the 32-config first call next to triton.autotune, (c) 2 ranks with
+# disjoint cores and split vs one rank. DISTTUNE_PIPELINE_STRATEGIES (default converge, plus
+# search when registered) picks the strategies of (a). Output in $OUT_DIR/pipeline_bench.txt.
+step_pipeline_bench() {
+  local log=$LOG_DIR/pipeline_bench.log result=$OUT_DIR/pipeline_bench.txt cxx=${PYTHON_CXX:-/usr/bin/g++}
+  if ! CXX=$cxx python3 -m pip install --no-build-isolation --no-deps -q . >"$log" 2>&1; then
+    tail -n 30 "$log"
+    record "pipeline bench (384-config matmul)" FAIL "pip install . failed; see $log"
+    return 0
+  fi
+  local strategies=${DISTTUNE_PIPELINE_STRATEGIES:-}
+  if [[ -z $strategies ]]; then
+    strategies=converge
+    if python3 -c 'import sys, disttune._core as c; sys.exit("search" not in c.registered_strategies())' 2>/dev/null; then
+      strategies=converge,search
+    fi
+  fi
+  if PYTHONUNBUFFERED=1 python3 bench/python/pipeline_bench.py --strategies "$strategies" --tunings 10 \
+       --budget-s 90 >"$result" 2>>"$log"; then
+    cat "$result"
+    record "pipeline bench (384-config matmul)" PASS "$(python3 -c 'import json, sys
+r = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+parts = ["%s first call %.1f s (<= 8), regret<=1%%: %d/%d" % (name, s["first_call_median_s"], s["within_1pct"], s["tunings"])
+         for name, s in r["space_384"].items()]
+parts.append("32 configs %.2f s (<= 2.5) vs triton.autotune %.1f s" % (r["first_call_32"]["disttune"], r["first_call_32"]["triton"]))
+parts.append("2 ranks x%.2f (<= 0.6)" % r["ranks"]["ratio"])
+print("; ".join(parts))' "$result")"
+  else
+    tail -n 30 "$log"
+    record "pipeline bench (384-config matmul)" FAIL "see $log"
+  fi
+}
+STEPS+=(step_pipeline_bench)
+
 # Benchmark suite of issue 7 (bench/suite): 4 cases x 4 tuners; suite.json and suite.md in
 # $OUT_DIR, then one row per target, MET or MISSED (a benchmark's result: it fails nothing).
 step_bench_suite() {

@@ -253,7 +253,8 @@ class AutotunedFunction:
 
     def _learn_unrunnable(self, tuner: Any, signature: tuple) -> None:
         """Out-of-resources configs from the stored records of this function's other keys
-        (same source digest, same device facts), once per process and dtype signature."""
+        (same source digest, same device facts, a key naming this call's tensor dtypes),
+        once per process and dtype signature."""
         if not self._tuner_options["disk_cache"] or signature in self._learned:
             return
         self._learned.add(signature)
@@ -268,6 +269,8 @@ class AutotunedFunction:
             hardware = record.json.get("hardware", {})
             if any(hardware.get(name) != value for name, value in device.items()):
                 continue
+            if not all(dtype in record.key for dtype in signature):
+                continue  # its key does not name this call's dtypes: its fit may differ
             self._unrunnable.learn_from_record(
                 record.json, signature, lambda config: _core.canonical_json(json.dumps(config))
             )
