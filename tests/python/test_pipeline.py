@@ -156,3 +156,43 @@ def test_ranks_of_one_host_get_disjoint_core_slices(monkeypatch):
     assert slices == [list(range(8)), list(range(8, 16))]
     assert _prepare.rank_cores(0, 1) is None  # alone on its host: every core
     assert _prepare.rank_cores(3, 32) is None  # fewer cores than ranks: no pinning
+
+
+class _FakeCompile:
+    """A Triton FutureKernel stand-in: result() hands the compiled kernel over."""
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+    def result(self, ignore_errors=False):
+        return self.kernel
+
+
+class _FakeAutotuned:
+    """The parts of a triton.autotune kernel the contextual hook's _KernelKey reads."""
+
+    def __init__(self, configs):
+        self.configs = configs
+        self.base_fn = lambda: None
+        self.base_fn.__name__ = "fake_kernel"
+
+    def prune_configs(self, kwargs):
+        return self.configs
+
+
+def test_contextual_candidates_out_of_resources_fail_before_launch_and_skip_later_keys():
+    triton = pytest.importorskip("triton")
+    from disttune import _triton_hook
+
+    kernel = _FakeAutotuned([triton.Config({"BLOCK": 64}), triton.Config({"BLOCK": 4096})])
+    first = _triton_hook._KernelKey(kernel, (1024,), (), {})
+    first.compiles = {0: _FakeCompile(FakeKernel(fits=True)), 1: _FakeCompile(FakeKernel(fits=False))}
+    first.ready(0)  # compiled and fits: launches
+    with pytest.raises(_core.EngineError, match="out of resources: out of resource: shared memory"):
+        first.ready(1)
+    # Another key of the same kernel: no compile to wait for, it fails at once.
+    second = _triton_hook._KernelKey(kernel, (2048,), (), {})
+    assert second.compiles == {}
+    with pytest.raises(_core.EngineError, match="out of resources"):
+        second.ready(1)
+    second.ready(0)
