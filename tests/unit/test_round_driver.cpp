@@ -55,7 +55,7 @@ TuningReport tune(const std::shared_ptr<BatchingTimer>& timer, std::vector<int>&
   options.disk_cache = false;
   FunctionTuner tuner({"driven", "v1"}, options);
   runs.assign(2, 0);
-  TuningRequest request{"[1]", {"0", "1"}, [&](std::size_t i) { ++runs[i]; }, false, nullptr, {}};
+  TuningRequest request{"[1]", {"0", "1"}, [&](std::size_t i) { ++runs[i]; }, false, nullptr, {}, {}};
   return tuner.resolve(request);
 }
 
