@@ -77,6 +77,31 @@ TEST(PreparePlan, ChunksComeFromTheRoundsIndexListAndTheRestIsAhead) {
   EXPECT_TRUE(calls[2].ahead.empty());
 }
 
+/// Measures candidates 0 and 1, and expects to want 3, then 1 and 2 next.
+class LooksAhead final : public Strategy {
+ public:
+  Round first_round(std::size_t) override { return {{0, 1}, 0, 1}; }
+  Round next_round(const std::vector<CandidateStanding>&) override { return {{0, 1}, 0, 0}; }
+  std::vector<std::size_t> ahead() const override { return {3, 1, 2, 9}; }
+};
+
+TEST(PreparePlan, TheStrategysAheadFollowsTheRestOfTheRound) {
+  const std::vector<std::string> known = registered_strategies();
+  if (std::find(known.begin(), known.end(), "looks-ahead") == known.end()) {
+    register_strategy("looks-ahead", [](const Measurement&) { return std::make_unique<LooksAhead>(); });
+  }
+  Measurement measurement;
+  measurement.strategy = "looks-ahead";
+  Tuning tuning(candidates(5), measurement);
+  std::vector<PrepareCall> calls;
+  detail::PreparePlan plan(recording(calls), 5);
+  EXPECT_EQ(plan.ready(tuning, 0), "");
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].now, Indices{0});
+  // The round's rest first, then the strategy's guesses not named yet (9 is no candidate).
+  EXPECT_EQ(calls[0].ahead, (Indices{1, 3, 2}));
+}
+
 TEST(PreparePlan, AHookThatThrowsOrMiscountsFailsItsWholeChunk) {
   Tuning tuning(candidates(4), exhaustive());
   detail::PreparePlan throwing(
