@@ -403,9 +403,9 @@ def autotune(
     before every tuning run; the final run sees the caller's original inputs.
     Call flags: autotune=True, autotune_verbose=False, autotune_pg=None,
     autotune_allow_arg_overwrite=False. The result is a callable whose other attributes
-    (cache, last_report, last_compiles, candidates, digest) are those of its AutotunedFunction. Type
-    checkers see it called with key_fn's parameters and returning the launcher's result
-    (disttune._signatures says why).
+    (cache, last_report, last_compiles, candidates, digest) are those of its
+    AutotunedFunction. Type checkers see it called with key_fn's parameters and returning
+    the launcher's result (disttune._signatures says why).
     """
     options = dict(locals())  # exactly the parameters above, by name
 
