@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Optional
 
-from disttune import _core, _encoding, _resources
+from disttune import _core, _encoding, _resources, _triton_compile
 
 _lock = threading.Lock()
 _session: Optional["Session"] = None
@@ -23,15 +22,17 @@ _original_run = None
 SUPPORTED_TRITON = ((3, 2), (3, 7))
 
 
-def check_triton_version(version: str) -> None:
-    """EngineError (a DisttuneError and RuntimeError) naming `version` and the supported
-    range if the hook cannot drive it."""
-    low, high = SUPPORTED_TRITON
+def check_triton_version(
+    version: str, feature: str = "contextual_autotune", supported_range: tuple = SUPPORTED_TRITON
+) -> None:
+    """EngineError (a DisttuneError and RuntimeError) naming `feature`, `version` and the
+    supported range (low inclusive, high exclusive) if `version` is outside it."""
+    low, high = supported_range
     supported = f">= {low[0]}.{low[1]}, < {high[0]}.{high[1]}"
     match = re.match(r"(\d+)\.(\d+)", version)
     if match is None or not low <= (int(match[1]), int(match[2])) < high:
         raise _core.EngineError(
-            f"disttune: contextual_autotune supports Triton {supported}; this process has "
+            f"disttune: {feature} supports Triton {supported}; this process has "
             f"Triton {version}: install a supported Triton (pip install 'triton{supported.replace(' ', '')}')"
         )
 
@@ -57,6 +58,13 @@ def install() -> None:
         run.__wrapped__ = _original_run
         run.__doc__ = _original_run.__doc__
         Autotuner.run = run
+
+
+def active_on_this_thread() -> bool:
+    """Whether a contextual call is running on the calling thread (it then drives every
+    triton.autotune kernel launched there, drop-in ones included)."""
+    session = _session
+    return session is not None and session.thread == threading.get_ident()
 
 
 def begin(session: "Session") -> None:
@@ -228,39 +236,16 @@ class Session:
         return result[0] if result else None
 
     def _compile_all(self, seen: _KernelKey, args: tuple, kwargs: dict) -> None:
-        """Starts compiling every candidate config in the background, in order (Triton's
-        AsyncCompileMode on `compile_threads` threads), and returns at once: each candidate's
-        first launch waits for its own compile only (_KernelKey.ready), so measurement runs
-        while the later configs compile. Configs known to be out of resources are not
-        compiled; compile errors surface when the candidate is launched."""
-        knobs = sys.modules.get("triton.knobs")
-        if knobs is not None and knobs.runtime.interpret:
-            return
-        try:
-            from triton.runtime import _async_compile
-        except ImportError:  # a Triton without async compilation compiles at first launch
-            return
+        """Starts compiling every candidate config in the background, in order, on
+        `compile_threads` threads, and returns at once: each candidate's first launch waits
+        for its own compile only (_KernelKey.ready), so measurement runs while the later
+        configs compile. Configs known to be out of resources are not compiled."""
         if self.compile_pool is None:
-            self.compile_pool = ThreadPoolExecutor(
-                max_workers=self.compile_threads, thread_name_prefix="disttune-compile"
-            )
-        mode = _async_compile.AsyncCompileMode(self.compile_pool, ignore_errors=True)
-        mode.__enter__()
-        try:
-            for index, config in enumerate(seen.configs):
-                if seen.unrunnable.reason(seen.texts[index], seen.signature) is not None:
-                    continue
-                current = dict(kwargs, **config.all_kwargs())
-                current["warmup"] = True
-                try:
-                    compiling = seen.kernel.fn.run(*args, **current)
-                except Exception:  # reported by the candidate's launch
-                    continue
-                if hasattr(compiling, "result"):
-                    seen.compiles[index] = compiling
-        finally:
-            # Leaves the mode without its __exit__, which would wait for every compile.
-            _async_compile.active_mode.set(None)
+            self.compile_pool = ThreadPoolExecutor(max_workers=self.compile_threads, thread_name_prefix="disttune-compile")
+        seen.compiles = _triton_compile.start_compiles(
+            seen.kernel, seen.configs, args, kwargs, self.compile_pool,
+            skip=lambda i: seen.unrunnable.reason(seen.texts[i], seen.signature) is not None,
+        )
 
     def close(self) -> None:
         """After the call: compiles not started are dropped; those running finish."""
