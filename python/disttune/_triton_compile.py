@@ -9,7 +9,12 @@ from typing import Any, Callable
 
 
 def start_compiles(
-    kernel: Any, configs: list, args: tuple, kwargs: dict, pool: Executor, skip: Callable[[int], bool] = lambda i: False
+    kernel: Any,
+    configs: list,
+    args: tuple,
+    kwargs: dict,
+    pool: Executor,
+    skip: Callable[[int], bool] = lambda index: False,
 ) -> dict[int, Any]:
     """Queues the compile of every config of the Autotuner `kernel` for one launch (`args`,
     `kwargs`) not skipped, in order, on `pool` (Triton's AsyncCompileMode), and returns at

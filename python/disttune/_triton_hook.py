@@ -241,7 +241,9 @@ class Session:
         for its own compile only (_KernelKey.ready), so measurement runs while the later
         configs compile. Configs known to be out of resources are not compiled."""
         if self.compile_pool is None:
-            self.compile_pool = ThreadPoolExecutor(max_workers=self.compile_threads, thread_name_prefix="disttune-compile")
+            self.compile_pool = ThreadPoolExecutor(
+                max_workers=self.compile_threads, thread_name_prefix="disttune-compile"
+            )
         seen.compiles = _triton_compile.start_compiles(
             seen.kernel, seen.configs, args, kwargs, self.compile_pool,
             skip=lambda i: seen.unrunnable.reason(seen.texts[i], seen.signature) is not None,
