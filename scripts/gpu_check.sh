@@ -361,6 +361,38 @@ print("; ".join("seed %d: %.1f s, %d measured (%d failed), x%s of table best" % 
 }
 STEPS+=(step_search_live)
 
+# Compile/measure pipeline (issue 22, bench/python/pipeline_bench.py, ~4 min): (a) the 384-config
+# matmul first call per strategy with its text timeline and regret over fresh tunings while
+# the budget lasts, (b) the 32-config first call next to triton.autotune, (c) 2 ranks with
+# disjoint cores and split vs one rank. DISTTUNE_PIPELINE_STRATEGIES (default converge, plus
+# search when registered) picks the strategies of (a). Output in $OUT_DIR/pipeline_bench.txt.
+step_pipeline_bench() {
+  local log=$LOG_DIR/pipeline_bench.log result=$OUT_DIR/pipeline_bench.txt
+  pip_install_package "$log" "pipeline bench (384-config matmul)" || return 0
+  local strategies=${DISTTUNE_PIPELINE_STRATEGIES:-}
+  if [[ -z $strategies ]]; then
+    strategies=converge
+    if python3 -c 'import sys, disttune._core as c; sys.exit("search" not in c.registered_strategies())' 2>/dev/null; then
+      strategies=converge,search
+    fi
+  fi
+  if PYTHONUNBUFFERED=1 python3 bench/python/pipeline_bench.py --strategies "$strategies" --tunings 10 \
+       --budget-s 90 >"$result" 2>>"$log"; then
+    cat "$result"
+    record "pipeline bench (384-config matmul)" PASS "$(python3 -c 'import json, sys
+r = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+parts = ["%s first call %.1f s (<= 8), regret<=1%%: %d/%d" % (name, s["first_call_median_s"], s["within_1pct"], s["tunings"])
+         for name, s in r["space_384"].items()]
+parts.append("32 configs %.2f s (<= 2.5) vs triton.autotune %.1f s" % (r["first_call_32"]["disttune"], r["first_call_32"]["triton"]))
+parts.append("2 ranks x%.2f (<= 0.6)" % r["ranks"]["ratio"])
+print("; ".join(parts))' "$result")"
+  else
+    tail -n 30 "$log"
+    record "pipeline bench (384-config matmul)" FAIL "see $log"
+  fi
+}
+STEPS+=(step_pipeline_bench)
+
 # The triton.autotune drop-in (issue 24): its conformance tests against plain Triton on the GPU
 # (out-of-resources configs included; the gloo-rank test is a CPU test CI runs), then
 # bench/python/dropin_bench.py (dropin_bench.json in $OUT_DIR): first call vs triton.autotune,

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,13 @@ struct TuningRequest {
   Communicator* communicator = nullptr; ///< default: the tuner's
   /// Asked after the runs: true (e.g. after Ctrl-C) leaves no record in any store.
   std::function<bool()> cancelled;
+  /// Readies candidates before their runs (e.g. compiles them); optional. Before a round the
+  /// engine calls prepare(now, ahead): every candidate in `now` is ready when it returns, or its
+  /// entry in the returned list (one per `now` entry; empty text = ready) says why it cannot run,
+  /// which fails it like a failed run. `ahead` are candidates likely needed soon, which the
+  /// front end may start preparing in the background. Candidates never named are never prepared.
+  std::function<std::vector<std::string>(std::span<const std::size_t> now,
+                                         std::span<const std::size_t> ahead)> prepare;
 };
 
 /// The non-template engine of a tuned function: disk lookup, rank agreement, measurement,

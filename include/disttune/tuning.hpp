@@ -86,6 +86,11 @@ class Tuning {
   void end_round(const std::vector<double>& agreed_values);
 
   bool finished() const;
+  /// The round being run: the strategy's, or a re-take round; its candidates in run order.
+  const Round& current_round() const;
+  /// The strategy's guess of the candidates it wants after the current round, most likely
+  /// first (Strategy::ahead()), for a front end that prepares candidates ahead.
+  std::vector<std::size_t> ahead() const;
   const Measurement& measurement() const;
   const std::vector<CandidateResult>& results() const;
 

@@ -278,25 +278,19 @@ def resolve(
     timer: WorkerTimer,
     tuning: Tuning,
     timeout_s: float,
-    before_run: Optional[Callable[[int], None]],
+    prepare: Optional[Callable[[list[int], list[int]], list[str]]],
     key_text: str,
     verbose: bool,
     communicator: Any,
 ) -> Any:
     """tuner.resolve() with every candidate run and timed in the worker of `timer.device`;
-    `before_run(c)`, if given, runs in this process before each of c's runs (precompile)."""
+    `prepare(now, ahead)`, if given, is the engine's prepare hook, run in this process (precompile)."""
     worker = worker_for(timer.device)
     with worker.lock:
         runs = IsolatedRuns(worker, tuning, timeout_s, timer.flushes_l2())
-
-        def run(candidate: int) -> None:
-            if before_run is not None:
-                before_run(candidate)
-            runs.run(candidate)
-
         timer.runs = runs
         try:
-            return tuner.resolve(key_text, tuning.candidates, run, verbose, communicator)
+            return tuner.resolve(key_text, tuning.candidates, runs.run, verbose, communicator, prepare)
         finally:
             timer.runs = None
             runs.close()

@@ -35,6 +35,8 @@ class AutotunedCallable(Protocol[P, R_co]):
 
     cache: Mapping[Any, Any]  # the in-process cache: business key -> chosen entry
     last_report: Any  # the TuningReport of the last tuning (or disk read), else None
+    # The last tuning's compiles with `precompile`: (candidate, start, end, thread name).
+    last_compiles: list[tuple[int, float, float, str]]
     candidates: Any
     digest: str
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 import re
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Optional
 
-from disttune import _core, _encoding, _triton_compile
+from disttune import _core, _encoding, _resources, _triton_compile
 
 _lock = threading.Lock()
 _session: Optional["Session"] = None
@@ -124,16 +125,45 @@ def _triton_key(kernel: Any, args: tuple, kwargs: dict) -> tuple:
     return tuple(key)
 
 
-class _KernelKey:
-    """What a session knows of one kernel and key: its pruned configs and their texts."""
+def _unrunnable_of(kernel: Any) -> _resources.Unrunnable:
+    """The kernel's configs found out of resources, kept across keys and calls."""
+    unrunnable = getattr(kernel, "_disttune_unrunnable", None)
+    if unrunnable is None:
+        unrunnable = _resources.Unrunnable()
+        kernel._disttune_unrunnable = unrunnable
+    return unrunnable
 
-    def __init__(self, kernel: Any, key: tuple, kwargs: dict) -> None:
+
+class _KernelKey:
+    """What a session knows of one kernel and key: its pruned configs and their texts, and
+    their compiles while they are tuned."""
+
+    def __init__(self, kernel: Any, key: tuple, args: tuple, kwargs: dict) -> None:
         self.kernel = kernel
         self.key = key
         self.configs = kernel.prune_configs(kwargs)
         self.texts = [_config_text(kernel, config) for config in self.configs]
         self.key_text = _key_text(key)
         self.state = _state_of(kernel)
+        self.signature = _resources.dtype_signature(args, kwargs)
+        self.unrunnable = _unrunnable_of(kernel)
+        self.compiles: dict[int, Any] = {}  # config index -> Triton FutureKernel, until awaited
+
+    def ready(self, index: int) -> None:
+        """Waits for config `index`'s background compile, then raises (failing the candidate
+        before any launch) if it is known or found out of resources on this device."""
+        known = self.unrunnable.reason(self.texts[index], self.signature)
+        if known is not None:
+            raise _core.EngineError(known)
+        compiling = self.compiles.pop(index, None)
+        if compiling is None:
+            return
+        # Finalizes the compile into the kernel's cache (a compile error is raised again by
+        # the launch, which compiles it in the foreground).
+        problem = _resources.launch_problem(compiling.result(ignore_errors=True))
+        if problem is not None:
+            self.unrunnable.remember(self.texts[index], self.signature, problem)
+            raise _core.EngineError(problem)
 
     def chosen(self) -> Optional[Any]:
         index = self.state.cached_index(self.key_text, self.texts)
@@ -149,6 +179,7 @@ class Session:
         self.compile_threads = compile_threads
         self.thread = threading.get_ident()
         self.seen: dict[tuple[int, tuple], _KernelKey] = {}
+        self.compile_pool: Optional[ThreadPoolExecutor] = None
 
     def launch(self, kernel: Any, args: tuple, kwargs: dict) -> Any:
         if len(kernel.configs) <= 1:
@@ -157,10 +188,10 @@ class Session:
         key = _triton_key(kernel, args, kwargs)
         seen = self.seen.get((id(kernel), key))
         if seen is None:
-            seen = _KernelKey(kernel, key, kwargs)
+            seen = _KernelKey(kernel, key, args, kwargs)
             self.seen[(id(kernel), key)] = seen
             if seen.chosen() is None and len(seen.configs) > 1:
-                _triton_compile.compile_configs(kernel, seen.configs, args, kwargs, self.compile_threads)
+                self._compile_all(seen, args, kwargs)
         tuning = seen.chosen() is None
         result = []
         interrupted: list[BaseException] = []
@@ -174,6 +205,8 @@ class Session:
                 interrupted.append(stop)
 
         def launch_config(index: int) -> None:
+            if tuning:
+                seen.ready(index)
             config = seen.configs[index]
             current = dict(kwargs, **config.all_kwargs())
             full_nargs = {**kernel.nargs, **current}
@@ -201,6 +234,26 @@ class Session:
         if not tuning:
             self._publish(seen)
         return result[0] if result else None
+
+    def _compile_all(self, seen: _KernelKey, args: tuple, kwargs: dict) -> None:
+        """Starts compiling every candidate config in the background, in order, on
+        `compile_threads` threads, and returns at once: each candidate's first launch waits
+        for its own compile only (_KernelKey.ready), so measurement runs while the later
+        configs compile. Configs known to be out of resources are not compiled."""
+        if self.compile_pool is None:
+            self.compile_pool = ThreadPoolExecutor(
+                max_workers=self.compile_threads, thread_name_prefix="disttune-compile"
+            )
+        seen.compiles = _triton_compile.start_compiles(
+            seen.kernel, seen.configs, args, kwargs, self.compile_pool,
+            skip=lambda i: seen.unrunnable.reason(seen.texts[i], seen.signature) is not None,
+        )
+
+    def close(self) -> None:
+        """After the call: compiles not started are dropped; those running finish."""
+        if self.compile_pool is not None:
+            self.compile_pool.shutdown(wait=False, cancel_futures=True)
+            self.compile_pool = None
 
     def _publish(self, seen: _KernelKey) -> None:
         config = seen.chosen()

@@ -110,6 +110,7 @@ class ContextualFunction(Generic[P, R]):
             tuner.run(outer)
             session.publish_all()
         finally:
+            session.close()
             _triton_hook.end(session)
         self.last_tuner = tuner
         return result[0]
@@ -134,8 +135,11 @@ def contextual_autotune(
 
     `n_warmup` untimed and `n_repeat` timed launches per candidate config, summarised by
     `statistic` (the spec's mean); `is_dist=True` takes each config's time as the MAX over
-    the ranks of torch's default WORLD group. All candidate configs of a kernel are compiled
-    concurrently (`compile_threads`) before it is timed; `flush_l2` clears the device cache
+    the ranks of torch's default WORLD group. All candidate configs of a kernel start compiling
+    concurrently (`compile_threads`) when the kernel is first met, and each candidate's first
+    launch waits for its own compile only, so timing overlaps the later compiles; a config
+    Triton finds out of resources fails before any launch and is skipped for the kernel's
+    later keys (docs/python.md, "Compile pipeline"); `flush_l2` clears the device cache
     before each timed launch; `collective_timeout_s` as in autotune() (at least 0.001 s,
     math.inf: none, None: TRITON_DIST_AUTOTUNE_TIMEOUT, else 600). `timer` chooses the timer
     as in tune.autotune (None: it follows where the work runs). Logs go to

@@ -18,12 +18,12 @@ import hashlib
 import inspect
 import json
 import math
+import os
 import threading
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from disttune import _checks, _core, _encoding, _isolation, _ranks, _timing
+from disttune import _cache_files, _checks, _core, _encoding, _isolation, _prepare, _ranks, _resources, _timing
 from disttune._candidate_options import candidate_options
 from disttune._candidate_runs import CandidateRuns
 from disttune._strategy_options import strategy_option_texts
@@ -122,6 +122,22 @@ class AutotunedFunction:
         self.digest = _source_digest(fn)
         self.precompile = precompile
         self.precompile_threads = option["precompile_threads"]
+        if not isinstance(self.precompile_threads, int) or self.precompile_threads < 1:
+            raise _core.InvalidSetting(f"disttune: precompile_threads of '{fn.__name__}' must be an int >= 1")
+        self.compile_timeout_s = option["compile_timeout_s"]
+        if self.compile_timeout_s is not None and not (
+            isinstance(self.compile_timeout_s, (int, float)) and math.isfinite(self.compile_timeout_s)
+            and self.compile_timeout_s > 0
+        ):
+            raise _core.InvalidSetting(
+                f"disttune: compile_timeout_s of '{fn.__name__}' must be None or a finite number of seconds > 0"
+            )
+        self._unrunnable = _resources.Unrunnable()
+        self._learned: set[tuple] = set()  # dtype signatures whose stored records were read
+        self._device_facts: dict[int, dict] = {}  # id(tuner) -> its timer's device facts
+        # The last tuning's compiles, by start: (candidate, start, end, thread name), times
+        # from time.perf_counter(); candidates are indices into the tuning's report.
+        self.last_compiles: list[tuple[int, float, float, str]] = []
         _timing.check_timer_choice(option["timer"], self.name)
         self.timer = option["timer"]
         self.candidate_options = candidate_options(
@@ -166,6 +182,8 @@ class AutotunedFunction:
                 **self._tuner_options,
             )
             self._tuners[identity] = tuner
+            facts = getattr(timer, "hardware_json", None)
+            self._device_facts[id(tuner)] = json.loads(facts()) if callable(facts) else {}
             if self.candidate_options.isolate:
                 self._worker_timers[id(tuner)] = timer
         return tuner
@@ -231,6 +249,53 @@ class AutotunedFunction:
                 entry = self._tune(key, args, kwargs, verbose, group, allow_overwrite)
         return self.fn(*args, **self._merge(kwargs, entry, allow_overwrite))
 
+    def _compile_pipeline(
+        self, surviving: list[int], candidates: list[str], args: tuple, kwargs: dict, tuner: Any, communicator: Any
+    ) -> Optional[_prepare.CompilePipeline]:
+        """The engine's prepare for one tuning: `precompile` in a pool, ahead of the runs.
+        In a rank-split tuning the engine names only this rank's share, and ranks of one
+        host (torchrun's LOCAL_WORLD_SIZE) compile on disjoint slices of the cores."""
+        if self.precompile is None:
+            return None
+        signature = _resources.dtype_signature(args, kwargs)
+        self._learn_unrunnable(tuner, signature)
+        cores = None
+        if tuner.split_across_ranks and communicator is not None and communicator.size > 1:
+            cores = _prepare.rank_cores(communicator.local_rank, int(os.environ.get("LOCAL_WORLD_SIZE", "1")))
+        return _prepare.CompilePipeline(
+            lambda c: self.precompile(self.config_space[surviving[c]], *args, **kwargs),
+            candidates.__getitem__,
+            self.precompile_threads,
+            self.compile_timeout_s,
+            cores,
+            self._unrunnable,
+            signature,
+        )
+
+    def _learn_unrunnable(self, tuner: Any, signature: tuple) -> None:
+        """Out-of-resources configs from the stored records of this function's other keys
+        (same source digest, same device facts, a key naming this call's tensor dtypes),
+        once per process and dtype signature."""
+        if not self._tuner_options["disk_cache"] or signature in self._learned:
+            return
+        self._learned.add(signature)
+        device = self._device_facts.get(id(tuner), {})
+        try:
+            found = list(_cache_files.Cache(self._tuner_options["cache_dir"]).records(self.name))
+        except (_cache_files.CliError, OSError):
+            return  # no directory yet: nothing stored
+        for _, record, _ in found:
+            if record is None or record.json.get("function", {}).get("digest") != self.digest:
+                continue
+            hardware = record.json.get("hardware", {})
+            if any(hardware.get(name) != value for name, value in device.items()):
+                continue
+            if not all(dtype in record.key for dtype in signature):
+                continue  # its key does not name this call's dtypes: its fit may differ
+            self._unrunnable.learn_from_record(
+                record.json, signature, lambda config: _core.canonical_json(json.dumps(config))
+            )
+
     def _tune(
         self, key: Any, args: tuple, kwargs: dict, verbose: bool, group: Any, allow_overwrite: bool
     ) -> dict:
@@ -249,20 +314,17 @@ class AutotunedFunction:
         tuner = self._tuner(args, kwargs, group)
         communicator = _ranks.communicator_for(group) if group is not None else None
         calls = [self._merge(kwargs, self.config_space[i], allow_overwrite) for i in surviving]
-        mine = range(len(surviving))
-        if tuner.split_across_ranks and communicator is not None:
-            mine = _core.split_share(len(surviving), communicator.rank, communicator.size)
-        compiled = _Precompiled(self, [surviving[i] for i in mine], list(mine), args, kwargs) if self.precompile else None
+        candidates = [self.candidates[i] for i in surviving]
+        pipeline = self._compile_pipeline(surviving, candidates, args, kwargs, tuner, communicator)
+        prepare = pipeline.prepare if pipeline is not None else None
         options = self.candidate_options
         restorer = options.restorer(self.fn, args, kwargs)
-        before_run = compiled.check if compiled is not None else None
-        candidates = [self.candidates[i] for i in surviving]
         try:
             if options.isolate:
                 tuning = options.worker_tuning(args, kwargs, candidates, self.candidates)
                 timer = self._worker_timers[id(tuner)]
                 report = _isolation.resolve(
-                    tuner, timer, tuning, options.timeout_s, before_run, text, verbose, communicator
+                    tuner, timer, tuning, options.timeout_s, prepare, text, verbose, communicator
                 )
             else:
                 reference = options.reference_index()
@@ -270,51 +332,17 @@ class AutotunedFunction:
                     self._merge(kwargs, self.config_space[reference], allow_overwrite) if reference is not None else None
                 )
                 runs = CandidateRuns(self.fn, args, kwargs, calls, restorer, options.output_check, reference_call)
-
-                def run(candidate: int) -> None:
-                    if before_run is not None:
-                        before_run(candidate)
-                    runs.run(candidate)
-
-                report = tuner.resolve(text, candidates, run, verbose, communicator)
+                report = tuner.resolve(text, candidates, runs.run, verbose, communicator, prepare)
         finally:
+            if pipeline is not None:
+                pipeline.close()
+                self.last_compiles = sorted(pipeline.timeline, key=lambda event: event[1])
             if restorer is not None:
                 restorer.restore_all()  # the final run sees the caller's inputs
         self.last_report = report
         entry = self.config_space[surviving[report.best]]
         self._remember(key, entry)
         return entry
-
-
-class _Precompiled:
-    """Runs the user's compile-only call for every entry this rank measures (every surviving
-    entry, or its share in a rank-split tuning) concurrently, once, before the first run of
-    the tuning; a candidate whose compile failed fails with that error."""
-
-    def __init__(
-        self, tuned: AutotunedFunction, entries: list[int], candidates: list[int], args: tuple, kwargs: dict
-    ) -> None:
-        self._tuned = tuned
-        self._entries = entries  # indices into the config space
-        self._candidates = candidates  # their indices among the surviving candidates
-        self._args = args
-        self._kwargs = kwargs
-        self._errors: Optional[dict[int, BaseException]] = None
-
-    def check(self, candidate: int) -> None:
-        if self._errors is None:
-            self._errors = {}
-            tuned = self._tuned
-            entries = [tuned.config_space[i] for i in self._entries]
-            with ThreadPoolExecutor(max_workers=tuned.precompile_threads) as pool:
-                futures = [pool.submit(tuned.precompile, entry, *self._args, **self._kwargs) for entry in entries]
-                for candidate, future in zip(self._candidates, futures):
-                    error = future.exception()
-                    if error is not None:
-                        self._errors[candidate] = error
-        error = self._errors.get(candidate)
-        if error is not None:
-            raise _core.EngineError(f"disttune: precompile failed: {error!r}") from error
 
 
 def autotune(
@@ -339,6 +367,7 @@ def autotune(
     redis_url: Optional[str] = None,
     precompile: Optional[Callable] = None,
     precompile_threads: int = 16,
+    compile_timeout_s: Optional[float] = None,
     timer: Any = None,
     split_across_ranks: bool = False,
     key_distance: Optional[Callable[[Any, Any], float]] = None,
@@ -369,14 +398,21 @@ def autotune(
     clears the device cache before each timed run; `graph_runs` > 0 times CUDA-graph replays
     of that many runs. `collective_timeout_s` is the deadline of each engine collective in
     seconds (at least 0.001; math.inf: none); None takes TRITON_DIST_AUTOTUNE_TIMEOUT, else 600.
-    `precompile(entry, *args, **kwargs)`, if given, is a compile-only call run for every
-    surviving entry concurrently (`precompile_threads`) before the first measurement.
+    `precompile(entry, *args, **kwargs)`, if given, is a compile-only call (e.g. Triton's
+    `kernel.warmup(..., grid=(1,))`) run on `precompile_threads` threads ahead of the runs:
+    measurement starts as soon as the first entry is compiled, while the others compile
+    (docs/python.md, "Compile pipeline"). What it returns, if a Triton CompiledKernel, is
+    checked against the device before any launch: an entry out of resources (shared memory,
+    registers) fails at once and is remembered for the function's later keys (and read from
+    its stored records of other keys). `compile_timeout_s` (None: no limit) fails an entry
+    whose compile runs longer.
     `timer` None (default) follows the work: device events when the call's tensors (nested
     ones too) are on an accelerator or, with no tensor, when `autotune_pg` is an NCCL/HCCL
     group or an accelerator context is initialised; the CPU clock otherwise. "cuda", "cpu"
     or a disttune._core.Timer instance choose it.
     `split_across_ranks=True` (for launchers whose runs do not communicate): with several
-    ranks, each rank precompiles and measures only its share of the surviving entries, the
+    ranks, each rank precompiles and measures only its share of the surviving entries (ranks
+    of one host compile on disjoint CPU cores, by torchrun's LOCAL_WORLD_SIZE), the
     results are all-gathered once and every rank takes the same best entry (off by default:
     every rank measures every entry, times MAX over ranks).
     Warm start (TRITON_DIST_AUTOTUNE_WARM_START, on by default): a new key starts from the
@@ -400,9 +436,9 @@ def autotune(
     before every tuning run; the final run sees the caller's original inputs.
     Call flags: autotune=True, autotune_verbose=False, autotune_pg=None,
     autotune_allow_arg_overwrite=False. The result is a callable whose other attributes
-    (cache, last_report, candidates, digest) are those of its AutotunedFunction. Type
-    checkers see it called with key_fn's parameters and returning the launcher's result
-    (disttune._signatures says why).
+    (cache, last_report, last_compiles, candidates, digest) are those of its
+    AutotunedFunction. Type checkers see it called with key_fn's parameters and returning
+    the launcher's result (disttune._signatures says why).
     """
     options = dict(locals())  # exactly the parameters above, by name
 

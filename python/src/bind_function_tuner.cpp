@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -90,12 +91,13 @@ TunerOptions make_options(
   return options;
 }
 
-/// Resolves one key; the Python callable `run(i)` runs candidate i. The GIL is released while
-/// the engine works and taken back for each run and each Python collective. A
-/// KeyboardInterrupt in a run ends the call (see InterruptGuard).
+/// Resolves one key; the Python callable `run(i)` runs candidate i, and `prepare(now, ahead)`,
+/// if given, is TuningRequest::prepare (lists of indices in, a list of reasons out). The GIL is
+/// released while the engine works and taken back for each run, each prepare and each Python
+/// collective. A KeyboardInterrupt in a run or a prepare ends the call (see InterruptGuard).
 TuningReport resolve(FunctionTuner& tuner, std::string key, std::vector<std::string> candidates,
                      nb::callable run, bool verbose,
-                     std::shared_ptr<Communicator> communicator) {
+                     std::shared_ptr<Communicator> communicator, std::optional<nb::callable> prepare) {
   TuningRequest request;
   request.key = std::move(key);
   request.candidates = std::move(candidates);
@@ -104,6 +106,17 @@ TuningReport resolve(FunctionTuner& tuner, std::string key, std::vector<std::str
     nb::gil_scoped_acquire gil;
     guard.run([&] { run(index); });
   };
+  if (prepare) {
+    request.prepare = [&prepare, &guard](std::span<const std::size_t> now, std::span<const std::size_t> ahead) {
+      nb::gil_scoped_acquire gil;
+      std::vector<std::string> reasons;
+      guard.run([&] {
+        reasons = nb::cast<std::vector<std::string>>((*prepare)(std::vector<std::size_t>(now.begin(), now.end()),
+                                                                std::vector<std::size_t>(ahead.begin(), ahead.end())));
+      });
+      return reasons;
+    };
+  }
   request.verbose = verbose;
   request.communicator = communicator.get();
   // An interrupted tuning is no result: it is not stored.
@@ -224,8 +237,12 @@ void bind_function_tuner(nb::module_& module) {
                    [](const FunctionTuner& tuner) { return tuner.options().split_across_ranks; })
       .def("resolve", &resolve, nb::arg("key"), nb::arg("candidates"), nb::arg("run"),
            nb::arg("verbose") = false, nb::arg("communicator").none() = nb::none(),
+           nb::arg("prepare").none() = nb::none(),
            "The best candidate for `key` (canonical text) among `candidates` (canonical JSON "
-           "texts, in order), from the disk store or by tuning; run(i) runs candidate i once.");
+           "texts, in order), from the disk store or by tuning; run(i) runs candidate i once. "
+           "prepare(now, ahead), if given, readies the candidates in `now` before their runs and "
+           "returns one text per entry (empty: ready, else why it cannot run, which fails it); "
+           "it may start `ahead` in the background.");
   module.def("split_share", &split_share, nb::arg("count"), nb::arg("rank"), nb::arg("ranks"),
              "The candidate indices rank `rank` of `ranks` measures in a rank-split tuning.");
 }

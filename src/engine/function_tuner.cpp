@@ -16,6 +16,7 @@
 #include "disttune/store.hpp"
 #include "report/emit.hpp"
 #include "report/progress.hpp"
+#include "engine/prepare_plan.hpp"
 #include "engine/rank_agreement.hpp"
 #include "engine/rank_split.hpp"
 #include "engine/round_driver.hpp"
@@ -65,10 +66,17 @@ std::string sample_list(const std::vector<double>& samples) {
   return text.str();
 }
 
-/// The function-level side of the runs: the tuner's timer times them, one by one or as a batch.
+/// The function-level side of the runs: the request's prepare readies them ahead, the
+/// tuner's timer times them, one by one or as a batch.
 class TimerSite final : public detail::RunSite {
  public:
-  TimerSite(Timer& timer, const TuningRequest& request) : timer_(timer), request_(request) {}
+  TimerSite(Timer& timer, const TuningRequest& request) : timer_(timer), request_(request) {
+    if (request.prepare) plan_.emplace(request.prepare, request.candidates.size());
+  }
+
+  std::string prepare(const Tuning& tuning, std::size_t candidate) override {
+    return plan_ ? plan_->ready(tuning, candidate) : std::string();
+  }
 
   std::optional<std::vector<double>> time_batch(std::size_t candidate, int runs) override {
     return timer_.time_batch([&] { request_.run(candidate); }, runs);
@@ -138,7 +146,27 @@ class TimerSite final : public detail::RunSite {
   const TuningRequest& request_;
   std::vector<std::size_t> marked_;  ///< the candidate of each pair marked since the last settle
   std::map<std::size_t, detail::CollectedRuns> collected_;  ///< settled, until the collect
+  std::optional<detail::PreparePlan> plan_;
 };
+
+/// The request over some of its candidates (`indices` into them): candidate i of the result
+/// is candidate indices[i] of `request`, for its runs and its prepare calls.
+TuningRequest part_of(const TuningRequest& request, const std::vector<std::size_t>& indices) {
+  TuningRequest part = request;
+  part.candidates.clear();
+  for (std::size_t index : indices) part.candidates.push_back(request.candidates.at(index));
+  part.run = [&request, &indices](std::size_t i) { request.run(indices.at(i)); };
+  if (request.prepare) {
+    part.prepare = [&request, &indices](std::span<const std::size_t> now, std::span<const std::size_t> ahead) {
+      std::vector<std::size_t> whole_now;
+      std::vector<std::size_t> whole_ahead;
+      for (std::size_t i : now) whole_now.push_back(indices.at(i));
+      for (std::size_t i : ahead) whole_ahead.push_back(indices.at(i));
+      return request.prepare(whole_now, whole_ahead);
+    };
+  }
+  return part;
+}
 
 /// Progress on the terminal and each candidate's samples or failure in the log.
 class TuningProgress final : public detail::RoundObserver {
@@ -263,8 +291,7 @@ TuningReport FunctionTuner::State::measure(const TuningRequest& request, Communi
     log.write("split: this rank measures candidates " + index_list(share));
     report.candidates = detail::measure_split(
         request.candidates, comm, context, [&](const std::vector<std::string>& texts) {
-          TuningRequest local = request;
-          local.run = [&](std::size_t i) { request.run(share.at(i)); };
+          const TuningRequest local = part_of(request, share);
           Tuning tuning(texts, options.measurement);
           SingleProcessCommunicator alone;
           drive(tuning, local, *options.timer, alone, context, log, progress);
@@ -361,11 +388,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
     log.write("the config space grew since the record: measuring the stored best candidate " +
               std::to_string(*choice.best) + " again with the " + std::to_string(choice.added.size()) +
               " added ones");
-    TuningRequest part = request;
-    part.candidates.clear();
-    for (const std::size_t index : measured) part.candidates.push_back(request.candidates[index]);
-    part.run = [&](std::size_t i) { request.run(measured[i]); };
-    report = s.measure(part, comm, context, log, split);
+    report = s.measure(part_of(request, measured), comm, context, log, split);
     report.candidates = detail::merged_results(choice, request.candidates, report.candidates);
     report.best = measured[report.best];
     log.write("kept candidate " + std::to_string(report.best) + " of the grown space");

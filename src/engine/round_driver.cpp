@@ -30,9 +30,11 @@ std::optional<Step> RoundDriver::next_run(Barriers barriers) {
     const std::size_t c = step->candidate;
     switch (step->kind) {
       case StepKind::barrier:
+        (void)prepare(c);  // a candidate that cannot run still makes its barriers
         barrier(*step, barriers);
         break;
       case StepKind::warmup:
+        if (!prepare(c)) break;  // failed: the tuning skips its runs
         return step;
       case StepKind::timed:
         if (step->index == 0) {
@@ -61,6 +63,19 @@ std::optional<Step> RoundDriver::next_run(Barriers barriers) {
     }
   }
   return std::nullopt;
+}
+
+bool RoundDriver::prepare(std::size_t candidate) {
+  if (tuning_.results()[candidate].failed) return false;
+  std::string reason;
+  try {
+    reason = site_.prepare(tuning_, candidate);
+  } catch (...) {
+    reason = describe_current_exception();
+  }
+  if (reason.empty()) return true;
+  tuning_.record_failure(candidate, std::move(reason));
+  return false;
 }
 
 void RoundDriver::barrier(const Step& step, Barriers barriers) {

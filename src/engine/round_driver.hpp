@@ -33,6 +33,14 @@ class RunSite {
   /// device). A candidate with an error fails with "timer: <error>"; if this throws, every
   /// candidate with runs to collect fails with "timer: <message>".
   virtual std::map<std::size_t, CollectedRuns> collect() = 0;
+  /// Readies `candidate` (e.g. compiles it) before its first run in `tuning`'s current round;
+  /// returns why it cannot run (it then fails like a failed run), or empty text. May throw,
+  /// with the same effect. The default: always ready.
+  virtual std::string prepare(const Tuning& tuning, std::size_t candidate) {
+    (void)tuning;
+    (void)candidate;
+    return {};
+  }
 };
 
 /// Watches a driven tuning (logs, progress, traces). Every method does nothing by default.
@@ -56,9 +64,10 @@ class RoundObserver {
 /// settle_owed_barriers(), the same count on every rank).
 enum class Barriers { make, owe };
 
-/// Owns a round's protocol: a barrier before each candidate's timed runs, batches standing
-/// for a timed phase, one collect of the round's samples after its last run, agreed re-takes
-/// (Tuning), the MAX all-reduce at a round's end, failures. A front end only makes the runs it is handed: function level all of them
+/// Owns a round's protocol: the site's prepare before a candidate's first run of a round, a
+/// barrier before each candidate's timed runs, batches standing for a timed phase, one
+/// collect of the round's samples after its last run, agreed re-takes (Tuning), the MAX
+/// all-reduce at a round's end, failures. A front end only makes the runs it is handed: function level all of them
 /// in one call (drive()), contextual mode one per outer run (next_run()), replay tests with
 /// recorded samples. Every rank makes the same collectives whatever failed where; strategies only
 /// ever see the agreed numbers, so a new one needs no change here or in the front ends.
@@ -83,6 +92,8 @@ class RoundDriver {
   const Tuning& tuning() const { return tuning_; }
 
  private:
+  /// Asks the site to prepare `candidate`; false (and the candidate failed) if it cannot run.
+  bool prepare(std::size_t candidate);
   void barrier(const Step& step, Barriers barriers);
   void collect(const Step& step);
   void end_round();

@@ -372,6 +372,8 @@ void Tuning::end_round(const std::vector<double>& agreed_values) {
 }
 
 bool Tuning::finished() const { return state_->finished; }
+const Round& Tuning::current_round() const { return state_->round; }
+std::vector<std::size_t> Tuning::ahead() const { return state_->strategy->ahead(); }
 const Measurement& Tuning::measurement() const { return state_->measurement; }
 const std::vector<CandidateResult>& Tuning::results() const { return state_->results; }
 std::optional<std::size_t> Tuning::baseline() const { return state_->baseline; }

@@ -119,3 +119,42 @@ def test_contextual_is_dist_refuses_a_split():
 
     with pytest.raises(ValueError, match="cannot be split across ranks with is_dist"):
         contextual_autotune(is_dist=True, split_across_ranks=True)(lambda: None)
+
+
+def _split_compile_cores(rank, world):
+    import os
+
+    cores = {}
+
+    @autotune(
+        config_space=[{"tag": tag} for tag in "abcd"],
+        key_fn=lambda x: x,
+        split_across_ranks=True,
+        disk_cache=False,
+        precompile=lambda entry, x: cores.setdefault(entry["tag"], sorted(os.sched_getaffinity(0))),
+    )
+    def split(x, tag):
+        return tag
+
+    split(1)
+    return {"cores": cores, "main": sorted(os.sched_getaffinity(0))}
+
+
+@pytest.mark.skipif(not dist.is_available(), reason="torch.distributed is not built in this torch")
+def test_split_ranks_of_one_host_compile_on_disjoint_cores(tmp_path):
+    import os
+
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs at least 2 cores")
+    outcomes = run_ranks(_split_compile_cores, 2, "gloo", env={"LOCAL_WORLD_SIZE": 2})
+    assert sorted(outcomes) == [0, 1], outcomes
+    slices = []
+    for rank in range(2):
+        outcome = outcomes[rank]
+        assert "error" not in outcome, outcomes
+        assert sorted(outcome["cores"]) == ["abcd"[i] for i in range(rank, 4, 2)]  # its share only
+        used = {tuple(cores) for cores in outcome["cores"].values()}
+        assert len(used) == 1, outcome  # every compile thread of the rank on its one slice
+        slices.append(set(used.pop()))
+        assert set(outcome["main"]) > slices[-1]  # the rank's own thread is not pinned
+    assert not slices[0] & slices[1]

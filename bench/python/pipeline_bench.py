@@ -1,0 +1,355 @@
+"""Issue 22 benchmark on one H200: compile and measure pipelined, configs that cannot run
+costing little, ranks sharing the compile. Three parts, side by side in one run:
+
+(a) a 384-config Triton fp16 4096^3 matmul space of our own (BLOCK_M/N 32..256, BLOCK_K
+    32..128, stages 2..5, warps 4/8; the largest do not fit in shared memory): the first
+    call of disttune.autotune with precompile (16 threads) per strategy, with a text timeline
+    (compile threads busy, launches), then its regret against an interleaved oracle over up
+    to --tunings fresh tunings (each in a new process with an empty TRITON_CACHE_DIR) while
+    --budget-s lasts. triton.autotune is NOT run on this space (~280 s).
+(b) the 32-config matmul of matmul.py: disttune's first call next to triton.autotune's.
+(c) 2 ranks (gloo, one GPU) with split_across_ranks, each compiling on its own half of the
+    cores, against one rank on one half: the first call, as two hosts of 8 cores would see it.
+
+    python bench/python/pipeline_bench.py                          # all three, converge
+    python bench/python/pipeline_bench.py --strategies converge,search --tunings 10
+    python bench/python/pipeline_bench.py --parts ranks --ranks-space 384
+
+Prints the timelines and a summary; the last line is one JSON object. Children are this
+file with `child ...` arguments (one process per measurement, a fresh Triton cache each).
+"""
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)  # matmul.py; disttune is the installed package
+
+SIZE = 4096
+ORACLE_ROUNDS = 5
+ORACLE_RUNS = 3
+
+
+def configs_384():
+    import triton
+
+    return [
+        triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_stages=stages, num_warps=warps)
+        for bm in (32, 64, 128, 256)
+        for bn in (32, 64, 128, 256)
+        for bk in (32, 64, 128)
+        for stages in (2, 3, 4, 5)
+        for warps in (4, 8)
+    ]
+
+
+def space(name):
+    if name == "384":
+        return configs_384()
+    from matmul import CONFIGS
+
+    return CONFIGS
+
+
+def key_fn(a, b, c):
+    return (tuple(a.shape), tuple(b.shape), str(a.dtype))
+
+
+def timeline_text(call_start, call_end, compiles, launches, columns=40):
+    """One row per time slice: compile threads busy (average over the slice) and launches."""
+    span = max(call_end - call_start, 1e-6)
+    step = max(span / columns, 0.05)
+    rows = ["  t_s   compile threads busy            launches"]
+    t = call_start
+    while t < call_end:
+        end = min(t + step, call_end)
+        busy = sum(max(0.0, min(e, end) - max(s, t)) for _, s, e, _ in compiles) / (end - t)
+        runs = sum(1 for x in launches if t <= x < end)
+        rows.append(f"{t - call_start:6.2f}  {'#' * round(busy):<16s} {busy:5.1f}   {runs:6d}")
+        t = end
+    return "\n".join(rows)
+
+
+def child_tune(space_name, strategy, with_timeline):
+    """One fresh first call of disttune.autotune with precompile on a space."""
+    import torch
+
+    from disttune.tune import autotune
+    from matmul import compile_only, launch, operands
+
+    configs = space(space_name)
+    a, b, c = operands(SIZE)
+    launches = []
+
+    def launcher(a, b, c, cfg):
+        launches.append(time.perf_counter())
+        return launch(a, b, c, cfg)
+
+    tuned = autotune(config_space=[{"cfg": cfg} for cfg in configs], key_fn=key_fn, precompile=compile_only,
+                     precompile_threads=16, strategy=strategy, disk_cache=False)(launcher)
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    result = tuned(a, b, c)
+    torch.cuda.synchronize()
+    end = time.perf_counter()
+    torch.testing.assert_close(result, a @ b, atol=0.5, rtol=0.05)
+    report = tuned.last_report
+    chosen = next(iter(tuned.cache.values()))["cfg"]
+    compiles = tuned.last_compiles
+    out = {
+        "strategy": strategy, "configs": len(configs), "first_call_s": round(end - start, 3),
+        "chosen": next(i for i, cfg in enumerate(configs) if cfg is chosen),
+        "compiled": len(compiles),
+        "measured": sum(1 for r in report.candidates if r.measured and not r.failed),
+        "out_of_resources": sum(1 for r in report.candidates if "out of resources" in r.error),
+        "failed": sum(1 for r in report.candidates if r.failed),
+        "first_launch_s": round(min(launches) - start, 3) if launches else None,
+        "last_compile_end_s": round(max(e for _, _, e, _ in compiles) - start, 3) if compiles else None,
+        "compile_thread_s": round(sum(e - s for _, s, e, _ in compiles), 2),
+    }
+    if with_timeline:
+        out["timeline"] = timeline_text(start, end, compiles, launches)
+    return out
+
+
+def child_oracle(space_name):
+    """Every config that runs, timed interleaved: each round runs every config in turn
+    (one warm-up, then ORACLE_RUNS launches between two events); the median of the rounds."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import torch
+
+    from matmul import compile_only, launch, operands
+
+    configs = space(space_name)
+    a, b, c = operands(SIZE)
+    entries = [{"cfg": cfg} for cfg in configs]
+    with ThreadPoolExecutor(16) as pool:
+        compiled = list(pool.map(lambda e: _try(lambda: compile_only(e, a, b, c)), entries))
+    runnable = []
+    for i, kernel in enumerate(compiled):
+        if kernel is None:
+            continue
+        try:
+            launch(a, b, c, configs[i])
+            torch.cuda.synchronize()
+            runnable.append(i)
+        except Exception:  # out of resources or a compile error: not a candidate of the oracle
+            torch.cuda.synchronize()
+    times = {i: [] for i in runnable}
+    for _ in range(ORACLE_ROUNDS):
+        pairs = []
+        for i in runnable:
+            launch(a, b, c, configs[i])
+            begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            begin.record()
+            for _ in range(ORACLE_RUNS):
+                launch(a, b, c, configs[i])
+            end.record()
+            pairs.append((i, begin, end))
+        torch.cuda.synchronize()
+        for i, begin, end in pairs:
+            times[i].append(begin.elapsed_time(end) / ORACLE_RUNS)
+    return {"times_ms": {str(i): statistics.median(t) for i, t in times.items()}, "runnable": len(runnable)}
+
+
+def _try(make):
+    try:
+        return make()
+    except Exception:
+        return None
+
+
+def child_first32(tuner):
+    """The 32-config first call: disttune (pipelined precompile) or triton.autotune."""
+    import torch
+
+    from matmul import CONFIGS, launch_autotuned, operands
+
+    a, b, c = operands(SIZE)
+    torch.cuda.synchronize()
+    if tuner == "disttune":
+        from disttune.tune import autotune
+        from matmul import compile_only, launch
+
+        run = autotune(config_space=[{"cfg": cfg} for cfg in CONFIGS], key_fn=key_fn, precompile=compile_only,
+                       disk_cache=False)(launch)
+    else:
+        run = launch_autotuned
+    start = time.perf_counter()
+    result = run(a, b, c)
+    torch.cuda.synchronize()
+    seconds = time.perf_counter() - start
+    torch.testing.assert_close(result, a @ b, atol=0.5, rtol=0.05)
+    return {"tuner": tuner, "first_call_s": round(seconds, 3)}
+
+
+def child_rank(space_name, strategy):
+    """One rank of part (c): gloo group from the environment (or alone), split tuning."""
+    import torch
+    import torch.distributed as dist
+
+    from disttune.tune import autotune
+    from matmul import compile_only, launch, operands
+
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world > 1:
+        dist.init_process_group("gloo")
+    configs = space(space_name)
+    a, b, c = operands(SIZE)
+    threads = len(os.sched_getaffinity(0)) if world == 1 else len(os.sched_getaffinity(0)) // world
+    tuned = autotune(config_space=[{"cfg": cfg} for cfg in configs], key_fn=key_fn, precompile=compile_only,
+                     precompile_threads=max(1, threads), strategy=strategy, disk_cache=False,
+                     split_across_ranks=True)(launch)
+    if world > 1:
+        dist.barrier()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    tuned(a, b, c)
+    torch.cuda.synchronize()
+    elapsed = torch.tensor([time.perf_counter() - start], dtype=torch.float64)
+    if world > 1:
+        dist.all_reduce(elapsed, op=dist.ReduceOp.MAX)
+        dist.destroy_process_group()
+    return {"ranks": world, "first_call_s": round(float(elapsed.item()), 3), "compile_threads": threads,
+            "split_ranks": tuned.last_report.split_ranks}
+
+
+def run_child(args, cache_dir=None, env_extra=None, cores=None):
+    """Runs `child args` in a new process with its own Triton cache; returns its JSON."""
+    cache = cache_dir or tempfile.mkdtemp(prefix="triton-pipeline-")
+    env = dict(os.environ, TRITON_CACHE_DIR=cache, **(env_extra or {}))
+    command = [sys.executable, __file__, "child", *args]
+    if cores is not None:
+        command = ["taskset", "-c", ",".join(map(str, cores))] + command
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(f"child {args} failed:\n{done.stderr[-4000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1]), cache
+
+
+def part_space(strategies, tunings, budget_s):
+    results = {}
+    oracle = None
+    for strategy in strategies:
+        began = time.perf_counter()
+        first, cache = run_child(["tune", "384", strategy, "1"])
+        print(f"\n(a) {strategy}: first call {first['first_call_s']} s; first launch at {first['first_launch_s']} s, "
+              f"last compile ends at {first['last_compile_end_s']} s; compiled {first['compiled']}, measured "
+              f"{first['measured']}, out of resources {first['out_of_resources']}, failed {first['failed']}",
+              flush=True)
+        print(first.pop("timeline"), flush=True)
+        if oracle is None:
+            oracle, _ = run_child(["oracle", "384"], cache_dir=cache)
+            print(f"(a) oracle: {oracle['runnable']} configs run, best {min(oracle['times_ms'].values()):.4f} ms",
+                  flush=True)
+        shutil.rmtree(cache, ignore_errors=True)
+        runs = [first]
+        while len(runs) < tunings and time.perf_counter() - began < budget_s:
+            again, cache = run_child(["tune", "384", strategy, "0"])
+            shutil.rmtree(cache, ignore_errors=True)
+            runs.append(again)
+        best = min(oracle["times_ms"].values())
+        regrets = [oracle["times_ms"].get(str(r["chosen"]), float("inf")) / best - 1 for r in runs]
+        results[strategy] = {
+            "first_call_s": [r["first_call_s"] for r in runs],
+            "first_call_median_s": statistics.median(r["first_call_s"] for r in runs),
+            "regret": [round(r, 4) for r in regrets],
+            "tunings": len(runs),
+            "within_1pct": sum(r <= 0.01 for r in regrets),
+            "compiled": first["compiled"], "out_of_resources": first["out_of_resources"],
+        }
+        print(f"(a) {strategy}: {len(runs)} fresh tunings, first call median "
+              f"{results[strategy]['first_call_median_s']:.2f} s (target <= 8 s), regret "
+              f"{', '.join(f'{100 * r:.2f}%' for r in regrets)}; within 1%: "
+              f"{results[strategy]['within_1pct']}/{len(runs)}", flush=True)
+    return results
+
+
+def part_first32():
+    out = {}
+    for tuner in ("disttune", "triton"):
+        result, cache = run_child(["first32", tuner])
+        shutil.rmtree(cache, ignore_errors=True)
+        out[tuner] = result["first_call_s"]
+    print(f"\n(b) 32 configs, first call: disttune {out['disttune']} s (target <= 2.5 s), "
+          f"triton.autotune {out['triton']} s", flush=True)
+    return out
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def part_ranks(space_name, strategy):
+    cores = sorted(os.sched_getaffinity(0))
+    half = cores[: len(cores) // 2]
+    one, cache = run_child(["rank", space_name, strategy], cores=half)
+    shutil.rmtree(cache, ignore_errors=True)
+    port = str(free_port())
+    children = []
+    for rank in range(2):
+        cache = tempfile.mkdtemp(prefix=f"triton-rank{rank}-")
+        env = dict(os.environ, TRITON_CACHE_DIR=cache, MASTER_ADDR="127.0.0.1", MASTER_PORT=port, RANK=str(rank),
+                   WORLD_SIZE="2", LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE="2")
+        process = subprocess.Popen([sys.executable, __file__, "child", "rank", space_name, strategy], env=env,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        children.append((process, cache))
+    outputs = []
+    for process, cache in children:
+        stdout, stderr = process.communicate(timeout=600)
+        shutil.rmtree(cache, ignore_errors=True)
+        if process.returncode != 0:
+            raise RuntimeError(f"rank child failed:\n{stderr[-4000:]}")
+        outputs.append(json.loads(stdout.strip().splitlines()[-1]))
+    two = outputs[0]
+    ratio = two["first_call_s"] / one["first_call_s"]
+    print(f"\n(c) {space_name} configs, {strategy}: one rank on {len(half)} cores {one['first_call_s']} s; "
+          f"2 ranks split, {two['compile_threads']} compile cores each {two['first_call_s']} s: "
+          f"x{ratio:.2f} (target <= 0.6)", flush=True)
+    return {"one_rank_s": one["first_call_s"], "two_ranks_s": two["first_call_s"], "ratio": round(ratio, 3)}
+
+
+def main():
+    if sys.argv[1:2] == ["child"]:
+        kind, rest = sys.argv[2], sys.argv[3:]
+        result = {
+            "tune": lambda: child_tune(rest[0], rest[1], rest[2] == "1"),
+            "oracle": lambda: child_oracle(rest[0]),
+            "first32": lambda: child_first32(rest[0]),
+            "rank": lambda: child_rank(rest[0], rest[1]),
+        }[kind]()
+        print(json.dumps(result), flush=True)
+        return
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--strategies", default="converge", help="comma-separated engine strategies for (a)")
+    parser.add_argument("--tunings", type=int, default=10, help="fresh tunings per strategy for the regret")
+    parser.add_argument("--budget-s", type=float, default=100.0, help="stop adding fresh tunings after this")
+    parser.add_argument("--parts", default="space,first32,ranks", help="which of space,first32,ranks")
+    parser.add_argument("--ranks-space", default="32", choices=("32", "384"), help="config space of (c)")
+    args = parser.parse_args()
+    parts = args.parts.split(",")
+    summary = {}
+    began = time.perf_counter()
+    if "space" in parts:
+        summary["space_384"] = part_space(args.strategies.split(","), args.tunings, args.budget_s)
+    if "first32" in parts:
+        summary["first_call_32"] = part_first32()
+    if "ranks" in parts:
+        summary["ranks"] = part_ranks(args.ranks_space, args.strategies.split(",")[0])
+    summary["bench_s"] = round(time.perf_counter() - began, 1)
+    print(json.dumps(summary), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""Configs that cannot run: Triton's out-of-resources check of a compiled kernel before its
+first launch, and what a tuned function remembers of such configs across its keys."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Hashable, Optional
+
+# What a candidate's failure reason starts with when the device cannot run it at all.
+OUT_OF_RESOURCES = "out of resources: "
+
+
+def launch_problem(compiled: Any) -> Optional[str]:
+    """Why `compiled` cannot be launched on the current device, or None. A Triton
+    CompiledKernel (what `kernel.warmup(...)` returns) is loaded with Triton's own check
+    (shared memory against the device limit before loading, then the threads its registers
+    allow), without a launch; anything else is taken as launchable."""
+    load = getattr(compiled, "_init_handles", None)
+    if not callable(load):
+        return None
+    try:
+        load()
+    except Exception as error:  # Triton raises OutOfResources; a failed load is reported as is
+        if type(error).__name__ == "OutOfResources":
+            return OUT_OF_RESOURCES + str(error)
+        return f"loading the compiled kernel failed: {error!r}"
+    return None
+
+
+def dtype_signature(args: tuple, kwargs: dict) -> tuple:
+    """The dtypes of a call's arguments, in order: with the config, what decides whether a
+    kernel fits the device (block sizes times element sizes), not the shapes."""
+    values = list(args) + [kwargs[name] for name in sorted(kwargs)]
+    return tuple(str(value.dtype) for value in values if hasattr(value, "dtype"))
+
+
+class Unrunnable:
+    """Per tuned function: configs found out of resources, by (config text, dtype signature),
+    with their reason, so a later key fails them without compiling them again."""
+
+    def __init__(self) -> None:
+        self._reasons: dict[tuple[str, Hashable], str] = {}
+
+    def reason(self, config: str, signature: Hashable) -> Optional[str]:
+        return self._reasons.get((config, signature))
+
+    def remember(self, config: str, signature: Hashable, reason: str) -> None:
+        if reason.startswith(OUT_OF_RESOURCES):
+            self._reasons[(config, signature)] = reason
+
+    def learn_from_record(self, record: dict, signature: Hashable, canonical: Callable[[Any], str]) -> None:
+        """Takes the out-of-resources failures of a stored record (the engine's record JSON)
+        of another key; `canonical(config)` is a record config's candidate text. The caller
+        picks records of the same function digest and device."""
+        for candidate in record.get("candidates", []):
+            error = candidate.get("error", "")
+            at = error.find(OUT_OF_RESOURCES)  # a rank-split record says "on rank N: " first
+            if candidate.get("status") == "failed" and at >= 0:
+                self._reasons.setdefault((canonical(candidate["config"]), signature), error[at:])
