@@ -75,11 +75,6 @@ class Strategy {
   /// The next round given every candidate's standing; one without timed runs ends
   /// measurement and names the finalists.
   virtual Round next_round(const std::vector<CandidateStanding>& standings) = 0;
-  /// Called once before first_round() with the space; the default ignores it.
-  virtual void begin(const SpaceInfo& space) { (void)space; }
-  /// Candidates a front end may prepare (compile) ahead of the next round, most likely first;
-  /// the default: none.
-  virtual std::vector<std::size_t> ahead() const { return {}; }
 };
 
 /// The spec's method: one round, every candidate, warm-up and timed runs as in `measurement`.
