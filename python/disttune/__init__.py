@@ -22,6 +22,7 @@ from disttune._core import (
 from disttune._encoding import EncodingError
 from disttune._sink import set_sink
 from disttune.autotuner import contextual_autotune
+from disttune.tables import load_table
 from disttune.tune import autotune
 
 __version__: str = _core.__version__  # the engine's version: the file VERSION
@@ -39,5 +40,6 @@ __all__ = [
     "__version__",
     "autotune",
     "contextual_autotune",
+    "load_table",
     "set_sink",
 ]

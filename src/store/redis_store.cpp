@@ -5,9 +5,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "disttune/fingerprint.hpp"
 #include "report/warning.hpp"
-#include "util/utc_time.hpp"
 
 namespace disttune {
 namespace detail {
@@ -136,11 +134,8 @@ std::optional<Record> RedisStore::load(const RecordId& id) const {
 bool RedisStore::write(const Record& record) const {
   const std::string name = key(record.id);
   std::string text;
-  Record stamped = record;
-  if (stamped.created_utc.empty()) stamped.created_utc = utc_iso_now();
-  if (stamped.library_version.empty()) stamped.library_version = library_version();
   try {
-    text = record_to_json(stamped).dump();
+    text = record_to_json(record).dump();  // stamped by build_record
   } catch (const std::exception& error) {
     warn("not writing Redis value " + where(record.id) + ": " + error.what());
     return false;
@@ -155,7 +150,7 @@ bool RedisStore::write(const Record& record) const {
   if (!redis) return false;
   RedisReply reply;
   try {
-    reply = redis->command({"EVAL", kWriteScript, "1", name, text, stamped.created_utc});
+    reply = redis->command({"EVAL", kWriteScript, "1", name, text, record.created_utc});
   } catch (const RedisFault& fault) {
     give_up(fault.what());
     return false;
