@@ -161,8 +161,8 @@ std::vector<Record> read_table(const fs::path& path) {
   }
   const DiskStore names("/");  // only for the store's name checks; nothing is written
   std::vector<Record> records;
-  for (const auto& [function, keys] :
-       object_at(table.value("functions", Value()), shown + ": 'functions'").items()) {
+  const Value functions = table.value("functions", Value());
+  for (const auto& [function, keys] : object_at(functions, shown + ": 'functions'").items()) {
     const std::string where_function = shown + ": functions['" + printable(function) + "']";
     try {
       names.function_dir(function);
