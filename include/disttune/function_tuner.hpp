@@ -12,19 +12,14 @@
 
 #include "disttune/communicator.hpp"
 #include "disttune/error.hpp"
+#include "disttune/identity.hpp"
 #include "disttune/measurement.hpp"
 #include "disttune/redis_store.hpp"
+#include "disttune/report.hpp"
 #include "disttune/timer.hpp"
 #include "disttune/tuning.hpp"
 
 namespace disttune {
-
-/// Who a tuned function is: its name (the cache directory) and a digest of its source or
-/// an explicit version. A different digest never reuses a stored result.
-struct FunctionIdentity {
-  std::string name;
-  std::string digest;
-};
 
 /// Settings of a tuned function, fixed when it is made.
 struct TunerOptions {
@@ -60,25 +55,6 @@ struct CallOptions {
   /// Ranks to agree with for this call; default: the tuner's communicator.
   Communicator* communicator = nullptr;
 };
-
-/// Where a choice came from, and what the tuning measured.
-struct TuningReport {
-  enum class Source { tuned, disk, redis };  ///< redis: read from Redis (then copied to disk)
-  Source source = Source::tuned;
-  std::string function;
-  std::string key;
-  std::vector<CandidateResult> candidates;  ///< pruned candidates, in order
-  std::size_t best = 0;                     ///< index into candidates
-  std::string timer;  ///< the timer that measured (Timer::name()); from a store: the record's
-  std::optional<std::filesystem::path> record_path;  ///< the local record, if there is one
-  std::optional<std::filesystem::path> log_path;
-  /// 0, or the number of ranks the tuning was split across (TunerOptions::split_across_ranks).
-  int split_ranks = 0;
-};
-
-/// The report as a table: one row per candidate (config, status, agreed time, samples),
-/// the chosen one marked, followed by the timer and where the choice came from.
-std::string format_table(const TuningReport& report);
 
 /// What the engine needs to tune one key.
 struct TuningRequest {

@@ -52,9 +52,9 @@
 #include <string_view>
 #include <vector>
 
+#include "disttune/candidate_result.hpp"
 #include "disttune/config.hpp"
 #include "disttune/measurement.hpp"
-#include "disttune/tuning.hpp"
 
 namespace disttune {
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "disttune/candidate_result.hpp"
 #include "disttune/measurement.hpp"
 #include "disttune/strategy.hpp"
 
@@ -31,20 +32,6 @@ struct Step {
   std::size_t candidate = 0;  ///< index into the candidate list
   int index = 0;              ///< ordinal of this run within its phase
   int count = 0;              ///< runs in this phase (barrier: timed runs of the phase it opens)
-};
-
-/// One candidate's measurement as this rank saw it, and the agreed outcome.
-struct CandidateResult {
-  std::string config;             ///< canonical JSON of the config
-  bool failed = false;            ///< failed here or on any rank
-  std::string error;              ///< this rank's failure reason; "failed on another rank" if not here
-  std::vector<double> samples;    ///< this rank's timed samples (ms), in order
-  double local_ms = 0.0;          ///< this rank's statistic of its samples
-  double agreed_ms = 0.0;         ///< the statistic agreed across ranks (MAX), what selection uses
-  double noise = 0.0;             ///< agreed relative spread of the samples (median abs. deviation / median)
-  bool measured = false;          ///< false if the strategy never reached it
-  bool dropped = false;           ///< measured, but left out of the last round by the strategy
-  bool within_noise = false;      ///< the measurement could not tell it apart from the choice (or it is the choice, tied)
 };
 
 /// The state machine of one tuning. A driver (src/engine/round_driver.hpp) loops: next(),

@@ -1,5 +1,5 @@
 // ActiveRun: one contextual run per process, registered for its lifetime.
-#include "active_run.hpp"
+#include "context/active_run.hpp"
 
 #include <atomic>
 #include <mutex>

@@ -1,5 +1,5 @@
 // ContextLog: appends the contextual tuner's lines to this rank's log file.
-#include "context_log.hpp"
+#include "context/context_log.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

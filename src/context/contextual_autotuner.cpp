@@ -5,17 +5,17 @@
 #include <stdexcept>
 #include <thread>
 
-#include "active_run.hpp"
-#include "collective/rank_agreement.hpp"
-#include "context_log.hpp"
+#include "context/active_run.hpp"
+#include "context/context_log.hpp"
+#include "context/failure_vote.hpp"
+#include "context/key_tuning.hpp"
+#include "context/launch_ledger.hpp"
+#include "context/outer_run_restart.hpp"
+#include "context/retirement.hpp"
+#include "context/run_agreement.hpp"
 #include "disttune/context.hpp"
 #include "disttune/deadline.hpp"
-#include "failure_vote.hpp"
-#include "key_tuning.hpp"
-#include "launch_ledger.hpp"
-#include "outer_run_restart.hpp"
-#include "retirement.hpp"
-#include "run_agreement.hpp"
+#include "engine/rank_agreement.hpp"
 #include "util/utc_time.hpp"
 
 namespace disttune {

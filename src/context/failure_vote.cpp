@@ -1,7 +1,7 @@
 // The failure vote after a tuning launch, through the run agreement's checkpoint.
-#include "failure_vote.hpp"
+#include "context/failure_vote.hpp"
 
-#include "run_agreement.hpp"
+#include "context/run_agreement.hpp"
 
 namespace disttune::detail {
 

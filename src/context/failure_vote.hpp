@@ -4,9 +4,9 @@
 #include <cstddef>
 #include <optional>
 
-#include "collective/rank_agreement.hpp"
+#include "context/launch_ledger.hpp"
 #include "disttune/communicator.hpp"
-#include "launch_ledger.hpp"
+#include "engine/rank_agreement.hpp"
 
 namespace disttune::detail {
 

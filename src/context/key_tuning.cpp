@@ -1,5 +1,5 @@
 // KeyTuning: one kernel's rounds, driven by the RoundDriver one run per outer run.
-#include "key_tuning.hpp"
+#include "context/key_tuning.hpp"
 
 #include <stdexcept>
 #include <utility>

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "collective/rank_agreement.hpp"
-#include "context_log.hpp"
+#include "context/context_log.hpp"
 #include "disttune/communicator.hpp"
 #include "disttune/context.hpp"
 #include "disttune/tuning.hpp"
+#include "engine/rank_agreement.hpp"
 #include "engine/round_driver.hpp"
 
 namespace disttune::detail {

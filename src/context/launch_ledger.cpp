@@ -1,5 +1,5 @@
 // LaunchLedger: the per-outer-run record of launches, timer pairs and the first failure.
-#include "launch_ledger.hpp"
+#include "context/launch_ledger.hpp"
 
 #include "disttune/config.hpp"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "key_tuning.hpp"
+#include "context/key_tuning.hpp"
 
 namespace disttune::detail {
 

@@ -1,10 +1,10 @@
 // Abandoning an outer run at a failed launch, the same way on every rank.
-#include "outer_run_restart.hpp"
+#include "context/outer_run_restart.hpp"
 
 #include <algorithm>
 
+#include "context/retirement.hpp"
 #include "disttune/communicator.hpp"
-#include "retirement.hpp"
 
 namespace disttune::detail {
 

@@ -5,8 +5,8 @@
 #include <functional>
 #include <string>
 
-#include "context_log.hpp"
-#include "launch_ledger.hpp"
+#include "context/context_log.hpp"
+#include "context/launch_ledger.hpp"
 
 namespace disttune::detail {
 

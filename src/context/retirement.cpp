@@ -1,5 +1,5 @@
 // Retirement of finished contextual tunings into their kernels' caches.
-#include "retirement.hpp"
+#include "context/retirement.hpp"
 
 #include <stdexcept>
 

@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "context_log.hpp"
-#include "launch_ledger.hpp"
+#include "context/context_log.hpp"
+#include "context/launch_ledger.hpp"
 
 namespace disttune::detail {
 

@@ -1,5 +1,5 @@
 // Run agreement: checkpoint, failure, outer failure and a launch digest in one reduce.
-#include "run_agreement.hpp"
+#include "context/run_agreement.hpp"
 
 #include <array>
 #include <cstdint>

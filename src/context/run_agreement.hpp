@@ -6,7 +6,7 @@
 #include <string>
 
 #include "disttune/communicator.hpp"
-#include "collective/rank_agreement.hpp"
+#include "engine/rank_agreement.hpp"
 
 namespace disttune::detail {
 

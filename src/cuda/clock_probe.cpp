@@ -1,5 +1,5 @@
 // ClockProbe: embedded PTX kernels for a busy GPU and for reading its SM clock.
-#include "clock_probe.hpp"
+#include "cuda/clock_probe.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "driver_api.hpp"
+#include "cuda_driver/driver_api.hpp"
 
 namespace disttune::detail {
 namespace {

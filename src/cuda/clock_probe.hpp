@@ -5,8 +5,8 @@
 #include <memory>
 #include <vector>
 
-#include "cuda_types.hpp"
-#include "driver_resources.hpp"
+#include "cuda_driver/cuda_types.hpp"
+#include "cuda_driver/driver_resources.hpp"
 
 namespace disttune::detail {
 

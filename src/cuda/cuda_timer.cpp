@@ -5,13 +5,13 @@
 #include <string>
 #include <utility>
 
-#include "clock_probe.hpp"
-#include "device_facts.hpp"
+#include "cuda/clock_probe.hpp"
+#include "cuda/device_facts.hpp"
+#include "cuda/l2_flush.hpp"
+#include "cuda_driver/driver_api.hpp"
+#include "cuda_driver/driver_resources.hpp"
 #include "disttune/cuda.hpp"
 #include "disttune/sink.hpp"
-#include "driver_api.hpp"
-#include "driver_resources.hpp"
-#include "l2_flush.hpp"
 
 namespace disttune {
 

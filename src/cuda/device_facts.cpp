@@ -1,6 +1,6 @@
 // Device facts from the driver, NVLink topology from NVML and the runtime version from
 // libcudart, each read only if that library is present.
-#include "device_facts.hpp"
+#include "cuda/device_facts.hpp"
 
 #include <dlfcn.h>
 
@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "driver_api.hpp"
-#include "shared_library.hpp"
+#include "cuda_driver/driver_api.hpp"
+#include "cuda_driver/shared_library.hpp"
 
 namespace disttune::detail {
 namespace {

@@ -1,7 +1,7 @@
 // What the fingerprint says about CUDA: the device and the driver/runtime versions.
 #pragma once
 
-#include "cuda_types.hpp"
+#include "cuda_driver/cuda_types.hpp"
 #include "disttune/config.hpp"
 
 namespace disttune::detail {

@@ -1,5 +1,5 @@
 // The flush buffers: one per device, kept for the life of the process.
-#include "l2_flush.hpp"
+#include "cuda/l2_flush.hpp"
 
 #include <algorithm>
 #include <map>

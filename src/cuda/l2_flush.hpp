@@ -1,7 +1,7 @@
 // The per-device buffer whose clearing evicts the L2 cache before a timed run.
 #pragma once
 
-#include "driver_resources.hpp"
+#include "cuda_driver/driver_resources.hpp"
 
 namespace disttune::detail {
 

@@ -1,10 +1,10 @@
 // The driver table: libcuda.so.1 opened once, entry points taken with cuGetProcAddress.
-#include "driver_api.hpp"
+#include "cuda_driver/driver_api.hpp"
 
 #include <stdexcept>
 #include <utility>
 
-#include "shared_library.hpp"
+#include "cuda_driver/shared_library.hpp"
 
 namespace disttune::detail {
 namespace {

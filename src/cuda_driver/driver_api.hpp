@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "cuda_types.hpp"
+#include "cuda_driver/cuda_types.hpp"
 
 namespace disttune::detail {
 

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <utility>
 
-#include "driver_api.hpp"
+#include "cuda_driver/driver_api.hpp"
 
 namespace disttune::detail {
 

@@ -1,5 +1,5 @@
 // SharedLibrary: dlopen/dlsym/dlclose behind a move-only handle.
-#include "shared_library.hpp"
+#include "cuda_driver/shared_library.hpp"
 
 #include <dlfcn.h>
 

@@ -14,10 +14,10 @@
 #include "disttune/store.hpp"
 #include "report/emit.hpp"
 #include "report/progress.hpp"
-#include "collective/rank_agreement.hpp"
+#include "engine/rank_agreement.hpp"
 #include "engine/rank_split.hpp"
 #include "engine/round_driver.hpp"
-#include "store/record_builder.hpp"
+#include "record/record_builder.hpp"
 #include "store/two_level_store.hpp"
 #include "report/tuning_log.hpp"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "collective/rank_agreement.hpp"
+#include "engine/rank_agreement.hpp"
 #include "disttune/communicator.hpp"
 #include "disttune/tuning.hpp"
 

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "noise_interval.hpp"
+#include "strategies/noise_interval.hpp"
 
 namespace disttune {
 namespace {

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "cuda_driver/driver_resources.hpp"
 #include "disttune/communicator.hpp"
 #include "disttune/roll_call.hpp"
-#include "driver_resources.hpp"
 
 namespace disttune::detail {
 

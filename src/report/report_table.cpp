@@ -2,7 +2,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "disttune/function_tuner.hpp"
+#include "disttune/report.hpp"
 
 namespace disttune {
 namespace {

@@ -1,4 +1,4 @@
-// Tests of the converge strategy (src/engine/converge_strategy.cpp) by replaying timings.
+// Tests of the converge strategy (src/strategies/converge_strategy.cpp) by replaying timings.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>

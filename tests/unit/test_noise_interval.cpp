@@ -1,4 +1,4 @@
-// Tests of intervals and the choice among near-ties (src/engine/noise_interval.cpp), and of the baseline rule in tunings.
+// Tests of intervals and the choice among near-ties (src/strategies/noise_interval.cpp), and of the baseline rule in tunings.
 #include <optional>
 #include <string>
 #include <vector>
@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "disttune/tuning.hpp"
-#include "engine/noise_interval.hpp"
+#include "strategies/noise_interval.hpp"
 #include "tuning_replay.hpp"
 
 namespace disttune {

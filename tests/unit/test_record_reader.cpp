@@ -11,7 +11,7 @@
 #include <string>
 
 #include "disttune/store.hpp"
-#include "store/record_file.hpp"
+#include "record/record_file.hpp"
 #include "store_test_support.hpp"
 
 namespace disttune {

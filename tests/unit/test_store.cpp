@@ -12,7 +12,7 @@
 
 #include "util/atomic_file.hpp"
 #include "store/cache_dir.hpp"
-#include "store/record_builder.hpp"
+#include "record/record_builder.hpp"
 #include "disttune/store.hpp"
 #include "store_test_support.hpp"
 

@@ -1,4 +1,4 @@
-// Tests of the strategies (src/engine/strategy.cpp, src/engine/adaptive_strategy.cpp) by replaying timings.
+// Tests of the strategies (src/strategies/exhaustive_strategy.cpp, src/strategies/adaptive_strategy.cpp) by replaying timings.
 #include <algorithm>
 #include <cmath>
 #include <string>

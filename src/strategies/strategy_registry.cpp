@@ -1,11 +1,14 @@
-// The strategy registry: strategies selectable by name, built-in and registered at run time.
+// The strategy registry: strategies selectable by name, built-in and registered at run time,
+// and the name a measurement asks for.
 #include <algorithm>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include "disttune/error.hpp"
+#include "disttune/settings.hpp"
 #include "disttune/strategy.hpp"
 
 namespace disttune {
@@ -67,6 +70,20 @@ std::unique_ptr<Strategy> make_strategy(const Measurement& measurement) {
   std::unique_ptr<Strategy> strategy = factory(measurement);  // outside the lock: it may register
   if (!strategy) throw std::logic_error("disttune: strategy '" + name + "' factory returned nothing");
   return strategy;
+}
+
+std::string strategy_name(const Measurement& measurement) {
+  if (!measurement.strategy.empty()) return measurement.strategy;
+  const std::optional<std::string> chosen = strategy_setting();
+  if (!chosen) return std::string(kDefaultStrategy);
+  const std::vector<std::string> registered = registered_strategies();
+  if (std::find(registered.begin(), registered.end(), *chosen) == registered.end()) {
+    std::string names;
+    for (const std::string& name : registered) names += (names.empty() ? "" : ", ") + name;
+    throw InvalidSetting("disttune: TRITON_DIST_AUTOTUNE_STRATEGY='" + *chosen +
+                         "' is not a registered strategy (registered: " + names + ")");
+  }
+  return *chosen;
 }
 
 }  // namespace disttune

@@ -1,13 +1,9 @@
-// The exhaustive strategy of the spec, and the name a measurement asks for.
+// The exhaustive strategy of the spec: one round over every candidate.
 #include "disttune/strategy.hpp"
 
-#include <algorithm>
 #include <numeric>
-#include <optional>
 #include <string>
 #include <vector>
-
-#include "disttune/settings.hpp"
 
 namespace disttune {
 namespace {
@@ -40,20 +36,6 @@ class ExhaustiveStrategy final : public Strategy {
 
 std::unique_ptr<Strategy> make_exhaustive_strategy(const Measurement& measurement) {
   return std::make_unique<ExhaustiveStrategy>(measurement);
-}
-
-std::string strategy_name(const Measurement& measurement) {
-  if (!measurement.strategy.empty()) return measurement.strategy;
-  const std::optional<std::string> chosen = strategy_setting();
-  if (!chosen) return std::string(kDefaultStrategy);
-  const std::vector<std::string> registered = registered_strategies();
-  if (std::find(registered.begin(), registered.end(), *chosen) == registered.end()) {
-    std::string names;
-    for (const std::string& name : registered) names += (names.empty() ? "" : ", ") + name;
-    throw InvalidSetting("disttune: TRITON_DIST_AUTOTUNE_STRATEGY='" + *chosen +
-                         "' is not a registered strategy (registered: " + names + ")");
-  }
-  return *chosen;
 }
 
 }  // namespace disttune

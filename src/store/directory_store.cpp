@@ -18,7 +18,7 @@
 #include "util/atomic_file.hpp"
 #include "store/cache_dir.hpp"
 #include "store/cache_hygiene.hpp"
-#include "store/record_file.hpp"
+#include "record/record_file.hpp"
 #include "disttune/settings.hpp"
 #include "util/unique_fd.hpp"
 #include "util/utc_time.hpp"

@@ -1,5 +1,5 @@
 // Rank agreement: digest check of what the ranks are about to tune, and the cache vote.
-#include "collective/rank_agreement.hpp"
+#include "engine/rank_agreement.hpp"
 
 #include <array>
 #include <sstream>

@@ -8,7 +8,7 @@
 #include "disttune/fingerprint.hpp"
 #include "disttune/measurement.hpp"
 #include "disttune/store.hpp"
-#include "disttune/tuning.hpp"
+#include "disttune/candidate_result.hpp"
 
 namespace disttune::detail {
 

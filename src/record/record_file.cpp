@@ -1,5 +1,5 @@
 // read_record_file: open without following links, check the type and size, read it all.
-#include "store/record_file.hpp"
+#include "record/record_file.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

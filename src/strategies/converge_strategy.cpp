@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "disttune/strategy.hpp"
-#include "noise_interval.hpp"
+#include "strategies/noise_interval.hpp"
 
 namespace disttune {
 namespace {

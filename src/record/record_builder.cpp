@@ -1,5 +1,5 @@
 // Record building: identity, fingerprint, measurement, results and stamp of a finished tuning.
-#include "store/record_builder.hpp"
+#include "record/record_builder.hpp"
 
 #include <utility>
 

@@ -1,5 +1,5 @@
 // Confidence intervals of agreed times, and the choice among candidates within noise of the fastest.
-#include "noise_interval.hpp"
+#include "strategies/noise_interval.hpp"
 
 #include <algorithm>
 #include <cmath>
