@@ -57,6 +57,11 @@ enum class TableMismatch {
 /// TRITON_DIST_AUTOTUNE_TABLE_MISMATCH: warn or retune (any case); unset: warn.
 TableMismatch table_mismatch_setting();
 
+/// TRITON_DIST_AUTOTUNE_TRITON_DROPIN: `import disttune` makes triton.autotune the drop-in
+/// disttune.triton.autotune for the whole process (docs/triton-dropin.md). A switch as
+/// above; unset: off.
+bool triton_dropin_setting();
+
 /// TRITON_DIST_AUTOTUNE_TIMEOUT: the deadline of each engine collective, in seconds (at
 /// least 0.001), or `inf` / `none` for no deadline (kNoDeadline); unset: 600 s.
 std::chrono::milliseconds collective_timeout_setting();

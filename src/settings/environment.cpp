@@ -22,6 +22,7 @@ constexpr const char* kStrategy = "TRITON_DIST_AUTOTUNE_STRATEGY";
 constexpr const char* kRedisUrl = "TRITON_DIST_AUTOTUNE_REDIS_URL";
 constexpr const char* kRedisPrefix = "TRITON_DIST_AUTOTUNE_REDIS_PREFIX";
 constexpr const char* kRedisTimeout = "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT";
+constexpr const char* kTritonDropin = "TRITON_DIST_AUTOTUNE_TRITON_DROPIN";
 
 constexpr std::array kSettings{
     EnvironmentSetting{kCacheDir, "a directory", "~/.triton_dist/autotune"},
@@ -35,6 +36,7 @@ constexpr std::array kSettings{
     EnvironmentSetting{kRedisUrl, "redis://[[user]:password@]host[:port][/db]", "no Redis"},
     EnvironmentSetting{kRedisPrefix, "any text", "disttune:"},
     EnvironmentSetting{kRedisTimeout, "seconds from 0.001 to 86400", "1"},
+    EnvironmentSetting{kTritonDropin, "1/0, true/false, yes/no, on/off", "off"},
 };
 
 /// The variable's text; nullopt when unset or empty.
@@ -95,6 +97,8 @@ TableMismatch table_mismatch_setting() {
   throw InvalidSetting(std::string("disttune: ") + kTableMismatch + " must be warn or retune, got '" +
                        *text + "'");
 }
+
+bool triton_dropin_setting() { return read_switch(kTritonDropin); }
 
 std::chrono::milliseconds collective_timeout_setting() {
   const std::optional<std::string> text = read(kTimeout);
