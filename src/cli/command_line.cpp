@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <cstddef>
 #include <exception>
 #include <filesystem>
 #include <ostream>
@@ -145,6 +146,18 @@ int run_report(const CacheListing& cache, const Arguments& a, std::ostream& out)
 
 int run_command_line(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
                      const FrontEnd& front_end) {
+  // An extra command gets every argument after its name, options included, unparsed.
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--root") {
+      ++i;
+      continue;
+    }
+    if (args[i].starts_with("--root=")) continue;
+    for (const ExtraCommand& command : front_end.extra_commands) {
+      if (args[i] == command.name) return command.run({args.begin() + i + 1, args.end()});
+    }
+    break;
+  }
   CLI::App app{"disttune: inspect, move and clear the disk cache of tuning records", "disttune"};
   app.require_subcommand(1);
   app.fallthrough();
@@ -176,11 +189,8 @@ int run_command_line(const std::vector<std::string>& args, std::ostream& out, st
       app.add_subcommand("report", "write an HTML page with each config's timing samples plotted");
   report->add_option("file", a.file, "the page to write, e.g. report.html")->required();
   report->add_option("--function", a.function, "only this function's records");
-  std::vector<std::pair<CLI::App*, const ExtraCommand*>> extras;
   for (const ExtraCommand& command : front_end.extra_commands) {
-    CLI::App* sub = app.add_subcommand(command.name, command.help);
-    sub->prefix_command();  // everything after its name is the command's own
-    extras.emplace_back(sub, &command);
+    app.add_subcommand(command.name, command.help);  // listed in --help; run above
   }
 
   try {
@@ -190,9 +200,6 @@ int run_command_line(const std::vector<std::string>& args, std::ostream& out, st
     if (error.get_exit_code() == 0) return app.exit(error, out, err);  // --help, --version
     err << "disttune: error: " << printable(error.what()) << '\n';
     return 2;
-  }
-  for (const auto& [sub, command] : extras) {
-    if (sub->parsed()) return command->run(sub->remaining());  // its errors are its own
   }
   try {
     const CacheListing cache(a.root.empty() ? default_cache_root() : fs::path(a.root));

@@ -29,12 +29,14 @@ def run_cli(*args, root=None):
     return done.returncode, done.stdout, done.stderr
 
 
-def tune_into(root, *keys):
-    """Tunes the CPU launcher `launch` on each key with its disk cache under `root`."""
+def tune_into(root, *keys, counter=None):
+    """Tunes the CPU launcher `launch` on each key with its disk cache under `root`; its runs
+    are counted in `counter` (a CountingLauncher) when given."""
+    counter = counter if counter is not None else CountingLauncher()
 
     @autotune(config_space=SPACE, key_fn=key_fn, cache_dir=str(root))
     def launch(x, alpha=1.0, speed=0.0, tag=None):
-        return CountingLauncher()(x, alpha, speed, tag)
+        return counter(x, alpha, speed, tag)
 
     for key in keys:
         launch(key)

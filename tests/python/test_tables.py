@@ -32,19 +32,14 @@ def test_a_loaded_table_makes_the_first_call_of_each_key_a_hit_with_no_run(tmp_p
         import sys
         sys.path.insert(0, {os.path.dirname(__file__)!r})
         import disttune
-        from launchers import SPACE, CountingLauncher, key_fn
+        from launchers import CountingLauncher
+        from test_cli import tune_into
         lines = disttune.load_table({str(table)!r}, cache_dir={str(cache)!r})
         assert sum(line.startswith("wrote launch") for line in lines) == 2, lines
         counter = CountingLauncher()
-
-        @disttune.autotune(config_space=SPACE, key_fn=key_fn, cache_dir={str(cache)!r})
-        def launch(x, alpha=1.0, speed=0.0, tag=None):
-            return counter(x, alpha, speed, tag)
-
-        for key in (3, 4):
-            launch(key)
-            assert launch.last_report.source == "disk", launch.last_report.source
-        assert counter.runs == {{"fast": 2}}, counter.runs  # the calls themselves, no tuning
+        launch = tune_into({str(cache)!r}, 3, 4, counter=counter)
+        assert launch.last_report.source == "disk", launch.last_report.source
+        assert counter.runs == {{"fast": 2}}, counter.runs  # the two calls themselves, no tuning
         print("hits")
     """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
