@@ -18,6 +18,7 @@
 #include "cli/printable.hpp"
 #include "disttune/fingerprint.hpp"
 #include "disttune/timer.hpp"
+#include "record/bounded_json.hpp"
 #include "report/warning.hpp"
 #include "util/unique_fd.hpp"
 #include "util/utc_time.hpp"
@@ -29,8 +30,6 @@ namespace fs = std::filesystem;
 
 // A table nests a record under functions, name, key and hardware digest.
 constexpr std::size_t kMaxTableDepth = kMaxRecordDepth + 4;
-
-struct TooDeep {};
 
 std::string kind_of(mode_t mode) {
   if (S_ISFIFO(mode)) return "a FIFO";
@@ -76,16 +75,9 @@ std::string read_table_bytes(const fs::path& path) {
 }
 
 Value parse_table(const std::string& bytes, const std::string& shown) {
-  const Value::parser_callback_t limit_depth = [](int depth, Value::parse_event_t event,
-                                                  Value& /*parsed*/) {
-    const bool opens = event == Value::parse_event_t::object_start ||
-                       event == Value::parse_event_t::array_start;
-    if (opens && static_cast<std::size_t>(depth) >= kMaxTableDepth) throw TooDeep{};
-    return true;
-  };
   try {
-    return Value::parse(bytes, limit_depth);
-  } catch (const TooDeep&) {
+    return detail::parse_bounded(bytes, kMaxTableDepth);
+  } catch (const detail::TooDeep&) {
     throw CliError(shown + " is not a disttune table: it is not valid JSON: it nests deeper than " +
                    std::to_string(kMaxTableDepth) + " levels");
   } catch (const Value::exception& error) {
