@@ -10,11 +10,13 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "bindings.hpp"
 #include "disttune/context.hpp"
+#include "failure_text.hpp"
 #include "setting_values.hpp"
 
 namespace nb = nanobind;
@@ -53,7 +55,9 @@ void run_outer(ContextualAutotuner& tuner, nb::callable outer) {
     try {
       outer();
     } catch (nb::python_error& error) {
-      if (error.matches(outer_run_abandoned_type)) throw OuterRunAbandoned(error.what());
+      if (error.matches(outer_run_abandoned_type)) throw OuterRunAbandoned(failure_text(error));
+      // The engine writes the error's text; one that nanobind cannot write is replaced.
+      if (!what_is_safe(error)) throw std::runtime_error(failure_text(error));
       throw;
     }
   };
@@ -65,7 +69,12 @@ std::size_t launch(ContextualAutotuner& tuner, KernelTuningState& kernel, const 
                    const std::vector<std::string>& candidates, nb::callable launch_one) {
   return tuner.launch(kernel, key, candidates, [&launch_one](std::size_t index) {
     nb::gil_scoped_acquire gil;
-    launch_one(index);
+    try {
+      launch_one(index);
+    } catch (nb::python_error& error) {
+      if (!what_is_safe(error)) throw std::runtime_error(failure_text(error));
+      throw;
+    }
   });
 }
 

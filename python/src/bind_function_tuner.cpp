@@ -36,7 +36,7 @@ TunerOptions make_options(
     double budget_ms, double max_noise, double min_time_ms,
     std::shared_ptr<Timer> timer, const std::string& hardware_json, const std::string& deps_json,
     std::shared_ptr<Communicator> communicator, std::optional<double> collective_timeout_s,
-    std::optional<std::filesystem::path> cache_dir, bool disk_cache, bool split_across_ranks,
+    nb::handle cache_dir, bool disk_cache, bool split_across_ranks,
     std::optional<std::string> redis_url, std::optional<std::string> redis_prefix,
     std::optional<double> redis_timeout_s) {
   TunerOptions options;
@@ -60,7 +60,7 @@ TunerOptions make_options(
                                                parse_json_object(deps_json, "dependency facts"));
   options.communicator = std::move(communicator);
   options.collective_timeout = collective_timeout_from_seconds(collective_timeout_s);
-  options.cache_root = cache_dir_from_python(std::move(cache_dir));
+  options.cache_root = cache_dir_from_python(cache_dir);
   options.disk_cache = disk_cache;
   options.split_across_ranks = split_across_ranks;
   if (redis_url || redis_prefix || redis_timeout_s) {
@@ -173,7 +173,7 @@ void bind_function_tuner(nb::module_& module) {
               std::shared_ptr<Timer> timer, const std::string& hardware_json,
               const std::string& deps_json, std::shared_ptr<Communicator> communicator,
               std::optional<double> collective_timeout_s,
-              std::optional<std::filesystem::path> cache_dir, bool disk_cache,
+              nb::object cache_dir, bool disk_cache,
               bool split_across_ranks, std::optional<std::string> redis_url,
               std::optional<std::string> redis_prefix, std::optional<double> redis_timeout_s) {
              new (self) FunctionTuner(
@@ -181,7 +181,7 @@ void bind_function_tuner(nb::module_& module) {
                  make_options(warmup_runs, timed_runs, statistic, std::move(strategy),
                               std::move(baseline), budget_ms, max_noise, min_time_ms,
                               std::move(timer), hardware_json, deps_json, std::move(communicator),
-                              collective_timeout_s, std::move(cache_dir), disk_cache,
+                              collective_timeout_s, cache_dir, disk_cache,
                               split_across_ranks, std::move(redis_url), std::move(redis_prefix),
                               redis_timeout_s));
            },

@@ -10,6 +10,7 @@
 
 #include "bindings.hpp"
 #include "disttune/timer.hpp"
+#include "failure_text.hpp"
 #include "python_timer.hpp"
 #ifdef DISTTUNE_PYTHON_HAVE_CUDA
 #include "disttune/cuda.hpp"
@@ -20,15 +21,29 @@ namespace nb = nanobind;
 namespace disttune::python {
 namespace {
 
-/// Routes PythonTimer's virtual calls to the Python subclass.
+/// Routes PythonTimer's virtual calls to the Python subclass; what they raise reaches the
+/// engine with a readable text (with_readable_errors: e.g. an isolated candidate's failure,
+/// reported by the worker timer's collect()).
 struct PythonTimerTrampoline : PythonTimer {
   NB_TRAMPOLINE(PythonTimer);
-  void begin_tuning() override { NB_OVERRIDE(begin_tuning); }
-  void prepare_timed_run() override { NB_OVERRIDE(prepare_timed_run); }
-  bool flushes_l2() const override { NB_OVERRIDE(flushes_l2); }
-  void start() override { NB_OVERRIDE_PURE(start); }
-  void stop() override { NB_OVERRIDE_PURE(stop); }
-  std::vector<double> collect() override { NB_OVERRIDE_PURE(collect); }
+  void begin_tuning() override {
+    with_readable_errors([&] { NB_OVERRIDE(begin_tuning); });
+  }
+  void prepare_timed_run() override {
+    with_readable_errors([&] { NB_OVERRIDE(prepare_timed_run); });
+  }
+  bool flushes_l2() const override {
+    return with_readable_errors([&]() -> bool { NB_OVERRIDE(flushes_l2); });
+  }
+  void start() override {
+    with_readable_errors([&] { NB_OVERRIDE_PURE(start); });
+  }
+  void stop() override {
+    with_readable_errors([&] { NB_OVERRIDE_PURE(stop); });
+  }
+  std::vector<double> collect() override {
+    return with_readable_errors([&]() -> std::vector<double> { NB_OVERRIDE_PURE(collect); });
+  }
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "report/readable_text.hpp"
 #include "strategies/noise_interval.hpp"
 
 namespace disttune {
@@ -168,7 +169,7 @@ struct Tuning::State {
     if (result.failed) return;
     result.failed = true;
     result.measured = true;
-    result.error = std::move(reason);
+    result.error = detail::readable_text(reason);  // records, logs and tables need UTF-8
   }
 
   /// The re-take round for what the candidates owe by agreement, or nullopt if none owes.

@@ -11,7 +11,7 @@ import pytest
 
 from disttune import cli
 
-from launchers import SPACE, CountingLauncher, key_fn
+from launchers import COST_TIMER, SPACE, CountingLauncher, key_fn
 from disttune.tune import autotune
 
 
@@ -34,7 +34,7 @@ def tune_into(root, *keys, counter=None):
     are counted in `counter` (a CountingLauncher) when given."""
     counter = counter if counter is not None else CountingLauncher()
 
-    @autotune(config_space=SPACE, key_fn=key_fn, cache_dir=str(root))
+    @autotune(config_space=SPACE, key_fn=key_fn, cache_dir=str(root), timer=COST_TIMER)
     def launch(x, alpha=1.0, speed=0.0, tag=None):
         return counter(x, alpha, speed, tag)
 
