@@ -12,7 +12,7 @@
 #include <system_error>
 
 #include "cli/cli_error.hpp"
-#include "cli/printable.hpp"
+#include "report/readable_text.hpp"
 
 namespace disttune::cli {
 namespace {
@@ -28,7 +28,7 @@ bool is_real_directory(const fs::path& path) {
 std::chrono::system_clock::time_point modified(const fs::path& path) {
   struct stat status {};
   if (lstat(path.c_str(), &status) != 0) {
-    throw CliError("cannot inspect " + printable(path.string()) + ": " + std::strerror(errno));
+    throw CliError("cannot inspect " + detail::readable_text(path.string()) + ": " + std::strerror(errno));
   }
   return std::chrono::system_clock::from_time_t(status.st_mtime);
 }
@@ -42,10 +42,10 @@ std::vector<std::pair<std::string, fs::path>> CacheListing::function_dirs(
   std::error_code error;
   const fs::file_type type = fs::symlink_status(root(), error).type();
   if (type == fs::file_type::not_found) {
-    throw CliError("cache root " + printable(root().string()) + " does not exist");
+    throw CliError("cache root " + detail::readable_text(root().string()) + " does not exist");
   }
   if (type != fs::file_type::directory) {
-    throw CliError("cache root " + printable(root().string()) + " is not a directory");
+    throw CliError("cache root " + detail::readable_text(root().string()) + " is not a directory");
   }
   std::vector<std::pair<std::string, fs::path>> dirs;
   if (!function.empty()) {
@@ -53,11 +53,11 @@ std::vector<std::pair<std::string, fs::path>> CacheListing::function_dirs(
     try {
       dir = store_.function_dir(function);  // the engine's name checks (characters, length)
     } catch (const std::invalid_argument& refused) {
-      throw CliError(printable(refused.what()));
+      throw CliError(detail::readable_text(refused.what()));
     }
     if (!is_real_directory(dir)) {
       throw CliError("unknown function '" + function + "': no directory " +
-                     printable(dir.string()));
+                     detail::readable_text(dir.string()));
     }
     dirs.emplace_back(function, dir);
     return dirs;
@@ -77,7 +77,7 @@ std::vector<RecordFile> CacheListing::record_files(const std::string& function) 
     try {
       refused = store_.refusal(name);
     } catch (const std::invalid_argument& error) {
-      refused = printable(error.what());
+      refused = detail::readable_text(error.what());
     }
     std::vector<fs::path> paths;
     for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
@@ -108,7 +108,7 @@ fs::path CacheListing::resolve(const std::string& file_or_id) const {
   if (!std::regex_match(file_or_id, id_prefix)) {
     std::error_code error;
     if (fs::symlink_status(file_or_id, error).type() == fs::file_type::not_found) {
-      throw CliError("'" + printable(file_or_id) + "' is neither a file nor a record id prefix");
+      throw CliError("'" + detail::readable_text(file_or_id) + "' is neither a file nor a record id prefix");
     }
     return file_or_id;
   }
@@ -119,7 +119,7 @@ fs::path CacheListing::resolve(const std::string& file_or_id) const {
   if (matches.empty()) throw CliError("no record id starts with '" + file_or_id + "'");
   if (matches.size() > 1) {
     std::string message = "record id prefix '" + file_or_id + "' is ambiguous; it matches:";
-    for (const fs::path& path : matches) message += "\n  " + printable(path.string());
+    for (const fs::path& path : matches) message += "\n  " + detail::readable_text(path.string());
     throw CliError(message);
   }
   return matches.front();
@@ -140,7 +140,7 @@ std::vector<std::pair<std::string, std::size_t>> CacheListing::clear(
       std::error_code error;
       // remove_all never follows a symbolic link; it removes a directory with its content.
       if (fs::remove_all(entry.path(), error) == static_cast<std::uintmax_t>(-1) || error) {
-        throw CliError("cannot remove " + printable(entry.path().string()) + ": " +
+        throw CliError("cannot remove " + detail::readable_text(entry.path().string()) + ": " +
                        error.message());
       }
       ++removed;
@@ -157,7 +157,7 @@ std::chrono::seconds parse_age(const std::string& text) {
   std::smatch parts;
   if (!std::regex_match(text, parts, age)) {
     throw CliError("--older-than takes a number and a unit (s, m, h or d), e.g. 30d; got '" +
-                   printable(text) + "'");
+                   detail::readable_text(text) + "'");
   }
   const long long count = std::stoll(parts[1].str());
   const char unit = parts[2].str()[0];

@@ -14,7 +14,7 @@
 #include "cli/cache_listing.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/output_file.hpp"
-#include "cli/printable.hpp"
+#include "report/readable_text.hpp"
 #include "cli/record_table.hpp"
 #include "cli/report_page.hpp"
 #include "disttune/fingerprint.hpp"
@@ -38,8 +38,8 @@ struct Arguments {
 };
 
 std::string bad_line(const ListedRecord& listed) {
-  return printable(listed.file.function) + "/" + printable(listed.file.path.filename().string()) +
-         ": " + printable(listed.read.error);
+  return detail::readable_text(listed.file.function) + "/" + detail::readable_text(listed.file.path.filename().string()) +
+         ": " + detail::readable_text(listed.read.error);
 }
 
 int run_list(const CacheListing& cache, const Arguments& a, std::ostream& out) {
@@ -60,7 +60,7 @@ int run_show(const CacheListing& cache, const Arguments& a, std::ostream& out) {
   const fs::path path = cache.resolve(a.file_or_id);
   const RecordRead read = read_record(path);
   if (!read.record) {
-    throw CliError("bad record " + printable(path.string()) + ": " + printable(read.error));
+    throw CliError("bad record " + detail::readable_text(path.string()) + ": " + detail::readable_text(read.error));
   }
   const Record& record = *read.record;
   TuningReport report;
@@ -69,7 +69,7 @@ int run_show(const CacheListing& cache, const Arguments& a, std::ostream& out) {
   report.key = record.id.key;
   report.candidates = record.candidates;
   report.best = record.best_index;
-  report.record_path = printable(path.string());
+  report.record_path = detail::readable_text(path.string());
   out << format_table(report);
   const Measurement& m = record.measurement;
   out << "  hardware: " << canonical_json(record.hardware) << " (digest "
@@ -90,7 +90,7 @@ int run_verify(const CacheListing& cache, std::ostream& out) {
     ++checked;
     if (listed.read.record) continue;
     ++bad;
-    out << "BAD " << printable(listed.file.path.string()) << ": " << printable(listed.read.error)
+    out << "BAD " << detail::readable_text(listed.file.path.string()) << ": " << detail::readable_text(listed.read.error)
         << '\n';
   }
   out << checked << " record files checked, " << checked - bad << " good, " << bad << " bad\n";
@@ -103,7 +103,7 @@ int run_clear(const CacheListing& cache, const Arguments& a, std::ostream& out) 
       a.older_than.empty() ? std::chrono::seconds(0) : parse_age(a.older_than);
   std::size_t total = 0;
   for (const auto& [function, removed] : cache.clear(a.function, older_than)) {
-    out << "removed " << removed << " files of " << printable(function) << '\n';
+    out << "removed " << removed << " files of " << detail::readable_text(function) << '\n';
     total += removed;
   }
   out << "removed " << total << " files in all\n";
@@ -120,7 +120,7 @@ int run_export(const CacheListing& cache, const Arguments& a, std::ostream& out,
     }
   }
   write_output_file(a.file, make_table(records).dump(1) + "\n");
-  out << "exported " << records.size() << " records to " << printable(a.file) << '\n';
+  out << "exported " << records.size() << " records to " << detail::readable_text(a.file) << '\n';
   return 0;
 }
 
@@ -136,8 +136,8 @@ int run_report(const CacheListing& cache, const Arguments& a, std::ostream& out)
   const std::vector<ListedRecord> listed = cache.records(a.function);
   std::size_t bad = 0;
   for (const ListedRecord& entry : listed) bad += entry.read.record ? 0 : 1;
-  write_output_file(a.file, report_page(printable(cache.root().string()), listed));
-  out << "wrote " << printable(a.file) << ": " << listed.size() - bad << " records, " << bad
+  write_output_file(a.file, report_page(detail::readable_text(cache.root().string()), listed));
+  out << "wrote " << detail::readable_text(a.file) << ": " << listed.size() - bad << " records, " << bad
       << " bad files\n";
   return 0;
 }
@@ -198,7 +198,7 @@ int run_command_line(const std::vector<std::string>& args, std::ostream& out, st
     app.parse(reversed);
   } catch (const CLI::ParseError& error) {
     if (error.get_exit_code() == 0) return app.exit(error, out, err);  // --help, --version
-    err << "disttune: error: " << printable(error.what()) << '\n';
+    err << "disttune: error: " << detail::readable_text(error.what()) << '\n';
     return 2;
   }
   try {
@@ -212,7 +212,7 @@ int run_command_line(const std::vector<std::string>& args, std::ostream& out, st
     if (report->parsed()) return run_report(cache, a, out);
   } catch (const std::exception& error) {
     out.flush();
-    err << "disttune: error: " << printable(error.what()) << '\n';
+    err << "disttune: error: " << detail::readable_text(error.what()) << '\n';
   }
   return 1;
 }

@@ -9,7 +9,7 @@
 #include <system_error>
 
 #include "cli/cli_error.hpp"
-#include "cli/printable.hpp"
+#include "report/readable_text.hpp"
 #include "util/atomic_file.hpp"
 #include "util/unique_fd.hpp"
 
@@ -19,14 +19,14 @@ void write_output_file(const std::filesystem::path& path, std::string_view text)
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
   const detail::UniqueFd dir_fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir_fd) {
-    throw CliError("cannot write " + printable(path.string()) + ": " + std::strerror(errno));
+    throw CliError("cannot write " + detail::readable_text(path.string()) + ": " + std::strerror(errno));
   }
   try {
     detail::AtomicFile file(dir_fd.get(), path.filename().string());
     file.write(text);
     file.commit();
   } catch (const std::system_error& error) {
-    throw CliError("cannot write " + printable(path.string()) + ": " + printable(error.what()));
+    throw CliError("cannot write " + detail::readable_text(path.string()) + ": " + detail::readable_text(error.what()));
   }
 }
 

@@ -15,7 +15,7 @@
 #include <system_error>
 
 #include "cli/cli_error.hpp"
-#include "cli/printable.hpp"
+#include "report/readable_text.hpp"
 #include "disttune/fingerprint.hpp"
 #include "disttune/timer.hpp"
 #include "record/bounded_json.hpp"
@@ -43,7 +43,7 @@ std::string kind_of(mode_t mode) {
 // The bytes of the regular file at `path`, at most kMaxTableBytes; opened without blocking
 // (a FIFO with no writer) and checked with fstat before any read.
 std::string read_table_bytes(const fs::path& path) {
-  const std::string shown = printable(path.string());
+  const std::string shown = detail::readable_text(path.string());
   const detail::UniqueFd fd(open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
   if (!fd) throw CliError("cannot read " + shown + ": " + std::strerror(errno));
   struct stat status {};
@@ -88,8 +88,8 @@ Value parse_table(const std::string& bytes, const std::string& shown) {
 // 'text' for a string, the JSON otherwise, "missing" for null: a field's value in messages.
 std::string quoted(const Value& value) {
   if (value.is_null()) return "missing";
-  if (value.is_string()) return "'" + printable(value.get<std::string>()) + "'";
-  return printable(value.dump(-1, ' ', false, Value::error_handler_t::replace));
+  if (value.is_string()) return "'" + detail::readable_text(value.get<std::string>()) + "'";
+  return detail::readable_text(value.dump(-1, ' ', false, Value::error_handler_t::replace));
 }
 
 const Value& object_at(const Value& value, const std::string& where) {
@@ -137,7 +137,7 @@ Value make_table(const std::vector<Record>& records) {
 }
 
 std::vector<Record> read_table(const fs::path& path) {
-  const std::string shown = printable(path.string());
+  const std::string shown = detail::readable_text(path.string());
   const Value table = parse_table(read_table_bytes(path), shown);
   object_at(table, shown);
   const Value schema = table.value("schema", Value());
@@ -155,16 +155,16 @@ std::vector<Record> read_table(const fs::path& path) {
   std::vector<Record> records;
   const Value functions = table.value("functions", Value());
   for (const auto& [function, keys] : object_at(functions, shown + ": 'functions'").items()) {
-    const std::string where_function = shown + ": functions['" + printable(function) + "']";
+    const std::string where_function = shown + ": functions['" + detail::readable_text(function) + "']";
     try {
       names.function_dir(function);
     } catch (const std::invalid_argument& error) {
-      throw CliError(where_function + ": " + printable(error.what()));
+      throw CliError(where_function + ": " + detail::readable_text(error.what()));
     }
     for (const auto& [key, by_hardware] : object_at(keys, where_function).items()) {
-      const std::string where_key = where_function + "['" + printable(key) + "']";
+      const std::string where_key = where_function + "['" + detail::readable_text(key) + "']";
       for (const auto& [hardware_digest, json] : object_at(by_hardware, where_key).items()) {
-        const std::string where = where_key + "['" + printable(hardware_digest) + "']";
+        const std::string where = where_key + "['" + detail::readable_text(hardware_digest) + "']";
         // The engine's one reader, as for a file or a Redis value: limits, then validation.
         RecordRead read = parse_record(json.dump());
         if (!read.record) throw CliError(where + " is not a valid record: " + read.error);
@@ -177,7 +177,7 @@ std::vector<Record> read_table(const fs::path& path) {
         try {
           names.record_path(id);  // the name and key limits of the store that will hold it
         } catch (const std::invalid_argument& error) {
-          throw CliError(where + ": " + printable(error.what()));
+          throw CliError(where + ": " + detail::readable_text(error.what()));
         }
         records.push_back(std::move(*read.record));
       }
@@ -207,12 +207,12 @@ std::vector<std::string> import_table(const CacheListing& cache, const fs::path&
                         " (TRITON_DIST_AUTOTUNE_TABLE_MISMATCH=retune)");
         continue;
       }
-      warn_once("table " + printable(path.string()) + " holds records made with other software: " +
+      warn_once("table " + detail::readable_text(path.string()) + " holds records made with other software: " +
                 software + "; using them (TRITON_DIST_AUTOTUNE_TABLE_MISMATCH=retune leaves them out)");
     }
     const std::string device = differences(expected.device, record.hardware);
     if (!device.empty()) {
-      warn_once("table " + printable(path.string()) + " holds records measured on another device: " +
+      warn_once("table " + detail::readable_text(path.string()) + " holds records measured on another device: " +
                 device + "; the engine finds records by device, so those keys are tuned here");
     }
     const fs::path target = cache.store().record_path(record.id);
@@ -234,9 +234,9 @@ std::vector<std::string> import_table(const CacheListing& cache, const fs::path&
     const std::optional<fs::path> written = cache.store().save(record);
     if (!written) {
       throw CliError("cannot write the record of '" + record.id.function_name + "' under " +
-                     printable(cache.root().string()) + " (see the warning above)");
+                     detail::readable_text(cache.root().string()) + " (see the warning above)");
     }
-    lines.push_back(record_line("wrote ", record) + ": " + printable(written->string()));
+    lines.push_back(record_line("wrote ", record) + ": " + detail::readable_text(written->string()));
   }
   return lines;
 }

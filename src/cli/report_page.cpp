@@ -6,7 +6,7 @@
 #include <map>
 #include <string_view>
 
-#include "cli/printable.hpp"
+#include "report/readable_text.hpp"
 #include "disttune/fingerprint.hpp"
 #include "disttune/store.hpp"
 
@@ -28,10 +28,10 @@ code { font-size: 12px; } pre { font-size: 11px; white-space: pre-wrap; }
 .bad { color: #a00000; }
 )";
 
-// Text for HTML: valid UTF-8 (printable) with &, <, >, " and ' escaped.
+// Text for HTML: valid UTF-8 (readable_text) with &, <, >, " and ' escaped.
 std::string escape(std::string_view text) {
   std::string escaped;
-  for (const char ch : printable(text)) {
+  for (const char ch : detail::readable_text(text)) {
     switch (ch) {
       case '&': escaped += "&amp;"; break;
       case '<': escaped += "&lt;"; break;
@@ -104,7 +104,7 @@ std::string svg(const Record& record) {
     const CandidateResult& candidate = candidates[static_cast<std::size_t>(index)];
     const double y = index * kRowHeight + kRowHeight / 2.0;
     const bool chosen = static_cast<std::size_t>(index) == record.best_index;
-    std::string label = (chosen ? "* " : "") + printable(candidate.config);
+    std::string label = (chosen ? "* " : "") + detail::readable_text(candidate.config);
     if (label.size() > 52) label = label.substr(0, 49) + "...";
     out += "<text x=\"" + std::to_string(kLabelWidth - 6) + "\" y=\"" + number("%g", y + 4) +
            "\" text-anchor=\"end\" font-size=\"11\" font-family=\"monospace\" font-weight=\"" +
