@@ -259,6 +259,10 @@ class WorkerTimer(_core.Timer):
     def flushes_l2(self) -> bool:
         return self._flush_l2
 
+    def holds_pairs_across_candidates(self) -> bool:
+        # The worker times one candidate at a time (its check starts the next one afresh).
+        return False
+
     def start(self) -> None:
         self.runs.timed = True
 

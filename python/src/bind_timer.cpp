@@ -44,6 +44,9 @@ struct PythonTimerTrampoline : PythonTimer {
   std::vector<double> collect() override {
     return with_readable_errors([&]() -> std::vector<double> { NB_OVERRIDE_PURE(collect); });
   }
+  bool holds_pairs_across_candidates() const override {
+    return with_readable_errors([&]() -> bool { NB_OVERRIDE(holds_pairs_across_candidates); });
+  }
 };
 
 }  // namespace
@@ -62,16 +65,18 @@ void bind_timer(nb::module_& module) {
   nb::class_<PythonTimer, Timer, PythonTimerTrampoline>(
       module, "Timer",
       "Base of timers written in Python: override start(), stop() and collect() (which returns "
-      "the durations in ms of every start/stop pair since the last collect), optionally "
-      "begin_tuning(), prepare_timed_run() and flushes_l2() (True if prepare_timed_run() "
-      "clears the device cache).")
+      "the durations in ms of every start/stop pair since the last collect; the engine "
+      "collects once per round), optionally begin_tuning(), prepare_timed_run(), flushes_l2() "
+      "(True if prepare_timed_run() clears the device cache) and "
+      "holds_pairs_across_candidates() (False: collect before each change of candidate).")
       .def(nb::init<std::string, const std::string&, const std::string&>(), nb::arg("name"),
            nb::arg("hardware_json") = "{}", nb::arg("deps_json") = "{}")
       .def("begin_tuning", &PythonTimer::begin_tuning)
       .def("prepare_timed_run", &PythonTimer::prepare_timed_run)
       .def("start", &PythonTimer::start)
       .def("stop", &PythonTimer::stop)
-      .def("collect", &PythonTimer::collect);
+      .def("collect", &PythonTimer::collect)
+      .def("holds_pairs_across_candidates", &PythonTimer::holds_pairs_across_candidates);
 
   nb::class_<CpuTimer, Timer>(module, "CpuTimer", "Times runs with the host's steady clock.")
       .def(nb::init<>());

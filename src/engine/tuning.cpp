@@ -14,10 +14,17 @@
 namespace disttune {
 namespace {
 
-/// A candidate's place in the round: its warm-ups, one barrier, its timed runs, the collect.
-/// The warm-ups need no barrier before them: only the timed runs of every rank must start
-/// together (a communicating candidate's warm-ups meet in its own collectives).
-enum class Phase { warmup, timed_barrier, timed, collect };
+/// A candidate's place in the round: its warm-ups, one barrier, its timed runs. The warm-ups
+/// need no barrier before them: only the timed runs of every rank must start together (a
+/// communicating candidate's warm-ups meet in its own collectives). The collects of every
+/// candidate come after the round's last run, so a device timer waits once per round.
+enum class Phase { warmup, timed_barrier, timed, done };
+
+/// Timed runs of one listing of a candidate in the round, collected at the round's end.
+struct PendingCollect {
+  std::size_t candidate = 0;
+  int runs = 0;
+};
 
 constexpr double kFailedTime = std::numeric_limits<double>::infinity();
 /// local_round_values(): time, noise, samples owed, and the last round's time and noise,
@@ -52,7 +59,8 @@ struct Tuning::State {
   std::size_t position = 0;  ///< index into round.candidates
   Phase phase = Phase::warmup;
   int run = 0;               ///< runs issued in the current phase
-  int collected = 0;         ///< timed runs of this candidate already collected
+  std::vector<PendingCollect> to_collect;  ///< the round's timed runs, in order, until its end
+  std::size_t collecting = 0;              ///< collect steps of to_collect issued
   bool awaiting_end_round = false;
   bool finished = false;
 
@@ -75,6 +83,8 @@ struct Tuning::State {
     position = 0;
     phase = Phase::warmup;
     run = 0;
+    to_collect.clear();
+    collecting = 0;
     awaiting_end_round = false;
   }
 
@@ -221,6 +231,10 @@ std::optional<Step> Tuning::next() {
   if (s.finished) return std::nullopt;
   while (true) {
     if (s.position >= s.round.candidates.size()) {
+      if (s.collecting < s.to_collect.size()) {
+        const PendingCollect& pending = s.to_collect[s.collecting++];
+        return Step{StepKind::collect, pending.candidate, 0, pending.runs};
+      }
       s.awaiting_end_round = true;
       return Step{StepKind::round_end, 0, 0, 0};
     }
@@ -235,20 +249,15 @@ std::optional<Step> Tuning::next() {
       case Phase::timed_barrier:
         s.phase = Phase::timed;
         s.run = 0;
-        s.collected = 0;
         return Step{StepKind::barrier, c, 0, s.round.timed_runs};
       case Phase::timed:
         if (!s.failed(c) && s.run < s.round.timed_runs) {
           return Step{StepKind::timed, c, s.run++, s.round.timed_runs};
         }
-        s.phase = Phase::collect;
-        if (s.run > s.collected) {
-          const int pending = s.run - s.collected;
-          s.collected = s.run;
-          return Step{StepKind::collect, c, 0, pending};
-        }
+        s.phase = Phase::done;
+        if (s.run > 0) s.to_collect.push_back({c, s.run});
         continue;
-      case Phase::collect:
+      case Phase::done:
         ++s.position;
         s.phase = Phase::warmup;
         s.run = 0;

@@ -24,7 +24,7 @@ using simulation::replay;
 
 TEST(Tuning, ExhaustiveStepSequence) {
   Tuning tuning({"{\"a\":1}", "{\"a\":2}"}, small(1, 2));
-  EXPECT_EQ(replay(tuning, {{3.0}, {2.0}}), "w0 B0 t0 t0 c0 w1 B1 t1 t1 c1 end");
+  EXPECT_EQ(replay(tuning, {{3.0}, {2.0}}), "w0 B0 t0 t0 w1 B1 t1 t1 c0 c1 end");
   ASSERT_TRUE(tuning.finished());
   EXPECT_EQ(tuning.best(), 1u);
   EXPECT_EQ(tuning.results()[0].samples.size(), 2u);
@@ -117,7 +117,7 @@ TEST(Tuning, EveryRankMakesTheReTakesOfOneRank) {
   const simulation::Sampler steady = [](std::size_t c, int) { return 1.0 + double(c); };
   const simulation::Sampler flaky = [&](std::size_t c, int run) { return c == 0 && run == 0 ? nan : 1.0 + double(c); };
   const std::string trace = simulation::replay_ranks({&rank0, &rank1}, {steady, flaky});
-  EXPECT_EQ(trace, "w0 B0 t0 t0 c0 w1 B1 t1 t1 c1 end B0 t0 c0 end");
+  EXPECT_EQ(trace, "w0 B0 t0 t0 w1 B1 t1 t1 c0 c1 end B0 t0 c0 end");
   for (const Tuning* tuning : {&rank0, &rank1}) {
     EXPECT_EQ(tuning->results()[0].samples, (std::vector<double>{1.0, 1.0}));
     EXPECT_FALSE(tuning->results()[0].failed);
