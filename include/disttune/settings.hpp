@@ -47,6 +47,16 @@ bool always_tune_setting();
 /// miss (re-tune) instead of a warning. A switch as above; unset: off.
 bool version_check_setting();
 
+/// What importing a table (disttune import, disttune.load_table) does with a record made
+/// with other software than the importing program's.
+enum class TableMismatch {
+  warn,    ///< import it, with one warning naming the difference
+  retune,  ///< leave it out, so its key is tuned here
+};
+
+/// TRITON_DIST_AUTOTUNE_TABLE_MISMATCH: warn or retune (any case); unset: warn.
+TableMismatch table_mismatch_setting();
+
 /// TRITON_DIST_AUTOTUNE_TRITON_DROPIN: `import disttune` makes triton.autotune the drop-in
 /// disttune.triton.autotune for the whole process (docs/triton-dropin.md). A switch as
 /// above; unset: off.

@@ -123,11 +123,16 @@ struct Record {
   /// i % split_ranks == r. Stored as "split": {"ranks": n, "assignment": "index modulo
   /// ranks"} only when split, so records without it (older ones too) read as 0.
   int split_ranks = 0;
+  /// Stamped once, by the record builder, when the tuning finished ("YYYY-MM-DDTHH:MM:SSZ");
+  /// stores write what it holds and refuse a record without it.
   std::string created_utc;
-  std::string library_version;
+  std::string library_version;  ///< the library that tuned it; stamped with created_utc
   std::optional<RecordRefresh> refreshed;  ///< set when the space grew (see RecordRefresh)
   std::optional<WarmStart> warm_start;     ///< set when the tuning was warm-started
 };
+
+/// A candidate's status as a record stores it: "ok", "dropped", "failed" or "skipped".
+std::string candidate_status(const CandidateResult& candidate);
 
 /// Record <-> JSON. from_json throws std::runtime_error naming the first bad field.
 Value record_to_json(const Record& record);

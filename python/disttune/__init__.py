@@ -27,6 +27,7 @@ from disttune import buckets
 from disttune._sink import set_sink
 from disttune._sweep import KeyOutcome, SweepSummary, sweep
 from disttune.autotuner import contextual_autotune
+from disttune.tables import load_table
 from disttune.tune import autotune
 
 __version__: str = _core.__version__  # the engine's version: the file VERSION
@@ -52,6 +53,7 @@ __all__ = [
     "autotune",
     "buckets",
     "contextual_autotune",
+    "load_table",
     "set_sink",
     "sweep",
 ]

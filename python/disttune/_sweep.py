@@ -18,6 +18,7 @@ starts from the records of the keys before it (warm start, docs/many-shapes.md).
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Union
 
 from disttune import _core, _encoding, _ranks
+from disttune._timing import software_facts
 
 __all__ = ["sweep", "SweepSummary", "KeyOutcome"]
 
@@ -116,21 +118,19 @@ class _Progress:
         sys.stderr.flush()
 
 
-def _resolve(tuned: Any, item: Item, index: int) -> tuple[KeyOutcome, Optional[Any]]:
-    """Tunes (or reads from the stores) the key of one item on this rank alone; the outcome
-    and the engine's report (None when the key was in the process's cache already)."""
+def _resolve(tuned: Any, item: Item, index: int) -> KeyOutcome:
+    """Tunes (or reads from the stores) the key of one item on this rank alone."""
     start = time.monotonic()
     args, kwargs = _call_arguments(item, index)
     key = tuned.key_fn(*args, **kwargs)
     text = _encoding.key_text(key)
     if tuned._lookup(key) is not None:
-        return KeyOutcome(text, "memory", time.monotonic() - start, 0, ()), None
+        return KeyOutcome(text, "memory", time.monotonic() - start, 0, ())
     with tuned._lock:
         tuned._tune(key, args, kwargs, False, _ranks.ALONE, False)
         report = tuned.last_report
     measured = sum(1 for c in report.candidates if c.measured) if report.source == "tuned" else 0
-    outcome = KeyOutcome(text, report.source, time.monotonic() - start, measured, tuple(report.warm_start_from))
-    return outcome, report
+    return KeyOutcome(text, report.source, time.monotonic() - start, measured, tuple(report.warm_start_from))
 
 
 def _world() -> tuple[int, int, Any]:
@@ -141,33 +141,16 @@ def _world() -> tuple[int, int, Any]:
     return dist.get_rank(), dist.get_world_size(), dist
 
 
-def _merged_table(tuned: Any, reports: list, dist: Any, rank: int, path: Path) -> Optional[str]:
-    """The records this rank tuned, gathered on rank 0, stored under its cache root (unless
-    there already) and exported there as one table (the `disttune export` format)."""
-    from disttune._cache_files import Cache, read
-    from disttune._table import export_table
-
-    texts = []
-    for report in reports:
-        if report.record_path is not None:
-            try:
-                texts.append(Path(report.record_path).read_text(encoding="utf-8"))
-            except OSError:
-                pass  # not written (e.g. a refused directory): the engine warned already
-    gathered = [texts]
-    if dist is not None:
-        gathered = [None] * dist.get_world_size()
-        dist.all_gather_object(gathered, texts)
+def _merged_table(tuned: Any, rank: int, path: Path) -> Optional[str]:
+    """On rank 0, after every rank read every key back (so rank 0's cache root holds the
+    sweep's records): that root exported as one table (`disttune export`)."""
     if rank != 0:
         return None
-    cache = Cache(tuned._tuner_options.get("cache_dir") or None)
-    for text in (text for rank_texts in gathered for text in rank_texts or []):
-        created = json.loads(text)["created_utc"]
-        target = Path(_core.record_path(str(cache.root), text))
-        held, _ = read(target) if target.exists() else (None, "")
-        if held is None or held.created_utc != created:
-            _core.store_record(str(cache.root), text)  # checked by the engine's reader first
-    export_table(cache, path)
+    root = tuned._tuner_options.get("cache_dir") or _core.default_cache_root()
+    status = _core.run_command_line([b"--root", os.fsencode(root), b"export", os.fsencode(path)], [],
+                                    json.dumps(software_facts()))
+    if status != 0:
+        raise _core.EngineError(f"disttune: sweep: exporting the table {path} failed (status {status})")
     return str(path)
 
 
@@ -199,20 +182,17 @@ def sweep(
     started = time.monotonic()
     result = SweepSummary(rank=rank, world=world, keys_total=len(items))
     bar = _Progress(len(items), progress and rank == 0)
-    reports = []
     for index in range(rank, len(items), world):
-        outcome, report = _resolve(tuned, items[index], index)
-        if report is not None:
-            reports.append(report)
+        outcome = _resolve(tuned, items[index], index)
         result.outcomes.append(outcome)
         bar.step(outcome)
     if world > 1:
         dist.barrier()
         for index, item in enumerate(items):
             if index % world != rank:
-                result.outcomes.append(_resolve(tuned, item, index)[0])
+                result.outcomes.append(_resolve(tuned, item, index))
     if table is not None:
-        result.table = _merged_table(tuned, reports, dist if world > 1 else None, rank, Path(table))
+        result.table = _merged_table(tuned, rank, Path(table))
     result.seconds = time.monotonic() - started
     if summary:
         print(result.text(), file=sys.stderr)

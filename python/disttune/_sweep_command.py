@@ -3,14 +3,19 @@ on one process or on every rank a launcher (torchrun, mpirun) started."""
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from disttune._cache_files import CliError
 from disttune._sweep import sweep
+
+
+class CliError(Exception):
+    """A sweep argument that is wrong: printed as one line `disttune: error: ...`, status 1."""
 
 # mpirun (Open MPI) names the ranks differently from torchrun; torch.distributed reads these.
 _OPEN_MPI = {"RANK": "OMPI_COMM_WORLD_RANK", "WORLD_SIZE": "OMPI_COMM_WORLD_SIZE",
@@ -78,6 +83,38 @@ def _init_ranks(backend: str) -> None:
     if backend == "nccl":
         torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
     dist.init_process_group(backend)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="disttune sweep",
+        description="tune a tuned function for every shape of a file (on every rank a launcher "
+                    "started: torchrun, mpirun)")
+    parser.add_argument("function", help="the tuned function, MODULE:NAME (made by disttune.autotune)")
+    parser.add_argument("--shapes", required=True,
+                        help="a JSON list of shapes: lists (positional arguments) or objects "
+                             "(keyword arguments) of --make-args; without it, lists of the "
+                             "function's own arguments")
+    parser.add_argument("--make-args", metavar="MODULE:NAME",
+                        help="a factory: called with a shape, returns the call's arguments "
+                             "(a tuple, or (args, kwargs))")
+    parser.add_argument("--table", help="also write the sweep's records into this table (rank 0)")
+    parser.add_argument("--backend", default="auto", choices=("auto", "nccl", "gloo"),
+                        help="torch.distributed backend when several ranks run (auto: nccl with CUDA)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return parser
+
+
+def main(arguments: list) -> int:
+    """`disttune sweep ARGUMENTS`: the exit status (2 for arguments that do not parse, 1 for
+    a module, name or shapes file that is wrong, one line `disttune: error: ...`)."""
+    try:
+        return run(_parser().parse_args(arguments))
+    except SystemExit as stop:  # argparse: --help (0) or arguments that do not parse (2)
+        return int(stop.code or 0)
+    except CliError as error:
+        print(f"disttune: error: {error}", file=sys.stderr)
+        return 1
 
 
 def run(args: Any) -> int:

@@ -1,14 +1,13 @@
-// Binds the disk store's records for the command line: read a record file read-only,
-// validate record JSON with the engine's reader, store a record atomically, show one.
+// Binds the typed record (Record, RecordRead) and its one reader, for every Python reader
+// of records: the command line, disttune.load_table, tools that inspect a cache.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/filesystem.h>
 #include <nanobind/stl/optional.h>
-#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <filesystem>
-#include <optional>
 #include <string>
-#include <utility>
 
 #include "bindings.hpp"
 #include "disttune/function_tuner.hpp"
@@ -17,74 +16,50 @@
 namespace nb = nanobind;
 
 namespace disttune::python {
-namespace {
-
-// The record in `text` through the engine's one record reader (parse_record: size and depth
-// limits, then record_from_json); ValueError naming the problem.
-Record record_from_text(const std::string& text) {
-  RecordRead read = parse_record(text);
-  if (!read.record) throw nb::value_error(read.error.c_str());
-  return std::move(*read.record);
-}
-
-}  // namespace
 
 void bind_store(nb::module_& module) {
+  nb::class_<Record>(module, "Record",
+                     "One finished tuning as stored (schema 1), read-only: what every reader of "
+                     "records uses instead of the raw JSON.")
+      .def_prop_ro("function_name", [](const Record& r) { return r.id.function_name; })
+      .def_prop_ro("function_digest", [](const Record& r) { return r.id.function_digest; })
+      .def_prop_ro("hardware_digest", [](const Record& r) { return r.id.hardware_digest; })
+      .def_prop_ro("key", [](const Record& r) { return r.id.key; }, "canonical key text")
+      .def_prop_ro("file_id", [](const Record& r) { return r.id.file_id(); },
+                   "the record's file name without '.json'")
+      .def_prop_ro("hardware_json", [](const Record& r) { return canonical_json(r.hardware); })
+      .def_prop_ro("deps_json", [](const Record& r) { return canonical_json(r.deps); })
+      .def_prop_ro("warmup_runs", [](const Record& r) { return r.measurement.warmup_runs; })
+      .def_prop_ro("timed_runs", [](const Record& r) { return r.measurement.timed_runs; })
+      .def_prop_ro("statistic", [](const Record& r) { return to_string(r.measurement.statistic); })
+      .def_prop_ro("strategy", [](const Record& r) { return r.measurement.strategy; })
+      .def_ro("flush_l2", &Record::flush_l2)
+      .def_ro("timer", &Record::timer)
+      .def_ro("candidates", &Record::candidates, "CandidateResult per config, in order")
+      .def_ro("best_index", &Record::best_index)
+      .def_prop_ro("best_config", [](const Record& r) { return r.candidates.at(r.best_index).config; },
+                   "canonical JSON of the chosen config")
+      .def_ro("ranks", &Record::ranks)
+      .def_ro("split_ranks", &Record::split_ranks)
+      .def_ro("created_utc", &Record::created_utc)
+      .def_ro("library_version", &Record::library_version)
+      .def("to_json", [](const Record& r) { return record_to_json(r).dump(); },
+           "the record's JSON text, as the stores write it");
+  nb::class_<RecordRead>(module, "RecordRead", "A record, or why the bytes are not one.")
+      .def_ro("record", &RecordRead::record, "the Record, or None")
+      .def_ro("error", &RecordRead::error, "why it is unusable ('' when record is set)");
+  module.def("candidate_status", &candidate_status, nb::arg("candidate"),
+             "'ok', 'dropped', 'failed' or 'skipped', as a record stores it.");
   module.def(
-      "read_record",
-      [](const std::string& path) -> std::pair<std::optional<std::string>, std::string> {
-        const RecordRead read = disttune::read_record(path);
-        if (!read.record) return {std::nullopt, read.error};
-        return {record_to_json(*read.record).dump(), ""};
-      },
+      "read_record", [](const std::filesystem::path& path) { return disttune::read_record(path); },
       nb::arg("path"),
-      "(record JSON text, '') for a valid record file, else (None, why it is bad). Read-only: "
-      "never follows a symbolic link, never moves a bad file; checks the file's name and "
-      "directory against the record's identity.");
+      "The record file at `path` as a RecordRead: read-only, never follows a symbolic link, "
+      "never moves a bad file; checks the file's name and directory against the record.");
   module.def(
-      "validate_record",
-      [](const std::string& text) -> std::pair<std::string, std::string> {
-        const Record record = record_from_text(text);
-        return {record_to_json(record).dump(), record.id.file_id()};
+      "parse_record", [](const nb::bytes& bytes) {
+        return disttune::parse_record(std::string_view(bytes.c_str(), bytes.size()));
       },
-      nb::arg("text"),
-      "(the record's JSON as the engine writes it, its file id) for record JSON text checked "
-      "by the engine's record reader; ValueError naming the first bad field.");
-  module.def(
-      "store_record",
-      [](const std::string& root, const std::string& text) {
-        const Record record = record_from_text(text);
-        const std::optional<std::filesystem::path> path = DiskStore(root).save(record);
-        if (!path) {
-          throw std::runtime_error("cannot write the record of '" + record.id.function_name +
-                                   "' under " + root + " (see the warning above)");
-        }
-        return path->string();
-      },
-      nb::arg("root"), nb::arg("text"),
-      "Writes a validated record under `root` atomically (the replaced record is kept as "
-      "<id>.json.<UTC>) and returns its path.");
-  module.def(
-      "record_path",
-      [](const std::string& root, const std::string& text) {
-        return DiskStore(root).record_path(record_from_text(text).id).string();
-      },
-      nb::arg("root"), nb::arg("text"), "Where the record in `text` lives under `root`.");
-  module.def(
-      "format_record",
-      [](const std::string& text, const std::string& path) {
-        const Record record = record_from_text(text);
-        TuningReport report;
-        report.source = TuningReport::Source::disk;
-        report.function = record.id.function_name;
-        report.key = record.id.key;
-        report.candidates = record.candidates;
-        report.best = record.best_index;
-        report.record_path = path;
-        return format_table(report);
-      },
-      nb::arg("text"), nb::arg("path"),
-      "The record's candidates as the engine's table (what `disttune show` prints first).");
+      nb::arg("data"), "Record bytes (from any store) through the engine's one reader: a RecordRead.");
 }
 
 }  // namespace disttune::python

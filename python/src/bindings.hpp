@@ -23,8 +23,9 @@ void bind_context(nanobind::module_& module);
 void bind_strategy(nanobind::module_& module);
 /// HitPath and make_hit_path: the C cache-hit path of a tuned function.
 void bind_hit_path(nanobind::module_& module);
-/// read_record, validate_record, store_record, record_path, format_record: the records of
-/// the disk store, for the command line.
+/// Record, RecordRead, read_record and parse_record: the typed record and its one reader.
 void bind_store(nanobind::module_& module);
+/// run_command_line and import_table: the disttune command line (src/cli/).
+void bind_command_line(nanobind::module_& module);
 
 }  // namespace disttune::python

@@ -18,4 +18,5 @@ NB_MODULE(_core, module) {
   disttune::python::bind_strategy(module);
   disttune::python::bind_hit_path(module);
   disttune::python::bind_store(module);
+  disttune::python::bind_command_line(module);
 }

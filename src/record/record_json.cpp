@@ -131,12 +131,6 @@ Value time_value(double ms) {
   return std::isfinite(ms) ? Value(ms) : Value(nullptr);
 }
 
-std::string status_of(const CandidateResult& candidate) {
-  if (candidate.failed) return "failed";
-  if (candidate.dropped) return "dropped";
-  return candidate.measured ? "ok" : "skipped";
-}
-
 Value candidate_to_json(const CandidateResult& candidate, std::size_t index) {
   for (const double sample : candidate.samples) {
     if (!std::isfinite(sample)) {
@@ -144,7 +138,7 @@ Value candidate_to_json(const CandidateResult& candidate, std::size_t index) {
                                   " has a non-finite sample");
     }
   }
-  const std::string status = status_of(candidate);
+  const std::string status = candidate_status(candidate);
   const bool skipped = status == "skipped";
   Value json{{"config", parse_config(candidate.config, index)},
                {"status", status},
@@ -308,7 +302,17 @@ Value baseline_outcome(const Record& record) {
 
 }  // namespace
 
+std::string candidate_status(const CandidateResult& candidate) {
+  if (candidate.failed) return "failed";
+  if (candidate.dropped) return "dropped";
+  return candidate.measured ? "ok" : "skipped";
+}
+
 Value record_to_json(const Record& record) {
+  if (record.created_utc.empty() || record.library_version.empty()) {
+    throw std::invalid_argument("disttune: the record is not stamped (build_record sets "
+                                "created_utc and library_version)");
+  }
   if (!record.hardware.is_object())
     throw std::invalid_argument("disttune: record hardware must be an object");
   if (!record.deps.is_object())

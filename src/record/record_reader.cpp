@@ -4,28 +4,20 @@
 #include <string>
 
 #include "disttune/store.hpp"
+#include "record/bounded_json.hpp"
 
 namespace disttune {
-namespace {
 
-// Thrown by the parser callback when a list or map would open beyond kMaxRecordDepth.
-struct TooDeep {};
-
-// Parses JSON text, refusing nesting deeper than kMaxRecordDepth before it is built (the
-// library's parser keeps its own stack; the limit bounds every later recursive walk:
-// copies, comparisons, printing).
-Value parse_bounded(std::string_view text) {
-  const Value::parser_callback_t limit_depth = [](int depth, Value::parse_event_t event,
-                                                  Value& /*parsed*/) {
+Value detail::parse_bounded(std::string_view text, std::size_t max_depth) {
+  const Value::parser_callback_t limit_depth = [max_depth](int depth, Value::parse_event_t event,
+                                                           Value& /*parsed*/) {
     const bool opens = event == Value::parse_event_t::object_start ||
                        event == Value::parse_event_t::array_start;
-    if (opens && static_cast<std::size_t>(depth) >= kMaxRecordDepth) throw TooDeep{};
+    if (opens && static_cast<std::size_t>(depth) >= max_depth) throw TooDeep{};
     return true;
   };
   return Value::parse(text, limit_depth);
 }
-
-}  // namespace
 
 RecordRead parse_record(std::string_view bytes) noexcept {
   RecordRead result;
@@ -36,8 +28,8 @@ RecordRead parse_record(std::string_view bytes) noexcept {
     }
     Value json;
     try {
-      json = parse_bounded(bytes);
-    } catch (const TooDeep&) {
+      json = detail::parse_bounded(bytes, kMaxRecordDepth);
+    } catch (const detail::TooDeep&) {
       result.error = "it nests deeper than " + std::to_string(kMaxRecordDepth) + " levels";
       return result;
     } catch (const Value::exception& error) {

@@ -17,6 +17,7 @@ constexpr const char* kCacheKeep = "TRITON_DIST_AUTOTUNE_CACHE_KEEP";
 constexpr const char* kAlwaysTune = "TRITON_DIST_AUTOTUNE_ALWAYS_TUNE";
 constexpr const char* kVersionCheck = "TRITON_DIST_AUTOTUNE_VERSION_CHECK";
 constexpr const char* kWarmStart = "TRITON_DIST_AUTOTUNE_WARM_START";
+constexpr const char* kTableMismatch = "TRITON_DIST_AUTOTUNE_TABLE_MISMATCH";
 constexpr const char* kTimeout = "TRITON_DIST_AUTOTUNE_TIMEOUT";
 constexpr const char* kStrategy = "TRITON_DIST_AUTOTUNE_STRATEGY";
 constexpr const char* kRedisUrl = "TRITON_DIST_AUTOTUNE_REDIS_URL";
@@ -29,6 +30,7 @@ constexpr std::array kSettings{
     EnvironmentSetting{kCacheKeep, "a whole number from 0 to 10000", "3"},
     EnvironmentSetting{kAlwaysTune, "1/0, true/false, yes/no, on/off", "off"},
     EnvironmentSetting{kVersionCheck, "1/0, true/false, yes/no, on/off", "off"},
+    EnvironmentSetting{kTableMismatch, "warn or retune", "warn"},
     EnvironmentSetting{kTimeout, "seconds >= 0.001, or inf/none for no deadline", "600"},
     EnvironmentSetting{kStrategy, "a registered strategy name (exhaustive, adaptive, converge, ...)",
                        "converge in C++, exhaustive from Python"},
@@ -87,6 +89,16 @@ std::size_t cache_keep_setting() {
 bool always_tune_setting() { return read_switch(kAlwaysTune); }
 
 bool version_check_setting() { return read_switch(kVersionCheck); }
+
+TableMismatch table_mismatch_setting() {
+  const std::optional<std::string> text = read(kTableMismatch);
+  if (!text) return TableMismatch::warn;
+  const std::string value = lower(*text);
+  if (value == "warn") return TableMismatch::warn;
+  if (value == "retune") return TableMismatch::retune;
+  throw InvalidSetting(std::string("disttune: ") + kTableMismatch + " must be warn or retune, got '" +
+                       *text + "'");
+}
 
 bool triton_dropin_setting() { return read_switch(kTritonDropin); }
 

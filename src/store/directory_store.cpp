@@ -19,7 +19,6 @@
 #include "store/cache_dir.hpp"
 #include "store/cache_hygiene.hpp"
 #include "record/record_file.hpp"
-#include "disttune/fingerprint.hpp"
 #include "disttune/settings.hpp"
 #include "util/unique_fd.hpp"
 #include "util/utc_time.hpp"
@@ -322,10 +321,7 @@ std::optional<fs::path> DiskStore::save(const Record& record) const {
   const std::string file = path.filename().string();
   std::string text;
   try {
-    Record stamped = record;
-    if (stamped.created_utc.empty()) stamped.created_utc = detail::utc_iso_now();
-    if (stamped.library_version.empty()) stamped.library_version = library_version();
-    text = record_to_json(stamped).dump(2) + "\n";
+    text = record_to_json(record).dump(2) + "\n";  // stamped by build_record
   } catch (const std::exception& error) {
     detail::warn("not saving cache record " + path.string() + ": " + error.what());
     return std::nullopt;

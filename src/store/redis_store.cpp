@@ -7,7 +7,6 @@
 #include <utility>
 #include <vector>
 
-#include "disttune/fingerprint.hpp"
 #include "report/warning.hpp"
 #include "util/utc_time.hpp"
 
@@ -242,11 +241,8 @@ bool RedisStore::keeps(std::string_view held, const Record& record) const {
 bool RedisStore::write(const Record& record) const {
   const std::string name = key(record.id);
   std::string text;
-  Record stamped = record;
-  if (stamped.created_utc.empty()) stamped.created_utc = utc_iso_now();
-  if (stamped.library_version.empty()) stamped.library_version = library_version();
   try {
-    text = record_to_json(stamped).dump();
+    text = record_to_json(record).dump();  // stamped by build_record
   } catch (const std::exception& error) {
     warn("not writing Redis value " + where(record.id) + ": " + error.what());
     return false;
@@ -272,7 +268,7 @@ bool RedisStore::write(const Record& record) const {
     }
     const redisReply& version = *held->element[0];
     if (held->elements > 1 && held->element[1]->type == REDIS_REPLY_STRING &&
-        keeps(std::string_view(held->element[1]->str, held->element[1]->len), stamped)) {
+        keeps(std::string_view(held->element[1]->str, held->element[1]->len), record)) {
       return true;  // a newer record of the same identity is there
     }
     const RedisReply swapped =

@@ -22,6 +22,7 @@ def private_cache(tmp_path, monkeypatch):
     monkeypatch.delenv("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE", raising=False)
     monkeypatch.delenv("TRITON_DIST_AUTOTUNE_VERSION_CHECK", raising=False)
     monkeypatch.delenv("TRITON_DIST_AUTOTUNE_WARM_START", raising=False)
+    monkeypatch.delenv("TRITON_DIST_AUTOTUNE_TABLE_MISMATCH", raising=False)
     for name in ("URL", "PREFIX", "TIMEOUT"):
         monkeypatch.delenv(f"TRITON_DIST_AUTOTUNE_REDIS_{name}", raising=False)
     monkeypatch.chdir(tmp_path)

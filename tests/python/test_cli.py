@@ -29,12 +29,14 @@ def run_cli(*args, root=None):
     return done.returncode, done.stdout, done.stderr
 
 
-def tune_into(root, *keys):
-    """Tunes the CPU launcher `launch` on each key with its disk cache under `root`."""
+def tune_into(root, *keys, counter=None):
+    """Tunes the CPU launcher `launch` on each key with its disk cache under `root`; its runs
+    are counted in `counter` (a CountingLauncher) when given."""
+    counter = counter if counter is not None else CountingLauncher()
 
     @autotune(config_space=SPACE, key_fn=key_fn, cache_dir=str(root), timer=COST_TIMER)
     def launch(x, alpha=1.0, speed=0.0, tag=None):
-        return CountingLauncher()(x, alpha, speed, tag)
+        return counter(x, alpha, speed, tag)
 
     for key in keys:
         launch(key)
@@ -202,7 +204,25 @@ def test_a_record_filed_under_another_identity_is_refused(tmp_path):
     assert status == 1 and "filed under another identity" in err
 
 
-def test_console_script_and_module_share_the_parser():
-    assert cli.parser().prog == "disttune"
+def test_console_script_and_module_run_the_engines_command_line():
+    assert cli.main.__module__ == "disttune.cli"
     status, out, _ = run_cli("--version")
     assert status == 0 and out.startswith("disttune ")
+    status, _, err = run_cli("nosuch")
+    assert status == 2 and err.startswith("disttune: error: ")
+
+
+def test_a_python_command_added_with_add_command_gets_its_arguments(tmp_path):
+    code = textwrap.dedent("""
+        import sys
+        from disttune import cli
+        cli.add_command("echo", "print the arguments", lambda args: print("echo", args) or 3)
+        raise SystemExit(cli.main(sys.argv[1:]))
+    """)
+    done = subprocess.run([sys.executable, "-c", code, "echo", "--root", "x", "b\udcff"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 3, done.stderr
+    assert done.stdout == "echo ['--root', 'x', 'b\\udcff']\n"
+    done = subprocess.run([sys.executable, "-c", code, "--help"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and "echo" in done.stdout and "print the arguments" in done.stdout

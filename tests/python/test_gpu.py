@@ -34,3 +34,48 @@ def test_matmul_32_configs_both_methods():
     c.zero_()
     torch.testing.assert_close(contextual_method(3, 5)(a, b, c), expected, atol=0.5, rtol=0.05)
     assert matmul_autotuned.best_config in CONFIGS
+
+
+_TABLE_PROGRAM = """
+import sys
+import torch
+import disttune
+
+cache, table, phase = sys.argv[1:4]
+runs = []
+
+
+@disttune.autotune(config_space=[{"chunks": 1}, {"chunks": 4}, {"chunks": 16}],
+                   key_fn=lambda x, *args, **kwargs: (x.numel(),), cache_dir=cache)
+def scale(x, chunks):
+    runs.append(chunks)
+    for part in x.chunk(chunks):
+        part.mul_(1.0001)
+
+
+if phase == "load":
+    lines = disttune.load_table(table, cache_dir=cache)
+    assert len(lines) == 2 and all(line.startswith("wrote scale") for line in lines), lines
+x = torch.ones(1 << 22, device="cuda")
+for n in (1 << 22, 1 << 18):
+    scale(x[:n])
+    torch.cuda.synchronize()
+    print(scale.last_report.source, len(runs))
+"""
+
+
+def test_a_table_from_a_gpu_tuning_makes_every_first_call_a_hit_in_another_cache(tmp_path):
+    tuned, shipped, table = tmp_path / "tuned", tmp_path / "shipped", tmp_path / "table.json"
+
+    def program(cache, phase):
+        done = subprocess.run([sys.executable, "-c", _TABLE_PROGRAM, str(cache), str(table), phase],
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return done.stdout.split()
+
+    program(tuned, "tune")
+    done = subprocess.run([sys.executable, "-m", "disttune", "export", str(table), "--root", str(tuned)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "exported 2 records" in done.stdout, done.stderr
+    # The other cache: both keys are read from disk, and only the two calls themselves run.
+    assert program(shipped, "load") == ["disk", "1", "disk", "2"]

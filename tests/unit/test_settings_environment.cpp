@@ -59,10 +59,10 @@ TEST_F(EnvironmentTest, ListsEveryVariableDisttuneReads) {
   EXPECT_EQ(names, (std::vector<std::string>{
                        "TRITON_DIST_AUTOTUNE_CACHE_DIR", "TRITON_DIST_AUTOTUNE_CACHE_KEEP",
                        "TRITON_DIST_AUTOTUNE_ALWAYS_TUNE",
-                       "TRITON_DIST_AUTOTUNE_VERSION_CHECK", "TRITON_DIST_AUTOTUNE_TIMEOUT",
-                       "TRITON_DIST_AUTOTUNE_STRATEGY", "TRITON_DIST_AUTOTUNE_REDIS_URL",
-                       "TRITON_DIST_AUTOTUNE_REDIS_PREFIX", "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT",
-                       "TRITON_DIST_AUTOTUNE_TRITON_DROPIN",
+                       "TRITON_DIST_AUTOTUNE_VERSION_CHECK", "TRITON_DIST_AUTOTUNE_TABLE_MISMATCH",
+                       "TRITON_DIST_AUTOTUNE_TIMEOUT", "TRITON_DIST_AUTOTUNE_STRATEGY",
+                       "TRITON_DIST_AUTOTUNE_REDIS_URL", "TRITON_DIST_AUTOTUNE_REDIS_PREFIX",
+                       "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT", "TRITON_DIST_AUTOTUNE_TRITON_DROPIN",
                        "TRITON_DIST_AUTOTUNE_WARM_START"}));
 }
 
@@ -109,6 +109,17 @@ TEST_F(EnvironmentTest, SwitchesAcceptFourSpellingsEachInAnyCase) {
   const std::string message = refusal([] { return version_check_setting(); });
   EXPECT_NE(message.find("TRITON_DIST_AUTOTUNE_VERSION_CHECK"), std::string::npos) << message;
   EXPECT_NE(message.find("'sometimes'"), std::string::npos) << message;
+}
+
+TEST_F(EnvironmentTest, TableMismatchIsWarnOrRetune) {
+  EXPECT_EQ(table_mismatch_setting(), TableMismatch::warn);
+  set("TRITON_DIST_AUTOTUNE_TABLE_MISMATCH", "ReTune");
+  EXPECT_EQ(table_mismatch_setting(), TableMismatch::retune);
+  set("TRITON_DIST_AUTOTUNE_TABLE_MISMATCH", "warn");
+  EXPECT_EQ(table_mismatch_setting(), TableMismatch::warn);
+  set("TRITON_DIST_AUTOTUNE_TABLE_MISMATCH", "ignore");
+  const std::string message = refusal([] { return table_mismatch_setting(); });
+  EXPECT_NE(message.find("must be warn or retune, got 'ignore'"), std::string::npos) << message;
 }
 
 TEST_F(EnvironmentTest, TimeoutIsSecondsOrNoDeadline) {

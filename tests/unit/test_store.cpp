@@ -12,6 +12,7 @@
 
 #include "util/atomic_file.hpp"
 #include "store/cache_dir.hpp"
+#include "record/record_builder.hpp"
 #include "disttune/store.hpp"
 #include "store_test_support.hpp"
 
@@ -316,16 +317,29 @@ TEST_F(DiskStoreTest, CreatesMissingParentsOfTheRoot) {
   EXPECT_EQ(mode_of(temp_.path() / "a" / "b" / "cache"), 0700u);
 }
 
-TEST_F(DiskStoreTest, SaveStampsTimeAndVersionWhenLeftEmpty) {
+TEST_F(DiskStoreTest, SaveRefusesARecordTheBuilderDidNotStamp) {
   Record record = sample_record();
   record.created_utc.clear();
-  record.library_version.clear();
-  ASSERT_TRUE(store_.save(record).has_value());
-  const auto loaded = store_.load(record.id);
-  ASSERT_TRUE(loaded.has_value());
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(store_.save(record).has_value());
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find("the record is not stamped"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(store_.record_path(record.id)));
+}
+
+TEST(RecordBuilderTest, StampsTimeAndVersionOnce) {
+  const Record sample = sample_record();
+  detail::TuningOutcome outcome;
+  outcome.measurement = sample.measurement;
+  outcome.candidates = sample.candidates;
+  outcome.best = sample.best_index;
+  Fingerprint fingerprint;
+  fingerprint.hardware = sample.hardware;
+  const Record built = detail::build_record(sample.id, fingerprint, outcome);
   EXPECT_TRUE(
-      std::regex_match(loaded->created_utc, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
-  EXPECT_EQ(loaded->library_version, "0.1.0");
+      std::regex_match(built.created_utc, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
+  EXPECT_EQ(built.library_version, library_version());
+  EXPECT_EQ(record_from_json(record_to_json(built)).created_utc, built.created_utc);
 }
 
 TEST_F(DiskStoreTest, AbsentRecordIsASilentMissThatCreatesNothing) {

@@ -1,0 +1,244 @@
+// make_table / read_table / import_table: the one table format, read whole before writing.
+#include "cli/record_table.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string_view>
+#include <system_error>
+
+#include "cli/cli_error.hpp"
+#include "report/readable_text.hpp"
+#include "disttune/fingerprint.hpp"
+#include "disttune/timer.hpp"
+#include "record/bounded_json.hpp"
+#include "report/warning.hpp"
+#include "util/unique_fd.hpp"
+#include "util/utc_time.hpp"
+
+namespace disttune::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A table nests a record under functions, name, key and hardware digest.
+constexpr std::size_t kMaxTableDepth = kMaxRecordDepth + 4;
+
+std::string kind_of(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// The bytes of the regular file at `path`, at most kMaxTableBytes; opened without blocking
+// (a FIFO with no writer) and checked with fstat before any read.
+std::string read_table_bytes(const fs::path& path) {
+  const std::string shown = detail::readable_text(path.string());
+  const detail::UniqueFd fd(open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (!fd) throw CliError("cannot read " + shown + ": " + std::strerror(errno));
+  struct stat status {};
+  if (fstat(fd.get(), &status) != 0) {
+    throw CliError("cannot inspect " + shown + ": " + std::strerror(errno));
+  }
+  if (!S_ISREG(status.st_mode)) {
+    throw CliError(shown + " is " + kind_of(status.st_mode) +
+                   ": import reads a table from a regular file only");
+  }
+  if (static_cast<std::size_t>(status.st_size) > kMaxTableBytes) {
+    throw CliError(shown + " is larger than " + std::to_string(kMaxTableBytes) +
+                   " bytes, the most a table may hold");
+  }
+  std::string bytes;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t got = read(fd.get(), buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw CliError("cannot read " + shown + ": " + std::strerror(errno));
+    if (got == 0) break;
+    bytes.append(buffer, static_cast<std::size_t>(got));
+    if (bytes.size() > kMaxTableBytes) {  // it grew while read
+      throw CliError(shown + " is larger than " + std::to_string(kMaxTableBytes) +
+                     " bytes, the most a table may hold");
+    }
+  }
+  return bytes;
+}
+
+Value parse_table(const std::string& bytes, const std::string& shown) {
+  try {
+    return detail::parse_bounded(bytes, kMaxTableDepth);
+  } catch (const detail::TooDeep&) {
+    throw CliError(shown + " is not a disttune table: it is not valid JSON: it nests deeper than " +
+                   std::to_string(kMaxTableDepth) + " levels");
+  } catch (const Value::exception& error) {
+    throw CliError(shown + " is not a disttune table: it is not valid JSON: " + error.what());
+  }
+}
+
+// 'text' for a string, the JSON otherwise, "missing" for null: a field's value in messages.
+std::string quoted(const Value& value) {
+  if (value.is_null()) return "missing";
+  if (value.is_string()) return "'" + detail::readable_text(value.get<std::string>()) + "'";
+  return detail::readable_text(value.dump(-1, ' ', false, Value::error_handler_t::replace));
+}
+
+const Value& object_at(const Value& value, const std::string& where) {
+  if (!value.is_object()) {
+    throw CliError(where + " must be a JSON object, not " + std::string(value.type_name()));
+  }
+  return value;
+}
+
+// "key: 'here' here, 'there' in the table" for each key of `expected` that `actual` differs in.
+std::string differences(const Value& expected, const Value& actual) {
+  std::string text;
+  for (const auto& [name, value] : expected.items()) {
+    const Value theirs = actual.is_object() && actual.contains(name) ? actual.at(name) : Value();
+    if (theirs == value) continue;
+    if (!text.empty()) text += ", ";
+    text += name + " " + quoted(theirs) + " (here " + quoted(value) + ")";
+  }
+  return text;
+}
+
+std::string record_line(const char* verb, const Record& record) {
+  return std::string(verb) + record.id.function_name + "  key " + record.id.key;
+}
+
+}  // namespace
+
+Value make_table(const std::vector<Record>& records) {
+  Value functions = Value::object();
+  Value devices = Value::object();
+  Value software = Value::object();
+  for (const Record& record : records) {
+    functions[record.id.function_name][record.id.key][record.id.hardware_digest] =
+        record_to_json(record);
+    devices[record.id.hardware_digest] = record.hardware;
+    software[digest(record.deps)] = record.deps;
+  }
+  return {{"schema", kTableSchema},
+          {"schema_version", kTableSchemaVersion},
+          {"library_version", library_version()},
+          {"exported_utc", detail::utc_iso_now()},
+          {"devices", devices},
+          {"software", software},
+          {"functions", functions}};
+}
+
+std::vector<Record> read_table(const fs::path& path) {
+  const std::string shown = detail::readable_text(path.string());
+  const Value table = parse_table(read_table_bytes(path), shown);
+  object_at(table, shown);
+  const Value schema = table.value("schema", Value());
+  if (schema != kTableSchema) {
+    throw CliError(shown + " is not a disttune table: its schema is " + quoted(schema) +
+                   ", expected '" + kTableSchema + "'");
+  }
+  const Value version = table.value("schema_version", Value());
+  if (version != kTableSchemaVersion) {
+    throw CliError(shown + ": table schema_version " + quoted(version) +
+                   " is not supported (this disttune reads version " +
+                   std::to_string(kTableSchemaVersion) + ")");
+  }
+  const DiskStore names("/");  // only for the store's name checks; nothing is written
+  std::vector<Record> records;
+  const Value functions = table.value("functions", Value());
+  for (const auto& [function, keys] : object_at(functions, shown + ": 'functions'").items()) {
+    const std::string where_function = shown + ": functions['" + detail::readable_text(function) + "']";
+    try {
+      names.function_dir(function);
+    } catch (const std::invalid_argument& error) {
+      throw CliError(where_function + ": " + detail::readable_text(error.what()));
+    }
+    for (const auto& [key, by_hardware] : object_at(keys, where_function).items()) {
+      const std::string where_key = where_function + "['" + detail::readable_text(key) + "']";
+      for (const auto& [hardware_digest, json] : object_at(by_hardware, where_key).items()) {
+        const std::string where = where_key + "['" + detail::readable_text(hardware_digest) + "']";
+        // The engine's one reader, as for a file or a Redis value: limits, then validation.
+        RecordRead read = parse_record(json.dump());
+        if (!read.record) throw CliError(where + " is not a valid record: " + read.error);
+        const RecordId& id = read.record->id;
+        if (id.function_name != function || id.key != key || id.hardware_digest != hardware_digest) {
+          throw CliError(where + " is the record of function '" + id.function_name + "', key '" +
+                         id.key + "', hardware '" + id.hardware_digest +
+                         "': it is filed under another identity");
+        }
+        try {
+          names.record_path(id);  // the name and key limits of the store that will hold it
+        } catch (const std::invalid_argument& error) {
+          throw CliError(where + ": " + detail::readable_text(error.what()));
+        }
+        records.push_back(std::move(*read.record));
+      }
+    }
+  }
+  return records;
+}
+
+TableExpectation host_expectation() {
+  const Fingerprint host = make_fingerprint(CpuTimer());
+  return {host.hardware, host.deps, table_mismatch_setting()};
+}
+
+std::vector<std::string> import_table(const CacheListing& cache, const fs::path& path, bool force,
+                                      const TableExpectation& expected) {
+  const std::vector<Record> records = read_table(path);  // all checked before any write
+  std::vector<std::string> lines;
+  std::set<std::string> warned;
+  const auto warn_once = [&](const std::string& message) {
+    if (warned.insert(message).second) detail::warn(message);
+  };
+  for (const Record& record : records) {
+    const std::string software = differences(expected.software, record.deps);
+    if (!software.empty()) {
+      if (expected.policy == TableMismatch::retune) {
+        lines.push_back(record_line("skip  ", record) + ": made with other software: " + software +
+                        " (TRITON_DIST_AUTOTUNE_TABLE_MISMATCH=retune)");
+        continue;
+      }
+      warn_once("table " + detail::readable_text(path.string()) + " holds records made with other software: " +
+                software + "; using them (TRITON_DIST_AUTOTUNE_TABLE_MISMATCH=retune leaves them out)");
+    }
+    const std::string device = differences(expected.device, record.hardware);
+    if (!device.empty()) {
+      warn_once("table " + detail::readable_text(path.string()) + " holds records measured on another device: " +
+                device + "; the engine finds records by device, so those keys are tuned here");
+    }
+    const fs::path target = cache.store().record_path(record.id);
+    std::error_code missing;
+    std::optional<std::string> existing;
+    if (fs::symlink_status(target, missing).type() != fs::file_type::not_found) {
+      const RecordRead stored = read_record(target);
+      if (stored.record) existing = stored.record->created_utc;
+    }
+    if (existing && *existing > record.created_utc && !force) {
+      lines.push_back(record_line("kept  ", record) + ": the record on disk (" + *existing +
+                      ") is newer than the table's (" + record.created_utc + "); --force replaces it");
+      continue;
+    }
+    if (existing && *existing == record.created_utc && !force) {
+      lines.push_back(record_line("same  ", record) + ": already on disk");
+      continue;
+    }
+    const std::optional<fs::path> written = cache.store().save(record);
+    if (!written) {
+      throw CliError("cannot write the record of '" + record.id.function_name + "' under " +
+                     detail::readable_text(cache.root().string()) + " (see the warning above)");
+    }
+    lines.push_back(record_line("wrote ", record) + ": " + detail::readable_text(written->string()));
+  }
+  return lines;
+}
+
+}  // namespace disttune::cli
