@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "disttune/function_tuner.hpp"
+#include "disttune/settings.hpp"
 #include "disttune/store.hpp"
 
 namespace {
@@ -259,8 +260,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();
   std::string root;
-  app.add_option("--root", root, "cache root (default: TRITON_DIST_AUTOTUNE_CACHE_DIR or "
-                                 "~/.triton_dist/autotune)");
+  app.add_option("--root", root, "cache root (default: TRITON_DIST_AUTOTUNE_CACHE_DIR or " +
+                                 std::string(disttune::kDefaultCacheRoot) + ")");
 
   std::string function;
   std::string file_or_id;

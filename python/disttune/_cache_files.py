@@ -77,8 +77,8 @@ def _is_real_directory(path: Path) -> bool:
 
 
 class Cache:
-    """The record files under one root (`--root`, TRITON_DIST_AUTOTUNE_CACHE_DIR or
-    ~/.triton_dist/autotune)."""
+    """The record files under one root (`--root`, else the engine's default_cache_root():
+    TRITON_DIST_AUTOTUNE_CACHE_DIR or DEFAULT_CACHE_ROOT)."""
 
     def __init__(self, root: Optional[str]) -> None:
         self.root = Path(root) if root else Path(_core.default_cache_root())

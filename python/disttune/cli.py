@@ -114,7 +114,7 @@ def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(add_help=False)
     root.add_argument("--root", default=argparse.SUPPRESS,
                       help="cache root (default: TRITON_DIST_AUTOTUNE_CACHE_DIR or "
-                           "~/.triton_dist/autotune)")
+                           f"{_core.DEFAULT_CACHE_ROOT})")
     main = argparse.ArgumentParser(prog="disttune", parents=[root],
                                    description="Inspect, move and clear the disk cache of "
                                                "disttune tuning records.")

@@ -33,7 +33,7 @@ inline int run_count(const nanobind::int_& value, std::string_view setting, int 
 }
 
 /// The disk store root given from Python: None and "" both mean the default
-/// (TRITON_DIST_AUTOTUNE_CACHE_DIR, else ~/.triton_dist/autotune).
+/// (cache_root_setting(): TRITON_DIST_AUTOTUNE_CACHE_DIR, else kDefaultCacheRoot).
 inline std::optional<std::filesystem::path> cache_dir_from_python(
     std::optional<std::filesystem::path> cache_dir) {
   if (cache_dir && cache_dir->empty()) return std::nullopt;
