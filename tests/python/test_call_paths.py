@@ -81,7 +81,7 @@ def test_a_miss_looks_the_cache_up_once(monkeypatch, keywords):
     plain_text = tune._encoding.key_text
     monkeypatch.setattr(tune._encoding, "key_text", lambda key: plain_text(tuple(key)))
     runs = []
-    launch = tuned(KeyCounter(HashCounted), runs)
+    launch = tuned(KeyCounter(lambda x: HashCounted((x,))), runs)
     HashCounted.hashes = 0
     launch(5, **keywords)
     # One lookup, then the choice stored twice (the cache and the hit table).
