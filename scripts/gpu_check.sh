@@ -186,6 +186,17 @@ step_no_deadline() {
 }
 STEPS+=(step_no_deadline)
 
+# pip_install_package LOG ROW: installs the Python package into the machine's python3 (output
+# to LOG); on failure records ROW as FAILed and returns 1. The module must link the system's
+# shared libstdc++ (torch does): PYTHON_CXX, default /usr/bin/g++.
+pip_install_package() {
+  if ! CXX=${PYTHON_CXX:-/usr/bin/g++} python3 -m pip install --no-build-isolation --no-deps -q . >"$1" 2>&1; then
+    tail -n 30 "$1"
+    record "$2" FAIL "pip install . failed; see $1"
+    return 1
+  fi
+}
+
 # Python package: installs it into the machine's python3 (offline build), runs tests/python
 # (the GPU tests included) and bench/python/bench_gpu.py (result JSON in $OUT_DIR).
 step_python() {
@@ -200,8 +211,11 @@ step_python() {
   # The HTML report test needs headless Chromium (CI has it); it checks no GPU behaviour.
   # test_multi_gpu.py runs in step_multi_gpu, one GPU per rank; test_allgather_gemm.py and
   # test_missing_ranks.py are CPU tests (gloo ranks, Triton's interpreter) that CI runs.
+  # The drop-in's tests run in step_triton_dropin.
   local deselect=(--ignore=tests/python/test_multi_gpu.py --ignore=tests/python/test_allgather_gemm.py
-                  --ignore=tests/python/test_missing_ranks.py) note=""
+                  --ignore=tests/python/test_missing_ranks.py --ignore=tests/python/test_triton_dropin.py
+                  --ignore=tests/python/test_triton_dropin_switch.py
+                  --ignore=tests/python/test_triton_dropin_ranks.py) note=""
   if ! command -v chromium >/dev/null; then
     deselect+=(--deselect tests/python/test_report.py)
     note=" (report test left to CI: no chromium here)"
@@ -230,12 +244,8 @@ STEPS+=(step_python)
 # Isolated vs in-process measurement phase (issue 16) on the 32-config matmul; the Python GPU
 # tests of isolation (illegal address, endless kernel, wrong results) run in step_python.
 step_isolation_bench() {
-  local log=$LOG_DIR/isolation_bench.log result=$OUT_DIR/isolation_bench.json cxx=${PYTHON_CXX:-/usr/bin/g++}
-  if ! CXX=$cxx python3 -m pip install --no-build-isolation --no-deps -q . >"$log" 2>&1; then
-    tail -n 30 "$log"
-    record "isolation bench (32-config matmul)" FAIL "pip install . failed; see $log"
-    return 0
-  fi
+  local log=$LOG_DIR/isolation_bench.log result=$OUT_DIR/isolation_bench.json
+  pip_install_package "$log" "isolation bench (32-config matmul)" || return 0
   if python3 bench/python/isolation_overhead.py >"$result" 2>>"$log"; then
     cat "$result"
     record "isolation bench (32-config matmul)" PASS "$(python3 -c 'import json, sys
@@ -249,15 +259,47 @@ print("isolated/in-process x%.2f (target <= 1.5: %s)" % (
 }
 STEPS+=(step_isolation_bench)
 
+# The triton.autotune drop-in (issue 24): its conformance tests against plain Triton on the GPU
+# (out-of-resources configs included; the gloo-rank test is a CPU test CI runs), then
+# bench/python/dropin_bench.py (dropin_bench.json in $OUT_DIR): first call vs triton.autotune,
+# regret vs an interleaved oracle, Liger-Kernel (.whl/liger_kernel-0.8.5-py3-none-any.whl)
+# with and without the switch.
+step_triton_dropin() {
+  local log=$LOG_DIR/triton_dropin.log result=$OUT_DIR/dropin_bench.json
+  pip_install_package "$log" "triton drop-in: conformance" || return 0
+  if python3 -m pytest tests/python/test_triton_dropin.py tests/python/test_triton_dropin_switch.py -q -rxXs \
+       -p no:cacheprovider >>"$log" 2>&1; then
+    record "triton drop-in: conformance" PASS "$(tail -n 1 "$log")"
+  else
+    tail -n 60 "$log"
+    record "triton drop-in: conformance" FAIL "$(tail -n 1 "$log")"
+  fi
+  if python3 bench/python/dropin_bench.py >"$result" 2>>"$log"; then
+    cat "$result"
+    record "triton drop-in: bench" PASS "$(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+f, t, lib = r["first_call_s"], r["targets"], r["library"]
+line = "first call %.1f s vs triton %.1f s (x%.2f, <=0.2: %s); within 1%%: %d/10" % (
+    f["dropin"], f["triton"], r["first_call_ratio_dropin_over_triton"],
+    "MET" if t["first_call_at_most_one_fifth"] else "MISSED", r["regret"]["within_1pct"])
+if "runs" in lib:
+    ops = lib["runs"]["plain"]["ops"]
+    line += "; liger " + ", ".join("%s %.1f->%.1f s same=%s" % (name, ops[name].get("first_call_s", -1),
+        lib["runs"]["dropin"]["ops"][name].get("first_call_s", -1), lib["outputs"].get(name, {}).get("same"))
+        for name in ops)
+print(line)' "$result")"
+  else
+    tail -n 30 "$log"
+    record "triton drop-in: bench" FAIL "see $log"
+  fi
+}
+STEPS+=(step_triton_dropin)
+
 # Benchmark suite of issue 7 (bench/suite): 4 cases x 4 tuners; suite.json and suite.md in
 # $OUT_DIR, then one row per target, MET or MISSED (a benchmark's result: it fails nothing).
 step_bench_suite() {
-  local log=$LOG_DIR/bench_suite.log summary=$LOG_DIR/bench_suite.tsv cxx=${PYTHON_CXX:-/usr/bin/g++}
-  if ! CXX=$cxx python3 -m pip install --no-build-isolation --no-deps -q . >"$log" 2>&1; then
-    tail -n 30 "$log"
-    record "bench suite" FAIL "pip install . failed; see $log"
-    return 0
-  fi
+  local log=$LOG_DIR/bench_suite.log summary=$LOG_DIR/bench_suite.tsv
+  pip_install_package "$log" "bench suite" || return 0
   # As measured in BENCHMARKS.md (issue 12): the spec's method and disttune's exhaustive and
   # converge strategies, measurement phase and regret (no first calls), then the launch-bound
   # investigation of scale 2^18.

@@ -55,6 +55,11 @@ bool always_tune_setting();
 /// miss (re-tune) instead of a warning. A switch as above; unset: off.
 bool version_check_setting();
 
+/// TRITON_DIST_AUTOTUNE_TRITON_DROPIN: `import disttune` makes triton.autotune the drop-in
+/// disttune.triton.autotune for the whole process (docs/triton-dropin.md). A switch as
+/// above; unset: off.
+bool triton_dropin_setting();
+
 /// TRITON_DIST_AUTOTUNE_TIMEOUT: the deadline of each engine collective, in seconds (at
 /// least 0.001), or `inf` / `none` for no deadline (kNoDeadline); unset: 600 s.
 std::chrono::milliseconds collective_timeout_setting();

@@ -5,7 +5,9 @@ launcher over a config space; ``disttune.contextual_autotune`` (also
 ``disttune.autotuner.contextual_autotune``) tunes the ``triton.autotune`` kernels inside a
 real outer call. ``disttune.__version__`` is the engine's version (the file VERSION).
 Importing disttune imports neither torch nor Triton; they are used when the program has
-imported them. The command line: ``python -m disttune`` or ``disttune``.
+imported them (except with TRITON_DIST_AUTOTUNE_TRITON_DROPIN=1: then importing disttune
+imports Triton and makes ``triton.autotune`` the drop-in ``disttune.triton.autotune``,
+docs/triton-dropin.md). The command line: ``python -m disttune`` or ``disttune``.
 """
 
 from disttune import _core
@@ -25,6 +27,11 @@ from disttune.autotuner import contextual_autotune
 from disttune.tune import autotune
 
 __version__: str = _core.__version__  # the engine's version: the file VERSION
+
+if _core.triton_dropin_setting():
+    from disttune import triton as _dropin
+
+    _dropin.install()
 
 __all__ = [
     "CollectiveTimeout",

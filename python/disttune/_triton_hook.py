@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Optional
 
-from disttune import _core, _encoding
+from disttune import _core, _encoding, _triton_compile
 
 _lock = threading.Lock()
 _session: Optional["Session"] = None
@@ -23,15 +21,17 @@ _original_run = None
 SUPPORTED_TRITON = ((3, 2), (3, 7))
 
 
-def check_triton_version(version: str) -> None:
-    """EngineError (a DisttuneError and RuntimeError) naming `version` and the supported
-    range if the hook cannot drive it."""
-    low, high = SUPPORTED_TRITON
+def check_triton_version(
+    version: str, feature: str = "contextual_autotune", supported_range: tuple = SUPPORTED_TRITON
+) -> None:
+    """EngineError (a DisttuneError and RuntimeError) naming `feature`, `version` and the
+    supported range (low inclusive, high exclusive) if `version` is outside it."""
+    low, high = supported_range
     supported = f">= {low[0]}.{low[1]}, < {high[0]}.{high[1]}"
     match = re.match(r"(\d+)\.(\d+)", version)
     if match is None or not low <= (int(match[1]), int(match[2])) < high:
         raise _core.EngineError(
-            f"disttune: contextual_autotune supports Triton {supported}; this process has "
+            f"disttune: {feature} supports Triton {supported}; this process has "
             f"Triton {version}: install a supported Triton (pip install 'triton{supported.replace(' ', '')}')"
         )
 
@@ -57,6 +57,13 @@ def install() -> None:
         run.__wrapped__ = _original_run
         run.__doc__ = _original_run.__doc__
         Autotuner.run = run
+
+
+def active_on_this_thread() -> bool:
+    """Whether a contextual call is running on the calling thread (it then drives every
+    triton.autotune kernel launched there, drop-in ones included)."""
+    session = _session
+    return session is not None and session.thread == threading.get_ident()
 
 
 def begin(session: "Session") -> None:
@@ -153,7 +160,7 @@ class Session:
             seen = _KernelKey(kernel, key, kwargs)
             self.seen[(id(kernel), key)] = seen
             if seen.chosen() is None and len(seen.configs) > 1:
-                self._compile_all(kernel, seen.configs, args, kwargs)
+                _triton_compile.compile_configs(kernel, seen.configs, args, kwargs, self.compile_threads)
         tuning = seen.chosen() is None
         result = []
         interrupted: list[BaseException] = []
@@ -194,26 +201,6 @@ class Session:
         if not tuning:
             self._publish(seen)
         return result[0] if result else None
-
-    def _compile_all(self, kernel: Any, configs: list, args: tuple, kwargs: dict) -> None:
-        """Compiles every candidate config concurrently (Triton's AsyncCompileMode) so that
-        timing never waits on a compile; errors surface when the candidate is launched."""
-        knobs = sys.modules.get("triton.knobs")
-        if knobs is not None and knobs.runtime.interpret:
-            return
-        try:
-            from triton.runtime._async_compile import AsyncCompileMode
-        except ImportError:  # a Triton without async compilation compiles at first launch
-            return
-        with ThreadPoolExecutor(max_workers=self.compile_threads) as pool:
-            with AsyncCompileMode(pool, ignore_errors=True):
-                for config in configs:
-                    current = dict(kwargs, **config.all_kwargs())
-                    current["warmup"] = True
-                    try:
-                        kernel.fn.run(*args, **current)
-                    except Exception:  # reported by the candidate's launch
-                        pass
 
     def _publish(self, seen: _KernelKey) -> None:
         config = seen.chosen()

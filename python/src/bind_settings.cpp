@@ -74,6 +74,8 @@ void bind_settings(nb::module_& module) {
              []() { return seconds_of(collective_timeout_setting()); },
              "TRITON_DIST_AUTOTUNE_TIMEOUT in seconds (inf for no deadline; 600 when unset); "
              "InvalidSetting for a bad value.");
+  module.def("triton_dropin_setting", &triton_dropin_setting,
+             "TRITON_DIST_AUTOTUNE_TRITON_DROPIN (off when unset); InvalidSetting for a bad value.");
   module.def("strategy_setting", &strategy_setting,
              "TRITON_DIST_AUTOTUNE_STRATEGY, or None when unset.");
   module.def("collective_timeout_s", [](double seconds) {

@@ -25,6 +25,7 @@ constexpr const char* kStrategy = "TRITON_DIST_AUTOTUNE_STRATEGY";
 constexpr const char* kRedisUrl = "TRITON_DIST_AUTOTUNE_REDIS_URL";
 constexpr const char* kRedisPrefix = "TRITON_DIST_AUTOTUNE_REDIS_PREFIX";
 constexpr const char* kRedisTimeout = "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT";
+constexpr const char* kTritonDropin = "TRITON_DIST_AUTOTUNE_TRITON_DROPIN";
 
 constexpr std::array kSettings{
     EnvironmentSetting{kCacheDir, "a directory", kDefaultCacheRoot},
@@ -37,6 +38,7 @@ constexpr std::array kSettings{
     EnvironmentSetting{kRedisUrl, "redis://[[user]:password@]host[:port][/db]", "no Redis"},
     EnvironmentSetting{kRedisPrefix, "any text", "disttune:"},
     EnvironmentSetting{kRedisTimeout, "seconds from 0.001 to 86400", "1"},
+    EnvironmentSetting{kTritonDropin, "1/0, true/false, yes/no, on/off", "off"},
 };
 
 /// The variable's text; nullopt when unset or empty.
@@ -99,6 +101,8 @@ std::size_t cache_keep_setting() {
 bool always_tune_setting() { return read_switch(kAlwaysTune); }
 
 bool version_check_setting() { return read_switch(kVersionCheck); }
+
+bool triton_dropin_setting() { return read_switch(kTritonDropin); }
 
 std::chrono::milliseconds collective_timeout_setting() {
   const std::optional<std::string> text = read(kTimeout);

@@ -52,6 +52,7 @@ def test_the_environment_table_names_every_variable():
         "TRITON_DIST_AUTOTUNE_REDIS_URL",
         "TRITON_DIST_AUTOTUNE_REDIS_PREFIX",
         "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT",
+        "TRITON_DIST_AUTOTUNE_TRITON_DROPIN",
     ]
 
 

@@ -61,13 +61,15 @@ TEST_F(EnvironmentTest, ListsEveryVariableDisttuneReads) {
                        "TRITON_DIST_AUTOTUNE_ALWAYS_TUNE",
                        "TRITON_DIST_AUTOTUNE_VERSION_CHECK", "TRITON_DIST_AUTOTUNE_TIMEOUT",
                        "TRITON_DIST_AUTOTUNE_STRATEGY", "TRITON_DIST_AUTOTUNE_REDIS_URL",
-                       "TRITON_DIST_AUTOTUNE_REDIS_PREFIX", "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT"}));
+                       "TRITON_DIST_AUTOTUNE_REDIS_PREFIX", "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT",
+                       "TRITON_DIST_AUTOTUNE_TRITON_DROPIN"}));
 }
 
 TEST_F(EnvironmentTest, UnsetAndEmptyMeanTheDefault) {
   EXPECT_EQ(cache_dir_setting(), std::nullopt);
   EXPECT_FALSE(always_tune_setting());
   EXPECT_FALSE(version_check_setting());
+  EXPECT_FALSE(triton_dropin_setting());
   EXPECT_EQ(collective_timeout_setting(), kDefaultCollectiveTimeout);
   EXPECT_EQ(strategy_setting(), std::nullopt);
   for (const EnvironmentSetting& setting : environment_settings()) {
@@ -95,6 +97,10 @@ TEST_F(EnvironmentTest, SwitchesAcceptFourSpellingsEachInAnyCase) {
     set("TRITON_DIST_AUTOTUNE_VERSION_CHECK", off);
     EXPECT_FALSE(version_check_setting()) << off;
   }
+  set("TRITON_DIST_AUTOTUNE_TRITON_DROPIN", "on");
+  EXPECT_TRUE(triton_dropin_setting());
+  set("TRITON_DIST_AUTOTUNE_TRITON_DROPIN", "0");
+  EXPECT_FALSE(triton_dropin_setting());
   set("TRITON_DIST_AUTOTUNE_VERSION_CHECK", "sometimes");
   const std::string message = refusal([] { return version_check_setting(); });
   EXPECT_NE(message.find("TRITON_DIST_AUTOTUNE_VERSION_CHECK"), std::string::npos) << message;
