@@ -9,7 +9,11 @@ bash scripts/setup.sh
 python3 scripts/check_layers.py
 bash scripts/build.sh "$preset"
 ctest --preset "$preset" -j "$(nproc)"
+# Hit-path guard (C++): a cache hit against a direct call, as a ratio (sanitizers change it).
+if [[ $preset != asan ]]; then "build/$preset/bench/micro/hit_path_guard"; fi
 bash scripts/fuzz.sh "${DISTTUNE_FUZZ_SECONDS:-60}"
 # The Python package as users get it: sdist, manylinux wheel, clean venv, tests and mypy
 # against the installed wheel.
 bash scripts/package_check.sh
+# Hit-path guard (Python), on the installed wheel package_check made.
+build/package/test/bin/python bench/python/hit_guard.py

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -84,78 +85,6 @@ std::vector<double> oracle_ms(gemm::Operands& operands, cudaStream_t stream) {
   return medians;
 }
 
-/// (a) host ns per call: batches of calls enqueued on an idle stream (so no launch waits for
-/// queue space), synchronized between batches (not timed). Each round times one direct and
-/// one tuned batch, the order alternating from round to round (so neither side always
-/// follows the synchronize); the overhead is the median of the rounds' paired differences,
-/// which cancels slow drift of the launch cost, with a distribution-free 95% confidence
-/// interval of that median (order statistics n/2 -+ 0.98 sqrt(n)). Many rounds make it narrow.
-struct HitOverhead {
-  double direct_ns = 0.0;     ///< median per-call time of direct batches
-  double tuned_ns = 0.0;      ///< median per-call time of tuned batches
-  double overhead_ns = 0.0;   ///< median of per-round (tuned - direct)
-  double ci_low_ns = 0.0;     ///< 95% confidence interval of that median
-  double ci_high_ns = 0.0;
-  double quartile_low_ns = 0.0;
-  double quartile_high_ns = 0.0;
-  int rounds = 0;
-  int batch = 0;
-};
-HitOverhead hit_overhead(Gemm& tuned, const gemm::GemmConfig& chosen, gemm::Operands& operands,
-                         cudaStream_t stream) {
-  constexpr int kBatch = 200;
-  constexpr int kWarmupRounds = 100;  // not kept: first launches, caches, clocks
-  constexpr int kRounds = 10000;
-  std::vector<double> direct;
-  std::vector<double> via_tuned;
-  std::vector<double> differences;
-  auto time_batch = [&](auto&& call) {
-    gemm::check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-    const auto begin = Clock::now();
-    for (int i = 0; i < kBatch; ++i) call();
-    return seconds_since(begin) * 1e9 / kBatch;
-  };
-  const half* a = operands.a.get();
-  const half* b = operands.b.get();
-  float* c = operands.c.get();
-  const gemm::Shape shape = operands.shape;
-  auto direct_call = [&] { gemm::gemm(chosen, a, b, c, shape, stream); };
-  auto tuned_call = [&] { tuned(a, b, c, shape); };
-  for (int round = 0; round < kWarmupRounds + kRounds; ++round) {
-    double direct_ns = 0.0;
-    double tuned_ns = 0.0;
-    if (round % 2 == 0) {
-      direct_ns = time_batch(direct_call);
-      tuned_ns = time_batch(tuned_call);
-    } else {
-      tuned_ns = time_batch(tuned_call);
-      direct_ns = time_batch(direct_call);
-    }
-    if (round < kWarmupRounds) continue;
-    direct.push_back(direct_ns);
-    via_tuned.push_back(tuned_ns);
-    differences.push_back(tuned_ns - direct_ns);
-  }
-  gemm::check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  std::sort(differences.begin(), differences.end());
-  const double n = static_cast<double>(differences.size());
-  const double half_width = 0.98 * std::sqrt(n);  // 1.96 / 2 * sqrt(n) ranks
-  const auto rank = [&](double r) {
-    return differences[static_cast<std::size_t>(std::clamp(r, 0.0, n - 1.0))];
-  };
-  HitOverhead hit;
-  hit.direct_ns = median(direct);
-  hit.tuned_ns = median(via_tuned);
-  hit.overhead_ns = median(differences);
-  hit.ci_low_ns = rank(std::floor(n / 2 - half_width));
-  hit.ci_high_ns = rank(std::ceil(n / 2 + half_width));
-  hit.quartile_low_ns = rank(n / 4);
-  hit.quartile_high_ns = rank(n * 3 / 4);
-  hit.rounds = kRounds;
-  hit.batch = kBatch;
-  return hit;
-}
-
 std::string device_name() {
   int device = 0;
   cudaDeviceProp properties{};
@@ -163,6 +92,187 @@ std::string device_name() {
   gemm::check_cuda(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
   return properties.name;
 }
+
+/// (a) host ns per call: batches of calls enqueued on an idle stream (so no launch waits for
+/// queue space), synchronized between batches (not timed). Each round times one batch of
+/// every arm, the arm that goes first rotating from round to round (so none always follows
+/// the synchronize); an arm's overhead is the median of the rounds' paired differences
+/// against the direct launch, which cancels slow drift of the launch cost, with a
+/// distribution-free 95% confidence interval of that median (order statistics
+/// n/2 -+ 0.98 sqrt(n)). Many rounds make it narrow.
+///
+/// The arms split the tuned call into its parts (issue 25: where the time goes):
+///   direct         the chosen config's launch, called inline;
+///   tuned          the cache-hit call (key std::function, lookup, launch std::function);
+///   lookup+direct  the key built inline and looked up (cached_choice), then the inline launch:
+///                  tuned - this = the two std::function hops;
+///   launch hop     the Spec's launch std::function with the chosen config, no key or lookup.
+/// Then the same paired method on the CPU alone (no launch: a Gemm-shaped tuned function whose
+/// launch does nothing), where the host caches stay warm between calls: the hit path's own
+/// cost, against which the launch loop's figure shows what the launches' cache misses add.
+struct ArmFigure {
+  std::string arm;
+  double per_call_ns = 0.0;   ///< median per-call time of the arm's batches
+  double overhead_ns = 0.0;   ///< median of per-round (arm - direct)
+  double ci_low_ns = 0.0;     ///< 95% confidence interval of that median
+  double ci_high_ns = 0.0;
+  double quartile_low_ns = 0.0;
+  double quartile_high_ns = 0.0;
+};
+struct HitOverhead {
+  std::vector<ArmFigure> arms;  ///< arms[0] is direct, arms[1] tuned
+  int rounds = 0;
+  int batch = 0;
+  const ArmFigure& tuned() const { return arms.at(1); }
+};
+
+/// Runs `rounds` rounds of every arm (`time_arm(arm)` times one batch, ns per call) after
+/// `warmup_rounds` not kept, and summarises each arm against arm 0.
+template <class TimeArm>
+HitOverhead paired_arms(const std::vector<std::string>& names, int rounds, int warmup_rounds, int batch,
+                        TimeArm&& time_arm) {
+  const std::size_t count = names.size();
+  std::vector<std::vector<double>> per_call(count), differences(count);
+  std::vector<double> times(count);
+  for (int round = 0; round < warmup_rounds + rounds; ++round) {
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::size_t arm = (static_cast<std::size_t>(round) + k) % count;
+      times[arm] = time_arm(arm);
+    }
+    if (round < warmup_rounds) continue;
+    for (std::size_t arm = 0; arm < count; ++arm) {
+      per_call[arm].push_back(times[arm]);
+      differences[arm].push_back(times[arm] - times[0]);
+    }
+  }
+  HitOverhead hit;
+  hit.rounds = rounds;
+  hit.batch = batch;
+  for (std::size_t arm = 0; arm < count; ++arm) {
+    std::vector<double>& sorted = differences[arm];
+    std::sort(sorted.begin(), sorted.end());
+    const double n = static_cast<double>(sorted.size());
+    const double half_width = 0.98 * std::sqrt(n);  // 1.96 / 2 * sqrt(n) ranks
+    const auto rank = [&](double r) { return sorted[static_cast<std::size_t>(std::clamp(r, 0.0, n - 1.0))]; };
+    hit.arms.push_back({names[arm], median(per_call[arm]), median(sorted), rank(std::floor(n / 2 - half_width)),
+                        rank(std::ceil(n / 2 + half_width)), rank(n / 4), rank(n * 3 / 4)});
+  }
+  return hit;
+}
+
+HitOverhead hit_overhead(Gemm& tuned, const gemm::GemmConfig& chosen, gemm::Operands& operands,
+                         cudaStream_t stream) {
+  constexpr int kBatch = 200;
+  constexpr int kWarmupRounds = 100;  // not kept: first launches, caches, clocks
+  constexpr int kRounds = 6000;
+  const half* a = operands.a.get();
+  const half* b = operands.b.get();
+  float* c = operands.c.get();
+  const gemm::Shape shape = operands.shape;
+  const std::vector<gemm::GemmConfig>& space = tuned.spec().configs;
+  const auto& launch = tuned.spec().launch;
+  auto time_batch = [&](auto&& call) {
+    gemm::check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    const auto begin = Clock::now();
+    for (int i = 0; i < kBatch; ++i) call();
+    return seconds_since(begin) * 1e9 / kBatch;
+  };
+  HitOverhead hit = paired_arms(
+      {"direct", "tuned", "lookup+direct", "launch hop"}, kRounds, kWarmupRounds, kBatch, [&](std::size_t arm) {
+        switch (arm) {
+          case 0: return time_batch([&] { gemm::gemm(chosen, a, b, c, shape, stream); });
+          case 1: return time_batch([&] { tuned(a, b, c, shape); });
+          case 2:
+            return time_batch([&] {
+              const std::optional<std::size_t> hit = tuned.cached_choice(std::make_tuple(shape.m, shape.n, shape.k));
+              gemm::gemm(space[*hit], a, b, c, shape, stream);
+            });
+          default: return time_batch([&] { launch(chosen, a, b, c, shape); });
+        }
+      });
+  gemm::check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  return hit;
+}
+
+volatile int warm_sink = 0;  ///< what the no-launch arms write, so they are not optimised away
+
+/// The hit path without launches (host caches warm): a Gemm-shaped tuned function whose
+/// launch only touches its arguments, against the same no-op called inline.
+HitOverhead warm_hit_overhead(const gemm::Shape& shape) {
+  constexpr int kBatch = 200;
+  constexpr int kRounds = 6000;
+  auto noop = [](const gemm::GemmConfig& cfg, const half*, const half*, float*, gemm::Shape s) {
+    warm_sink = cfg.tile_m + s.m;
+  };
+  Gemm::Spec spec;
+  spec.identity = {"bench_gemm_warm_hit", "bench-1"};
+  spec.configs = gemm::config_space();
+  spec.key = [](const half* const&, const half* const&, float* const&, const gemm::Shape& s) {
+    return std::make_tuple(s.m, s.n, s.k);
+  };
+  spec.launch = noop;
+  spec.options.disk_cache = false;
+  spec.options.measurement.strategy = "exhaustive";
+  spec.options.measurement.warmup_runs = 0;
+  spec.options.measurement.timed_runs = 1;
+  Gemm tuned(std::move(spec));
+  tuned(nullptr, nullptr, nullptr, shape);  // tunes on the CPU clock once; then hits
+  const gemm::GemmConfig chosen = tuned.spec().configs[*tuned.cached_choice(std::make_tuple(shape.m, shape.n, shape.k))];
+  auto time_batch = [&](auto&& call) {
+    const auto begin = Clock::now();
+    for (int i = 0; i < kBatch; ++i) call();
+    return seconds_since(begin) * 1e9 / kBatch;
+  };
+  return paired_arms({"direct (no launch)", "tuned (no launch)"}, kRounds, 100, kBatch, [&](std::size_t arm) {
+    if (arm == 0) return time_batch([&] { noop(chosen, nullptr, nullptr, nullptr, shape); });
+    return time_batch([&] { tuned(nullptr, nullptr, nullptr, shape); });
+  });
+}
+
+/// Markdown rows and JSON of a paired measurement.
+void describe_arms(const HitOverhead& hit, std::string& markdown, disttune::Value& json) {
+  char line[512];
+  for (const ArmFigure& arm : hit.arms) {
+    std::snprintf(line, sizeof line, "| %s | %.1f | %+.1f [%+.1f, %+.1f] | %+.0f / %+.0f |\n", arm.arm.c_str(),
+                  arm.per_call_ns, arm.overhead_ns, arm.ci_low_ns, arm.ci_high_ns, arm.quartile_low_ns,
+                  arm.quartile_high_ns);
+    markdown += line;
+    json.push_back({{"arm", arm.arm}, {"ns_per_call", arm.per_call_ns}, {"minus_direct_ns", arm.overhead_ns},
+                    {"ci95_ns", {arm.ci_low_ns, arm.ci_high_ns}},
+                    {"quartiles_ns", {arm.quartile_low_ns, arm.quartile_high_ns}}});
+  }
+}
+
+/// The hit-path breakdown alone (`gemm_bench <out> --hit-only`): tunes the 256^3 key once,
+/// then the launch-loop arms and the warm (no launch) pair. Writes hit_breakdown.json/.md.
+int hit_only(const std::filesystem::path& out_dir, cudaStream_t stream) {
+  const gemm::Shape shape{256, 256, 256};
+  gemm::Operands operands(shape, 5);
+  std::unique_ptr<Gemm> tuned = make_gemm(stream);
+  (*tuned)(operands.a.get(), operands.b.get(), operands.c.get(), shape);
+  const std::size_t choice = *tuned->cached_choice(std::make_tuple(shape.m, shape.n, shape.k));
+  const HitOverhead launch_loop = hit_overhead(*tuned, tuned->spec().configs[choice], operands, stream);
+  const HitOverhead warm = warm_hit_overhead(shape);
+  std::string markdown = "# Hit-path breakdown (" + device_name() + ", 256^3 key, " +
+                         std::to_string(launch_loop.rounds) + " paired rounds of " +
+                         std::to_string(launch_loop.batch) + " calls per arm)\n\n"
+                         "| arm | ns per call | minus direct, median [95% CI] | quartiles |\n|---|---|---|---|\n";
+  disttune::Value arms = disttune::Value::array();
+  describe_arms(launch_loop, markdown, arms);
+  describe_arms(warm, markdown, arms);
+  std::filesystem::create_directories(out_dir);
+  std::ofstream(out_dir / "hit_breakdown.json") << disttune::Value{{"device", device_name()}, {"arms", arms}}.dump(2) << "\n";
+  std::ofstream(out_dir / "hit_breakdown.md") << markdown;
+  std::printf("%s\n", markdown.c_str());
+  const ArmFigure& t = launch_loop.tuned();
+  const ArmFigure& lookup = launch_loop.arms.at(2);
+  const ArmFigure& hop = launch_loop.arms.at(3);
+  std::printf("SUMMARY hit_overhead_ns=%+.1f ci95=[%+.1f,%+.1f] lookup_ns=%+.1f launch_hop_ns=%+.1f warm_hit_ns=%+.1f\n",
+              t.overhead_ns, t.ci_low_ns, t.ci_high_ns, lookup.overhead_ns, hop.overhead_ns,
+              warm.tuned().overhead_ns);
+  return 0;
+}
+
 
 }  // namespace
 
@@ -173,11 +283,13 @@ int main(int argc, char** argv) {
   }
   try {
     const std::filesystem::path out_dir = argc > 1 ? argv[1] : ".";
-    const int size = argc > 2 ? std::stoi(argv[2]) : 4096;
+    const bool breakdown_only = argc > 2 && std::string(argv[2]) == "--hit-only";
+    const int size = argc > 2 && !breakdown_only ? std::stoi(argv[2]) : 4096;
     const gemm::Shape shape{size, size, size};
     const std::vector<gemm::GemmConfig> space = gemm::config_space();
     cudaStream_t stream = nullptr;
     gemm::check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    if (breakdown_only) return hit_only(out_dir, stream);
     gemm::Operands operands(shape, 99);
     const double flops = 2.0 * shape.m * shape.n * static_cast<double>(shape.k);
 
@@ -225,7 +337,8 @@ int main(int argc, char** argv) {
     const int within = static_cast<int>(std::count_if(regrets.begin(), regrets.end(),
                                                       [](double r) { return r <= kRegretTarget; }));
     const double max_regret = *std::max_element(regrets.begin(), regrets.end());
-    const double overhead_ns = hit.overhead_ns;
+    const ArmFigure& tuned_arm = hit.tuned();
+    const double overhead_ns = tuned_arm.overhead_ns;
     const double tuning_median_ms = median(tuning_ms);
     const int runs_per_config = 5 + 10;
 
@@ -240,10 +353,10 @@ int main(int argc, char** argv) {
         {"shape", {shape.m, shape.n, shape.k}},
         {"configs", space.size()},
         {"relative_error", error},
-        {"cache_hit", {{"direct_ns_per_call", hit.direct_ns}, {"tuned_ns_per_call", hit.tuned_ns},
+        {"cache_hit", {{"direct_ns_per_call", hit.arms[0].per_call_ns}, {"tuned_ns_per_call", tuned_arm.per_call_ns},
                        {"overhead_ns", overhead_ns}, {"target_ns", 20},
-                       {"overhead_ci95_ns", {hit.ci_low_ns, hit.ci_high_ns}},
-                       {"overhead_quartiles_ns", {hit.quartile_low_ns, hit.quartile_high_ns}},
+                       {"overhead_ci95_ns", {tuned_arm.ci_low_ns, tuned_arm.ci_high_ns}},
+                       {"overhead_quartiles_ns", {tuned_arm.quartile_low_ns, tuned_arm.quartile_high_ns}},
                        {"rounds", hit.rounds}, {"calls_per_batch", hit.batch},
                        {"shape", {hit_size, hit_size, hit_size}}}},
         {"choice_quality", {{"tunings", kTunings}, {"within_target", within},
@@ -264,8 +377,9 @@ int main(int argc, char** argv) {
     std::string markdown = "# GEMM benchmark (" + device_name() + ", " + std::to_string(size) + "^3 fp16 in, fp32 acc)\n\n";
     markdown += "| what | figure | target |\n|---|---|---|\n";
     std::snprintf(line, sizeof line, "| (a) cache-hit overhead vs direct launch (%d^3 key) | %+.1f ns per call, 95%% CI [%+.1f, %+.1f] (median of %d paired rounds of %d calls, alternating order; quartiles %+.0f / %+.0f ns; direct %.0f ns, tuned %.0f ns per call) | <= +20 ns, CI within +-5 ns |\n",
-                  hit_size, overhead_ns, hit.ci_low_ns, hit.ci_high_ns, hit.rounds, hit.batch,
-                  hit.quartile_low_ns, hit.quartile_high_ns, hit.direct_ns, hit.tuned_ns);
+                  hit_size, overhead_ns, tuned_arm.ci_low_ns, tuned_arm.ci_high_ns, hit.rounds, hit.batch,
+                  tuned_arm.quartile_low_ns, tuned_arm.quartile_high_ns, hit.arms[0].per_call_ns,
+                  tuned_arm.per_call_ns);
     markdown += line;
     std::snprintf(line, sizeof line, "| (b) choice quality, %d fresh tunings vs oracle | regret <= 0.5%% in %d of %d; max regret %.2f%% | 10 of 10 |\n",
                   kTunings, within, kTunings, max_regret * 100);
@@ -291,7 +405,7 @@ int main(int argc, char** argv) {
     std::ofstream(out_dir / "gemm_bench.md") << markdown;
     std::printf("%s\n", markdown.c_str());
     std::printf("SUMMARY hit_overhead_ns=%+.1f ci95=[%+.1f,%+.1f] regret_ok=%d/%d max_regret_pct=%.2f tuning_ms=%.0f\n",
-                overhead_ns, hit.ci_low_ns, hit.ci_high_ns, within, kTunings, max_regret * 100, tuning_median_ms);
+                overhead_ns, tuned_arm.ci_low_ns, tuned_arm.ci_high_ns, within, kTunings, max_regret * 100, tuning_median_ms);
     gemm::check_cuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
     return 0;
   } catch (const std::exception& error) {

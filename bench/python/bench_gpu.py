@@ -4,6 +4,11 @@ matmul, contextual and function mode versus the spec's method; (b) cache-hit ove
 
     python bench/python/bench_gpu.py            # everything
     python bench/python/bench_gpu.py first-call spec|contextual|function   # one child
+    python bench/python/bench_gpu.py regret     # (c) alone, with the function path's variants
+
+The function path's regret is measured as the user gets it (the spec's 5 + 10, no L2 flush,
+median) and, to tell the causes of a near-tie apart (issue 25), with the oracle's own L2 state
+(flush_l2=True) and with its statistic (mean): same schedule, one difference each.
 """
 
 import json
@@ -50,7 +55,9 @@ def contextual_method(n_warmup=5, n_repeat=10):
     return contextual_autotune(n_warmup=n_warmup, n_repeat=n_repeat)(launch_autotuned)
 
 
-def function_method():
+def function_method(**measurement):
+    """The function-level path with the spec's exhaustive 5 + 10 (the Python default), and
+    `measurement` options on top (flush_l2, statistic) for the regret variants."""
     from disttune.tune import autotune
     from matmul import CONFIGS, compile_only, launch
 
@@ -59,7 +66,13 @@ def function_method():
         key_fn=lambda a, b, c: (tuple(a.shape), tuple(b.shape), str(a.dtype)),
         precompile=compile_only,
         disk_cache=False,
+        **measurement,
     )(launch)
+
+
+# The function path's regret variants: name -> measurement options over the default.
+FUNCTION_VARIANTS = {"function": {}, "function flush_l2": {"flush_l2": True},
+                     "function mean": {"statistic": "mean"}}
 
 
 def oracle_times(a, b, c):
@@ -76,18 +89,39 @@ def regrets(a, b, c):
 
     oracle = oracle_times(a, b, c)
     best = min(oracle)
-    out = {"oracle_best_ms": best, "oracle_worst_ms": max(oracle), "contextual": [], "function": []}
+    out = {"oracle_best_ms": best, "oracle_worst_ms": max(oracle), "oracle_ms": oracle, "contextual": [],
+           **{name: [] for name in FUNCTION_VARIANTS}, "chosen": {name: [] for name in FUNCTION_VARIANTS}}
     for _ in range(10):
         matmul_autotuned.cache.clear()
         if hasattr(matmul_autotuned, "_disttune_state"):
             matmul_autotuned._disttune_state.clear()
         contextual_method(3, 5)(a, b, c)
         out["contextual"].append(oracle[CONFIGS.index(matmul_autotuned.best_config)] / best - 1)
-        tuned = function_method()
-        tuned(a, b, c)
-        chosen = next(iter(tuned.cache.values()))["cfg"]
-        out["function"].append(oracle[CONFIGS.index(chosen)] / best - 1)
+        for name, measurement in FUNCTION_VARIANTS.items():
+            tuned = function_method(**measurement)
+            tuned(a, b, c)
+            chosen = CONFIGS.index(next(iter(tuned.cache.values()))["cfg"])
+            out["chosen"][name].append(chosen)
+            out[name].append(oracle[chosen] / best - 1)
     return out
+
+
+def within_half_percent(regret: dict) -> dict:
+    """Tunings within 0.5% of the oracle's best, per mode."""
+    return {mode: sum(r <= 0.005 for r in regret[mode]) for mode in ("contextual", *FUNCTION_VARIANTS)}
+
+
+def regret_only():
+    """(c) alone in this process: every config compiled first, then the regret loop."""
+    import torch
+
+    from matmul import operands
+
+    a, b, c = operands()
+    function_method()(a, b, c)  # compiles every config once
+    torch.cuda.synchronize()
+    regret = regrets(a, b, c)
+    return {"regret": regret, "regret_within_0.5pct": within_half_percent(regret)}
 
 
 def first_call(method):
@@ -121,6 +155,9 @@ def main():
     if sys.argv[1:2] == ["first-call"]:
         print(json.dumps(first_call(sys.argv[2])))
         return
+    if sys.argv[1:2] == ["regret"]:
+        print(json.dumps(regret_only(), indent=1))
+        return
     from overhead import measure
 
     results = {name: child(name) for name in ("spec", "contextual", "function")}
@@ -131,10 +168,7 @@ def main():
         "cache_hit": measure(),
         "regret": results["contextual"]["regret"],
     }
-    regret = summary["regret"]
-    summary["regret_within_0.5pct"] = {
-        mode: sum(r <= 0.005 for r in regret[mode]) for mode in ("contextual", "function")
-    }
+    summary["regret_within_0.5pct"] = within_half_percent(summary["regret"])
     print(json.dumps(summary, indent=1))
 
 

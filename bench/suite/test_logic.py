@@ -110,8 +110,12 @@ def test_targets_met_when_adaptive_is_fast_and_right():
     results = _results([0.02] * 10, [0.1] * 10, [0, 1] * 5, [0, 2] * 5)
     met = {target: ok for target, _, ok in targets(results)}
     assert all(ok for ok in met.values() if ok is not None)
-    assert len([ok for ok in met.values() if ok is not None]) == 4
-    assert [row[1] for row in summary_rows(results)] == ["MET"] * 4
+    # issue 7's four, and issue 25's exhaustive-vs-spec row of scale 2^18 (both ran there)
+    assert len([ok for ok in met.values() if ok is not None]) == 5
+    assert met["scale 2^18: exhaustive measurement phase <= the spec method's"] is True
+    assert [row[1] for row in summary_rows(results) if row[1] != "INFO"] == ["MET"] * 5
+    # the comparison rows are shown too, as INFO: the summary hides no row it measures
+    assert len(summary_rows(results)) == len(targets(results))
 
 
 def test_targets_missed_are_reported_as_missed():
@@ -141,6 +145,25 @@ def test_converge_targets_count_time_regret_and_the_same_choice():
     assert rows["scale 2^26: converge measurement phase <= 8 ms"] == ("9.0 ms (median)", False)
     assert rows["scale 2^26: converge makes the same choice in >= 9 of 10 fresh tunings"] == ("8/10", False)
     assert rows["softmax: converge makes the same choice in >= 9 of 10 fresh tunings"] == ("9/10", True)
+
+
+def test_pace_targets_compare_exhaustive_with_the_spec_method_in_the_same_run():
+    def tuner(measure, chosen):
+        return {"measure_s": measure, "chosen": chosen, "regret": [0.0] * len(chosen),
+                "timing": "event pair per run, median"}
+
+    results = {"cases": {
+        "matmul_4096": {"tuners": {"spec method": tuner([0.160] * 10, [1] * 10),
+                                   "disttune exhaustive": tuner([0.150] * 10, [1] * 10)}},
+        "softmax_8192": {"tuners": {"spec method": tuner([0.040] * 10, [1] * 10),
+                                    "disttune exhaustive": tuner([0.050] * 10, [2] * 8 + [0] * 2)}},
+    }}
+    rows = {target: (measured, met) for target, measured, met in targets(results)}
+    assert rows["matmul: exhaustive measurement phase <= the spec method's"] == (
+        "0.94x (150.0 ms vs 160.0 ms, medians)", True)
+    assert rows["softmax: exhaustive measurement phase <= the spec method's"][1] is False
+    assert rows["softmax: exhaustive makes the same choice in >= 9 of 10 fresh tunings"] == ("8/10", False)
+    assert "scale 2^26: exhaustive makes the same choice in >= 9 of 10 fresh tunings" not in rows
 
 
 def test_scale_kernel_matches_the_reference_for_every_config():

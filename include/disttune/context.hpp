@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -31,6 +32,11 @@ struct ContextOptions {
   int n_warmup = 3;      ///< untimed runs of each candidate (the upstream default)
   int n_repeat = 5;      ///< timed runs of each candidate (the upstream default)
   Statistic statistic = Statistic::mean;  ///< of a candidate's samples (upstream: mean)
+  /// The registered strategy of every key's tuning: the spec's "exhaustive" (every candidate,
+  /// in turn), or e.g. "search" for large spaces; an unknown name is InvalidSetting.
+  std::string strategy = "exhaustive";
+  /// The strategy's own options (Measurement::strategy_options).
+  std::map<std::string, std::string> strategy_options;
   /// Default: CpuTimer. An L2 flush before each timed launch is the timer's
   /// (CudaTimerOptions::flush_l2); the ranks compare timer->flushes_l2().
   std::shared_ptr<Timer> timer;

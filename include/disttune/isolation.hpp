@@ -29,7 +29,10 @@ struct IsolationOptions {
 /// The worker process of one tuning: forked on first use and again after a crash or a
 /// time-out; killed when destroyed. Every call waits for the worker's answer, at most
 /// options.candidate_timeout, and throws std::runtime_error naming what went wrong (the
-/// candidate's exception, "crashed (signal SIGSEGV)", "timed out after N s"). Not thread-safe.
+/// candidate's exception, "crashed (signal SIGSEGV)", "timed out after N s", "the worker
+/// exited with status 3"). The worker leads a process group of its own, killed as a whole
+/// (with every process a config started) on a time-out, a crash and when destroyed; a call
+/// after which the group holds more than 256 processes fails and kills it. Not thread-safe.
 class ForkedWorker {
  public:
   /// In the worker: `check(c)` checks candidate c once (a failure text, or nullopt if it is

@@ -1,6 +1,7 @@
 // How candidates are measured: repetition counts, the statistic, the strategy.
 #pragma once
 
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -30,6 +31,12 @@ struct Measurement {
   /// Canonical JSON of the space entry to keep unless another is faster by more than the
   /// noise (any strategy); empty: none. A key whose candidates lack it (pruned) has none.
   std::string baseline;
+  /// The strategy's own named parameters (as nvbench's criterion params), values as text,
+  /// e.g. {{"effort", "quick"}, {"seed", "7"}}. Each strategy declares its names with
+  /// defaults and refuses any other name or a bad value with InvalidSetting when it is
+  /// made; "seed" (an unsigned integer, default 0, the same on every rank) is taken by every
+  /// built-in strategy (docs/strategies.md). Empty: the strategy's defaults.
+  std::map<std::string, std::string> strategy_options;
 };
 
 /// The most warm-up or timed runs one candidate may be given (a bound, not a suggestion).

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <utility>
@@ -51,11 +52,24 @@ struct Round {
   std::vector<std::size_t> within_noise;
 };
 
+/// What a strategy may know of the space before its first round.
+struct SpaceInfo {
+  std::vector<std::string> candidates;  ///< canonical JSON of each candidate, in order
+  /// Warm start: candidates ranked best-first from the records of neighbouring keys; may be empty.
+  std::vector<std::size_t> prior;
+  std::uint64_t seed = 0;  ///< the same on every rank
+};
+
 /// Decides rounds from agreed numbers only, so every rank takes the same decisions. It never
 /// sees devices or ranks; register one by name (register_strategy) to make it selectable.
 class Strategy {
  public:
   virtual ~Strategy() = default;
+  /// Called once before first_round() with the space; the default ignores it.
+  virtual void begin(const SpaceInfo& space) { (void)space; }
+  /// Candidates a front end may prepare (compile) ahead of the next round, most likely first;
+  /// the default: none.
+  virtual std::vector<std::size_t> ahead() const { return {}; }
   /// The first round over `count` candidates.
   virtual Round first_round(std::size_t count) = 0;
   /// The next round given every candidate's standing; one without timed runs ends
@@ -79,6 +93,26 @@ std::unique_ptr<Strategy> make_adaptive_strategy(const Measurement& measurement)
 /// and are compared on those runs (docs/strategies.md).
 std::unique_ptr<Strategy> make_converge_strategy(const Measurement& measurement);
 
+/// A search for large spaces: measures a budgeted fraction of the candidates, chosen from
+/// what is measured so far by a model over the candidates' own parameters (numbers and
+/// categories of their canonical JSON; failures are observations), then races a shortlist
+/// with the converge strategy. Deterministic given its seed and the agreed numbers. Its
+/// strategy_options: effort, fraction, budget_s, batch, shortlist, seed (docs/strategies.md).
+std::unique_ptr<Strategy> make_search_strategy(const Measurement& measurement);
+
+/// The baseline a search must beat: the same budget and options as "search", candidates
+/// drawn uniformly at random (seeded), the same shortlist race.
+std::unique_ptr<Strategy> make_random_strategy(const Measurement& measurement);
+
+/// measurement.strategy_options["seed"] (default 0): the seed every strategy's begin() gets.
+/// Throws InvalidSetting unless it is an unsigned decimal integer.
+std::uint64_t strategy_seed(const Measurement& measurement);
+
+/// Throws InvalidSetting naming `strategy` and the name unless every key of
+/// measurement.strategy_options is "seed" or one of `declared`.
+void check_strategy_options(const Measurement& measurement, const std::string& strategy,
+                            const std::vector<std::string>& declared);
+
 /// measurement.strategy, or when it is empty TRITON_DIST_AUTOTUNE_STRATEGY (strategy_setting();
 /// an unknown name there throws InvalidSetting naming the variable), or kDefaultStrategy
 /// ("converge").
@@ -88,7 +122,8 @@ std::string strategy_name(const Measurement& measurement);
 using StrategyFactory = std::function<std::unique_ptr<Strategy>(const Measurement& measurement)>;
 
 /// Makes `name` selectable (Measurement::strategy, TRITON_DIST_AUTOTUNE_STRATEGY) for every
-/// later tuning in this process. "exhaustive", "adaptive" and "converge" are registered from the start.
+/// later tuning in this process. "exhaustive", "adaptive", "converge", "search" and
+/// "random" are registered from the start.
 /// Throws std::invalid_argument for an empty name, a name already registered, or no factory.
 /// Every rank must register the same strategies (the ranks compare the name before tuning).
 /// Thread-safe.

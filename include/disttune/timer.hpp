@@ -27,8 +27,13 @@ class Timer {
   virtual void start() = 0;
   virtual void stop() = 0;
   /// Waits for every start/stop pair since the last collect and returns their durations in
-  /// milliseconds, in order. A pair whose start has no stop is an error.
+  /// milliseconds, in order. A pair whose start has no stop is an error. The engine calls it
+  /// once per round, after the round's last run, so pairs of several candidates wait here.
   virtual std::vector<double> collect() = 0;
+  /// True if pairs of several candidates may wait for one collect (the engine collects a
+  /// round at its end); false makes the engine collect before each change of candidate (a
+  /// timer whose runs happen in a worker that times one candidate at a time).
+  virtual bool holds_pairs_across_candidates() const { return true; }
   /// Optionally times `runs` runs of `run` as a batch (e.g. CUDA-graph replay) and returns
   /// `runs` per-run times in ms; nullopt means "time them one by one with start/stop".
   virtual std::optional<std::vector<double>> time_batch(const std::function<void()>& run,

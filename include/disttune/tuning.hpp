@@ -18,14 +18,17 @@ enum class StepKind {
   barrier,    ///< all ranks meet before `candidate`'s timed runs (no-op on one rank)
   warmup,     ///< run `candidate` once, untimed
   timed,      ///< run `candidate` once between timer marks (its sample is recorded at collect)
-  collect,    ///< resolve `candidate`'s pending timed samples and record_sample() each, in order
+  collect,    ///< record_sample() each of `candidate`'s `count` timed samples of one listing, in order
   round_end,  ///< all ranks: reduce local_round_values() with MAX, then call end_round()
 };
 
 // A round's runs are issued candidate by candidate: each one's warm-ups, one barrier, then
 // its timed runs (one barrier per candidate and round: the timed runs of every rank start
-// together). Drivers follow the steps and never assume that order, so a schedule that
-// pairs near-tied candidates (A B A B ...) can be added to Round and next() alone.
+// together). After the round's last run come the collects, one per listing of a candidate
+// that made timed runs, in the order of the runs, then the round's end: a device timer
+// resolves the whole round with one wait, and the host stays ahead of the device in
+// between. Drivers follow the steps and never assume that order, so a schedule that pairs
+// near-tied candidates (A B A B ...) can be added to Round and next() alone.
 
 struct Step {
   StepKind kind = StepKind::round_end;
@@ -40,8 +43,10 @@ struct Step {
 /// rank makes the same runs: see record_sample(). Not thread-safe: one driver at a time.
 class Tuning {
  public:
-  /// `candidates` are canonical JSON texts; there must be at least one.
-  Tuning(std::vector<std::string> candidates, Measurement measurement);
+  /// `candidates` are canonical JSON texts; there must be at least one. The strategy's
+  /// begin() gets them with `prior` (warm start: candidates ranked best-first, each in range,
+  /// else std::invalid_argument) and strategy_seed(measurement), before its first round.
+  Tuning(std::vector<std::string> candidates, Measurement measurement, std::vector<std::size_t> prior = {});
   ~Tuning();
   Tuning(Tuning&&) noexcept;
   Tuning& operator=(Tuning&&) noexcept;
@@ -59,7 +64,7 @@ class Tuning {
 
   /// The timed runs of the current timed phase were timed as one batch (e.g. a CUDA-graph
   /// replay) by the driver after it got the phase's first timed step: the phase's other
-  /// timed steps are not issued; the next step is the collect of all of them.
+  /// timed steps are not issued; the phase's collect at the round's end counts all of them.
   void batch_timed_phase();
 
   /// `candidate` failed on this rank; its remaining runs are skipped.

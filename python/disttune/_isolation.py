@@ -17,7 +17,7 @@ import sys
 import threading
 from typing import Any, Callable, Hashable, Optional
 
-from disttune import _core, _isolation_worker
+from disttune import _core, _isolation_worker, _process_group
 from disttune._isolation_worker import Tuning
 
 # How long a new worker may take to start (spawn, imports of disttune and of the launcher's
@@ -60,8 +60,6 @@ def _exit_reason(code: Optional[int]) -> str:
             return f"crashed (signal {signal.Signals(-code).name})"
         except ValueError:
             return f"crashed (signal {-code})"
-    if code == _isolation_worker.DEVICE_LOST_EXIT:
-        return "the worker's device context was lost"
     return f"the worker exited with status {code}"
 
 
@@ -115,20 +113,31 @@ class Worker:
 
     def _lost(self) -> WorkerError:
         process = self._process
-        process.join(timeout=10)
+        process.join(timeout=10)  # it may still be exiting: its status says how it ended
         code = process.exitcode
         self.stop()
         return WorkerError(f"disttune: {_exit_reason(code)}")
 
+    def check_processes(self) -> None:
+        """After a candidate's runs: a worker group over the bound is killed, failing the candidate."""
+        group = self._process.pid
+        if len(_process_group.members(group)) > _process_group.MAX_WORKER_PROCESSES:
+            self.stop()
+            raise WorkerError(
+                f"disttune: the config started more than {_process_group.MAX_WORKER_PROCESSES} "
+                "processes; they are killed and the worker is restarted"
+            )
+
     def stop(self) -> None:
-        """Ends the process (killed if it does not stop by itself) and forgets it."""
+        """Ends the process and every process of its group (what its configs started), and forgets it."""
         process, connection = self._process, self._connection
         self._process = self._connection = None
         if connection is not None:
             connection.close()
-        if process is not None and process.is_alive():
-            process.kill()
         if process is not None:
+            _process_group.kill_group(process.pid)  # the worker leads its group
+            if process.is_alive():
+                process.kill()  # killed before it made its group
             process.join(timeout=10)
 
 
@@ -179,6 +188,8 @@ class IsolatedRuns:
             if reply[2]:
                 self._worker.stop()  # it exits: its device context is lost
             raise WorkerError(reply[1])
+        if message[0] in ("check", "collect"):
+            self._worker.check_processes()
         return reply
 
     def _open(self, candidate: int) -> None:
@@ -247,6 +258,10 @@ class WorkerTimer(_core.Timer):
 
     def flushes_l2(self) -> bool:
         return self._flush_l2
+
+    def holds_pairs_across_candidates(self) -> bool:
+        # The worker times one candidate at a time (its check starts the next one afresh).
+        return False
 
     def start(self) -> None:
         self.runs.timed = True

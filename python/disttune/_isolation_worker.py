@@ -12,17 +12,21 @@ where an error is ("error", text, exiting): `exiting` when the device context is
 
 A run that raises is remembered and reported at the next check or collect. After a device
 error the worker replies and exits: its CUDA context is lost, the caller starts a new one.
+The worker leads a process group of its own: processes its configs start are killed at the
+tuning's end ("end") or with the worker; a process a config forked never answers the caller.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import signal
 import sys
 import time
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from disttune import _process_group
 from disttune._candidate_runs import CandidateRuns
 from disttune._checks import OutputCheck
 from disttune._encoding import entry_from_text
@@ -31,7 +35,8 @@ from disttune._restore import InputRestorer, RestoredNames
 # Bytes zeroed before each timed run when the L2 cache is flushed (as the torch event timer does).
 _FLUSH_BYTES = 256 << 20
 
-# Exit status of a worker that ended itself after a device error.
+# Exit status of a worker that ended itself after a device error (the caller learns it from
+# the error reply sent first, never from the status: a config may exit with any status).
 DEVICE_LOST_EXIT = 3
 
 
@@ -149,7 +154,11 @@ def main(connection: Any, device: Optional[tuple]) -> None:
     """The worker's loop (the target of the spawned process)."""
     # Ctrl-C in a terminal reaches the whole process group: the caller decides, not the worker.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A group of its own: the caller kills it as a whole; kill_strays() ends a tuning's leftovers.
+    _process_group.lead_own_group()
+    me = os.getpid()
     worker = _Worker(device)
+    keep = set(_process_group.members(os.getpgid(0)))
     connection.send(("ready",))
     while True:
         try:
@@ -159,24 +168,31 @@ def main(connection: Any, device: Optional[tuple]) -> None:
         kind = message[0]
         if kind == "run":
             worker.run(message[1], message[2], message[3])
+            if os.getpid() != me:
+                os._exit(0)  # a process the config forked never acts as the worker
             continue
         if kind == "end":
             worker._runs = None
+            _process_group.kill_strays(keep)  # what the tuning's configs left running
             continue
         try:
             if kind == "tuning":
                 worker.begin(message[1])
-                connection.send(("ok",))
+                keep = set(_process_group.members(os.getpgid(0)))  # the launcher's module's own
+                reply: tuple = ("ok",)
             elif kind == "check":
                 worker.check(message[1])
-                connection.send(("ok",))
+                reply = ("ok",)
             elif kind == "collect":
-                connection.send(("samples", worker.collect()))
+                reply = ("samples", worker.collect())
             else:
-                connection.send(("error", f"unknown message {kind!r}", False))
+                reply = ("error", f"unknown message {kind!r}", False)
         except Exception as error:
             lost = worker.device_lost()
             suffix = " (the device context is lost; the worker restarts)" if lost else ""
-            connection.send(("error", describe(error) + suffix, lost))
-            if lost:
-                sys.exit(DEVICE_LOST_EXIT)
+            reply = ("error", describe(error) + suffix, lost)
+        if os.getpid() != me:
+            os._exit(0)
+        connection.send(reply)
+        if reply[0] == "error" and reply[2]:
+            sys.exit(DEVICE_LOST_EXIT)

@@ -178,6 +178,7 @@ class TorchEventTimer(_core.Timer):
         self._backend = backend
         self._flush = torch.empty(_FLUSH_BYTES, dtype=torch.int8, device=device) if flush_l2 else None
         self._pairs: list[list[Any]] = []
+        self._free: list[Any] = []  # events of collected pairs, reused (none made per run)
 
     def prepare_timed_run(self) -> None:
         if self._flush is not None:
@@ -186,21 +187,28 @@ class TorchEventTimer(_core.Timer):
     def flushes_l2(self) -> bool:
         return self._flush is not None
 
+    def _event(self) -> Any:
+        return self._free.pop() if self._free else self._backend.Event(enable_timing=True)
+
     def start(self) -> None:
-        event = self._backend.Event(enable_timing=True)
+        event = self._event()
         event.record()
         self._pairs.append([event, None])
 
     def stop(self) -> None:
-        event = self._backend.Event(enable_timing=True)
+        event = self._event()
         event.record()
         self._pairs[-1][1] = event
 
     def collect(self) -> list[float]:
+        """One wait for every pair since the last collect (the engine collects once per round)."""
         pairs, self._pairs = self._pairs, []
         if not pairs:
             return []
         if any(stop is None for _, stop in pairs):
             raise RuntimeError("disttune: a timed run was started but not stopped")
         pairs[-1][1].synchronize()
-        return [float(start.elapsed_time(stop)) for start, stop in pairs]
+        times = [float(start.elapsed_time(stop)) for start, stop in pairs]
+        for start, stop in pairs:
+            self._free += (start, stop)
+        return times

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any, Callable, Generic, Optional
+from typing import Any, Callable, Generic, Mapping, Optional
 
 from disttune import _core, _ranks, _timing, _triton_hook
 from disttune._signatures import P, R
+from disttune._strategy_options import strategy_option_texts
 
 __all__ = ["contextual_autotune", "ContextualFunction"]
 
@@ -45,6 +46,8 @@ class ContextualFunction(Generic[P, R]):
         log_dir: Optional[str],
         timer: Any = None,
         split_across_ranks: bool = False,
+        strategy: str = "exhaustive",
+        strategy_options: Optional[Mapping[str, Any]] = None,
     ) -> None:
         if not callable(fn):
             raise _core.NotCallable("disttune: contextual_autotune decorates a callable")
@@ -55,6 +58,8 @@ class ContextualFunction(Generic[P, R]):
             n_warmup=n_warmup,
             n_repeat=n_repeat,
             statistic=statistic,
+            strategy=strategy,
+            strategy_options=strategy_option_texts(strategy_options),
             collective_timeout_s=collective_timeout_s,
             log_dir=log_dir,
         )
@@ -122,6 +127,8 @@ def contextual_autotune(
     log_dir: Optional[str] = None,
     timer: Any = None,
     split_across_ranks: bool = False,
+    strategy: str = "exhaustive",
+    strategy_options: Optional[Mapping[str, Any]] = None,
 ) -> Callable[[Callable[P, R]], ContextualFunction[P, R]]:
     """Tunes the triton.autotune kernels launched inside the decorated function, in context.
 
@@ -137,6 +144,9 @@ def contextual_autotune(
     One contextual call may be active per process: nesting or concurrent use raises
     ContextualRunActive. `split_across_ranks=True` with `is_dist=True` is refused (ValueError):
     rank-split tuning is for function-level `autotune` of launchers that do not communicate.
+    `strategy` names the registered strategy of each kernel's tuning (the spec's "exhaustive"
+    by default; "search" measures a budgeted fraction of a large space) and `strategy_options`
+    its own options, as in autotune().
     """
 
     def decorate(fn: Callable[P, R]) -> ContextualFunction[P, R]:
@@ -152,6 +162,8 @@ def contextual_autotune(
             log_dir=log_dir,
             timer=timer,
             split_across_ranks=split_across_ranks,
+            strategy=strategy,
+            strategy_options=strategy_options,
         )
         functools.update_wrapper(contextual, fn)
         return contextual

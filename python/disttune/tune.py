@@ -25,6 +25,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 from disttune import _checks, _core, _encoding, _isolation, _ranks, _timing
 from disttune._candidate_options import candidate_options
 from disttune._candidate_runs import CandidateRuns
+from disttune._strategy_options import strategy_option_texts
 from disttune._signatures import P, R, AutotunedCallable
 
 __all__ = ["autotune", "to_hashable", "AutotunedFunction"]
@@ -35,7 +36,7 @@ _DEFAULTS = _core.function_defaults
 # (isolation, output check, restored inputs) are candidate_options()'s keyword parameters.
 _ENGINE_OPTIONS = (
     "warmup_runs", "timed_runs", "statistic", "strategy", "baseline", "budget_ms", "max_noise", "min_time_ms",
-    "collective_timeout_s", "cache_dir", "disk_cache", "redis_url", "split_across_ranks",
+    "strategy_options", "collective_timeout_s", "cache_dir", "disk_cache", "redis_url", "split_across_ranks",
 )
 _CANDIDATE_OPTIONS = tuple(
     p.name for p in inspect.signature(candidate_options).parameters.values() if p.kind is p.KEYWORD_ONLY
@@ -112,6 +113,7 @@ class AutotunedFunction:
         )
         self._tuner_options = {name: option[name] for name in _ENGINE_OPTIONS}
         self._tuner_options["baseline"] = baseline_text
+        self._tuner_options["strategy_options"] = strategy_option_texts(option["strategy_options"])
         self._timing = _timing.TimingOptions(flush_l2=option["flush_l2"], graph_runs=option["graph_runs"])
         # Check the options now (the engine validates them) rather than on the first miss.
         _core.FunctionTuner(self.name, self.digest, disk_cache=False, **self._without_disk())
@@ -303,6 +305,7 @@ def autotune(
     budget_ms: float = _DEFAULTS["budget_ms"],
     max_noise: float = _DEFAULTS["max_noise"],
     min_time_ms: float = _DEFAULTS["min_time_ms"],
+    strategy_options: Optional[Mapping[str, Any]] = None,
     flush_l2: bool = False,
     graph_runs: int = 0,
     collective_timeout_s: Optional[float] = _DEFAULTS["collective_timeout_s"],
@@ -332,7 +335,10 @@ def autotune(
     "adaptive" or "converge"); None takes TRITON_DIST_AUTOTUNE_STRATEGY, else "exhaustive".
     "converge" stops sampling an entry once the relative error of its statistic is under
     `max_noise` after `min_time_ms` of device time; `budget_ms` > 0 bounds the total
-    (docs/strategies.md). `baseline`, an entry of `config_space`, is kept unless another entry
+    (docs/strategies.md). "search" measures a budgeted fraction of a large space chosen by a
+    model of the entries' parameters, then races a shortlist; `strategy_options` are the
+    strategy's own named parameters, e.g. {"effort": "quick", "seed": 7} (values str, int or
+    float; each strategy refuses names it does not declare). `baseline`, an entry of `config_space`, is kept unless another entry
     is faster by more than the noise (any strategy; off by default). `flush_l2`
     clears the device cache before each timed run; `graph_runs` > 0 times CUDA-graph replays
     of that many runs. `collective_timeout_s` is the deadline of each engine collective in

@@ -1,6 +1,7 @@
 // Binds contextual tuning: KernelTuningState, ContextualAutotuner (run, active, launch).
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
@@ -8,13 +9,16 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "bindings.hpp"
 #include "disttune/context.hpp"
+#include "failure_text.hpp"
 #include "setting_values.hpp"
 
 namespace nb = nanobind;
@@ -27,7 +31,8 @@ namespace {
 nb::handle outer_run_abandoned_type;
 
 ContextOptions make_context_options(bool is_dist, const nb::int_& n_warmup, const nb::int_& n_repeat,
-                                    const std::string& statistic,
+                                    const std::string& statistic, std::string strategy,
+                                    std::map<std::string, std::string> strategy_options,
                                     std::shared_ptr<Timer> timer,
                                     std::shared_ptr<Communicator> communicator,
                                     std::optional<double> collective_timeout_s,
@@ -38,6 +43,8 @@ ContextOptions make_context_options(bool is_dist, const nb::int_& n_warmup, cons
   options.n_warmup = run_count(n_warmup, "n_warmup", 0);
   options.n_repeat = run_count(n_repeat, "n_repeat", 1);
   options.statistic = parse_statistic(statistic);
+  options.strategy = std::move(strategy);
+  options.strategy_options = std::move(strategy_options);
   options.timer = std::move(timer);
   options.communicator = std::move(communicator);
   options.collective_timeout = collective_timeout_from_seconds(collective_timeout_s);
@@ -53,7 +60,9 @@ void run_outer(ContextualAutotuner& tuner, nb::callable outer) {
     try {
       outer();
     } catch (nb::python_error& error) {
-      if (error.matches(outer_run_abandoned_type)) throw OuterRunAbandoned(error.what());
+      if (error.matches(outer_run_abandoned_type)) throw OuterRunAbandoned(failure_text(error));
+      // The engine writes the error's text; one that nanobind cannot write is replaced.
+      if (!what_is_safe(error)) throw std::runtime_error(failure_text(error));
       throw;
     }
   };
@@ -65,7 +74,12 @@ std::size_t launch(ContextualAutotuner& tuner, KernelTuningState& kernel, const 
                    const std::vector<std::string>& candidates, nb::callable launch_one) {
   return tuner.launch(kernel, key, candidates, [&launch_one](std::size_t index) {
     nb::gil_scoped_acquire gil;
-    launch_one(index);
+    try {
+      launch_one(index);
+    } catch (nb::python_error& error) {
+      if (!what_is_safe(error)) throw std::runtime_error(failure_text(error));
+      throw;
+    }
   });
 }
 
@@ -99,19 +113,22 @@ void bind_context(nb::module_& module) {
           "__init__",
           [](ContextualAutotuner* self, std::string function_name, bool is_dist,
              const nb::int_& n_warmup, const nb::int_& n_repeat, const std::string& statistic,
+             std::string strategy, std::map<std::string, std::string> strategy_options,
              std::shared_ptr<Timer> timer, std::shared_ptr<Communicator> communicator,
              std::optional<double> collective_timeout_s,
              std::optional<std::filesystem::path> log_dir, bool split_across_ranks) {
             new (self) ContextualAutotuner(
                 std::move(function_name),
-                make_context_options(is_dist, n_warmup, n_repeat, statistic,
-                                     std::move(timer), std::move(communicator),
+                make_context_options(is_dist, n_warmup, n_repeat, statistic, std::move(strategy),
+                                     std::move(strategy_options), std::move(timer), std::move(communicator),
                                      collective_timeout_s, std::move(log_dir), split_across_ranks));
           },
           nb::arg("function_name"), nb::kw_only(), nb::arg("is_dist") = ContextOptions{}.is_dist,
           nb::arg("n_warmup") = nb::int_(ContextOptions{}.n_warmup),
           nb::arg("n_repeat") = nb::int_(ContextOptions{}.n_repeat),
           nb::arg("statistic") = to_string(ContextOptions{}.statistic),
+          nb::arg("strategy") = ContextOptions{}.strategy,
+          nb::arg("strategy_options") = std::map<std::string, std::string>{},
           nb::arg("timer").none() = nb::none(),
           nb::arg("communicator").none() = nb::none(),
           nb::arg("collective_timeout_s").none() = nb::none(),

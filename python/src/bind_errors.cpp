@@ -1,6 +1,7 @@
 // Binds the error hierarchy: disttune.DisttuneError and the specific errors under it.
 #include <nanobind/nanobind.h>
 
+#include <cstring>
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -15,8 +16,45 @@ namespace nb = nanobind;
 namespace disttune::python {
 namespace {
 
+nb::handle base_error_type;
 nb::handle invalid_setting_type;
+nb::handle tuning_failed_type;
+nb::handle collective_timeout_type;
+nb::handle rank_disagreement_type;
+nb::handle contextual_run_active_type;
 nb::handle engine_error_type;
+
+/// Raises `type` with `what`; bytes that are not UTF-8 (e.g. a setting's raw value) appear as
+/// backslash escapes, where PyErr_SetString would leave the message empty.
+void set_error(nb::handle type, const char* what) {
+  PyObject* message = PyUnicode_DecodeUTF8(what, static_cast<Py_ssize_t>(std::strlen(what)),
+                                           "backslashreplace");
+  if (message == nullptr) {
+    PyErr_Clear();
+    message = PyUnicode_FromString("<unreadable message>");
+  }
+  PyErr_SetObject(type.ptr(), message);
+  Py_XDECREF(message);
+}
+
+/// disttune's errors as their Python classes, with a readable message whatever bytes it holds.
+void translate_disttune(const std::exception_ptr& error, void*) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const InvalidSetting& e) {
+    set_error(invalid_setting_type, e.what());
+  } catch (const TuningFailed& e) {
+    set_error(tuning_failed_type, e.what());
+  } catch (const CollectiveTimeout& e) {
+    set_error(collective_timeout_type, e.what());
+  } catch (const RankDisagreement& e) {
+    set_error(rank_disagreement_type, e.what());
+  } catch (const ContextualRunActive& e) {
+    set_error(contextual_run_active_type, e.what());
+  } catch (const Error& e) {
+    set_error(base_error_type, e.what());
+  }
+}
 
 /// A Python exception class under `base` and the standard class `standard`.
 template <class Error>
@@ -50,7 +88,7 @@ void translate_standard(const std::exception_ptr& error, void*) {
   } catch (const nb::builtin_exception&) {
     throw;
   } catch (const std::invalid_argument& e) {
-    PyErr_SetString(invalid_setting_type.ptr(), e.what());
+    set_error(invalid_setting_type, e.what());
   } catch (const std::domain_error&) {
     throw;
   } catch (const std::length_error&) {
@@ -62,9 +100,9 @@ void translate_standard(const std::exception_ptr& error, void*) {
   } catch (const std::range_error&) {
     throw;
   } catch (const std::runtime_error& e) {
-    PyErr_SetString(engine_error_type.ptr(), e.what());
+    set_error(engine_error_type, e.what());
   } catch (const std::logic_error& e) {
-    PyErr_SetString(engine_error_type.ptr(), e.what());
+    set_error(engine_error_type, e.what());
   }
 }
 
@@ -74,6 +112,7 @@ void bind_errors(nb::module_& module) {
   nb::register_exception_translator(&translate_standard);
   // Registered after the translator above, so tried before it (nanobind: newest first).
   nb::exception<Error> base(module, "DisttuneError", PyExc_Exception);
+  base_error_type = base;
   base.attr("__doc__") =
       "The base of every error disttune raises (C++: disttune::Error). Each specific error "
       "also derives from the built-in class it always was (ValueError, RuntimeError, ...).";
@@ -82,18 +121,18 @@ void bind_errors(nb::module_& module) {
       "A setting is invalid: a decorator option (counts, statistic, strategy, deadline, ...), "
       "an argument, or a TRITON_DIST_AUTOTUNE_* environment variable. The message names it, "
       "its value and what is accepted.");
-  bind_error<TuningFailed>(
+  tuning_failed_type = bind_error<TuningFailed>(
       module, "TuningFailed", base, PyExc_RuntimeError,
       "Nothing could be chosen for a key: every config failed (one line per config says why), "
       "or prune_fn removed every config.");
-  bind_error<CollectiveTimeout>(
+  collective_timeout_type = bind_error<CollectiveTimeout>(
       module, "CollectiveTimeout", base, PyExc_TimeoutError,
       "An engine collective missed its deadline; the message names the phase, function, key "
       "and candidate.");
-  bind_error<RankDisagreement>(
+  rank_disagreement_type = bind_error<RankDisagreement>(
       module, "RankDisagreement", base, PyExc_RuntimeError,
       "Ranks disagree on something they must agree on (key, config list, settings).");
-  bind_error<ContextualRunActive>(
+  contextual_run_active_type = bind_error<ContextualRunActive>(
       module, "ContextualRunActive", base, PyExc_RuntimeError,
       "A contextual call was started while another is active in this process.");
   engine_error_type = bind_python_error(
@@ -102,6 +141,8 @@ void bind_errors(nb::module_& module) {
       "missing device API).");
   bind_python_error(module, "NotCallable", base, PyExc_TypeError,
                     "An argument that must be callable (launcher, key_fn, prune_fn, ...) is not.");
+  // Registered last, so tried first: every message readable (set_error).
+  nb::register_exception_translator(&translate_disttune);
 }
 
 }  // namespace disttune::python

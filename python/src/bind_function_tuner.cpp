@@ -1,6 +1,7 @@
 // Binds FunctionTuner (the engine of a tuned function), its report and the canonical JSON helpers.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
@@ -9,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,9 +36,10 @@ TunerOptions make_options(
     const nb::int_& warmup_runs, const nb::int_& timed_runs,
     const std::string& statistic, std::optional<std::string> strategy, std::string baseline,
     double budget_ms, double max_noise, double min_time_ms,
-    std::shared_ptr<Timer> timer, const std::string& hardware_json, const std::string& deps_json,
+    std::map<std::string, std::string> strategy_options, std::shared_ptr<Timer> timer,
+    const std::string& hardware_json, const std::string& deps_json,
     std::shared_ptr<Communicator> communicator, std::optional<double> collective_timeout_s,
-    std::optional<std::filesystem::path> cache_dir, bool disk_cache, bool split_across_ranks,
+    nb::handle cache_dir, bool disk_cache, bool split_across_ranks,
     std::optional<std::string> redis_url, std::optional<std::string> redis_prefix,
     std::optional<double> redis_timeout_s) {
   TunerOptions options;
@@ -54,13 +57,14 @@ TunerOptions make_options(
   options.measurement.budget_ms = budget_ms;
   options.measurement.max_noise = max_noise;
   options.measurement.min_time_ms = min_time_ms;
+  options.measurement.strategy_options = std::move(strategy_options);
   if (!timer) timer = std::make_shared<CpuTimer>();
   options.timer = std::make_shared<FactsTimer>(std::move(timer),
                                                parse_json_object(hardware_json, "hardware facts"),
                                                parse_json_object(deps_json, "dependency facts"));
   options.communicator = std::move(communicator);
   options.collective_timeout = collective_timeout_from_seconds(collective_timeout_s);
-  options.cache_root = cache_dir_from_python(std::move(cache_dir));
+  options.cache_root = cache_dir_from_python(cache_dir);
   options.disk_cache = disk_cache;
   options.split_across_ranks = split_across_ranks;
   if (redis_url || redis_prefix || redis_timeout_s) {
@@ -170,19 +174,19 @@ void bind_function_tuner(nb::module_& module) {
            [](FunctionTuner* self, std::string name, std::string digest, const nb::int_& warmup_runs,
               const nb::int_& timed_runs, const std::string& statistic,
               std::optional<std::string> strategy, std::string baseline, double budget_ms,
-              double max_noise, double min_time_ms,
+              double max_noise, double min_time_ms, std::map<std::string, std::string> strategy_options,
               std::shared_ptr<Timer> timer, const std::string& hardware_json,
               const std::string& deps_json, std::shared_ptr<Communicator> communicator,
               std::optional<double> collective_timeout_s,
-              std::optional<std::filesystem::path> cache_dir, bool disk_cache,
+              nb::object cache_dir, bool disk_cache,
               bool split_across_ranks, std::optional<std::string> redis_url,
               std::optional<std::string> redis_prefix, std::optional<double> redis_timeout_s) {
              new (self) FunctionTuner(
                  FunctionIdentity{std::move(name), std::move(digest)},
                  make_options(warmup_runs, timed_runs, statistic, std::move(strategy),
                               std::move(baseline), budget_ms, max_noise, min_time_ms,
-                              std::move(timer), hardware_json, deps_json, std::move(communicator),
-                              collective_timeout_s, std::move(cache_dir), disk_cache,
+                              std::move(strategy_options), std::move(timer), hardware_json, deps_json,
+                              std::move(communicator), collective_timeout_s, cache_dir, disk_cache,
                               split_across_ranks, std::move(redis_url), std::move(redis_prefix),
                               redis_timeout_s));
            },
@@ -194,6 +198,7 @@ void bind_function_tuner(nb::module_& module) {
            nb::arg("budget_ms") = Measurement{}.budget_ms,
            nb::arg("max_noise") = Measurement{}.max_noise,
            nb::arg("min_time_ms") = Measurement{}.min_time_ms,
+           nb::arg("strategy_options") = std::map<std::string, std::string>{},
            nb::arg("timer").none() = nb::none(), nb::arg("hardware_json") = "{}",
            nb::arg("deps_json") = "{}", nb::arg("communicator").none() = nb::none(),
            nb::arg("collective_timeout_s").none() = nb::none(),

@@ -10,6 +10,7 @@
 
 #include "bindings.hpp"
 #include "disttune/timer.hpp"
+#include "failure_text.hpp"
 #include "python_timer.hpp"
 #ifdef DISTTUNE_PYTHON_HAVE_CUDA
 #include "disttune/cuda.hpp"
@@ -20,15 +21,32 @@ namespace nb = nanobind;
 namespace disttune::python {
 namespace {
 
-/// Routes PythonTimer's virtual calls to the Python subclass.
+/// Routes PythonTimer's virtual calls to the Python subclass; what they raise reaches the
+/// engine with a readable text (with_readable_errors: e.g. an isolated candidate's failure,
+/// reported by the worker timer's collect()).
 struct PythonTimerTrampoline : PythonTimer {
   NB_TRAMPOLINE(PythonTimer);
-  void begin_tuning() override { NB_OVERRIDE(begin_tuning); }
-  void prepare_timed_run() override { NB_OVERRIDE(prepare_timed_run); }
-  bool flushes_l2() const override { NB_OVERRIDE(flushes_l2); }
-  void start() override { NB_OVERRIDE_PURE(start); }
-  void stop() override { NB_OVERRIDE_PURE(stop); }
-  std::vector<double> collect() override { NB_OVERRIDE_PURE(collect); }
+  void begin_tuning() override {
+    with_readable_errors([&] { NB_OVERRIDE(begin_tuning); });
+  }
+  void prepare_timed_run() override {
+    with_readable_errors([&] { NB_OVERRIDE(prepare_timed_run); });
+  }
+  bool flushes_l2() const override {
+    return with_readable_errors([&]() -> bool { NB_OVERRIDE(flushes_l2); });
+  }
+  void start() override {
+    with_readable_errors([&] { NB_OVERRIDE_PURE(start); });
+  }
+  void stop() override {
+    with_readable_errors([&] { NB_OVERRIDE_PURE(stop); });
+  }
+  std::vector<double> collect() override {
+    return with_readable_errors([&]() -> std::vector<double> { NB_OVERRIDE_PURE(collect); });
+  }
+  bool holds_pairs_across_candidates() const override {
+    return with_readable_errors([&]() -> bool { NB_OVERRIDE(holds_pairs_across_candidates); });
+  }
 };
 
 }  // namespace
@@ -47,16 +65,18 @@ void bind_timer(nb::module_& module) {
   nb::class_<PythonTimer, Timer, PythonTimerTrampoline>(
       module, "Timer",
       "Base of timers written in Python: override start(), stop() and collect() (which returns "
-      "the durations in ms of every start/stop pair since the last collect), optionally "
-      "begin_tuning(), prepare_timed_run() and flushes_l2() (True if prepare_timed_run() "
-      "clears the device cache).")
+      "the durations in ms of every start/stop pair since the last collect; the engine "
+      "collects once per round), optionally begin_tuning(), prepare_timed_run(), flushes_l2() "
+      "(True if prepare_timed_run() clears the device cache) and "
+      "holds_pairs_across_candidates() (False: collect before each change of candidate).")
       .def(nb::init<std::string, const std::string&, const std::string&>(), nb::arg("name"),
            nb::arg("hardware_json") = "{}", nb::arg("deps_json") = "{}")
       .def("begin_tuning", &PythonTimer::begin_tuning)
       .def("prepare_timed_run", &PythonTimer::prepare_timed_run)
       .def("start", &PythonTimer::start)
       .def("stop", &PythonTimer::stop)
-      .def("collect", &PythonTimer::collect);
+      .def("collect", &PythonTimer::collect)
+      .def("holds_pairs_across_candidates", &PythonTimer::holds_pairs_across_candidates);
 
   nb::class_<CpuTimer, Timer>(module, "CpuTimer", "Times runs with the host's steady clock.")
       .def(nb::init<>());

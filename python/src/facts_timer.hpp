@@ -21,6 +21,7 @@ class FactsTimer final : public Timer {
   void start() override { inner_->start(); }
   void stop() override { inner_->stop(); }
   std::vector<double> collect() override { return inner_->collect(); }
+  bool holds_pairs_across_candidates() const override { return inner_->holds_pairs_across_candidates(); }
   std::optional<std::vector<double>> time_batch(const std::function<void()>& run,
                                                 int runs) override {
     return inner_->time_batch(run, runs);

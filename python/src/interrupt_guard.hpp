@@ -7,12 +7,16 @@
 #include <stdexcept>
 #include <utility>
 
+#include "failure_text.hpp"
+
 namespace disttune::python {
 
 /// The engine takes any exception from a run as that candidate's failure and goes on. A
 /// KeyboardInterrupt or SystemExit must end the call instead: run() keeps it and fails the
 /// run; every later run fails at once without running; rethrow() raises it once the engine
-/// has returned. Used on one thread, with the GIL held in run().
+/// has returned. Any other Python exception becomes a std::runtime_error with a readable
+/// text (failure_text), the candidate's failure reason. Used on one thread, with the GIL
+/// held in run().
 class InterruptGuard {
  public:
   template <class Call>
@@ -21,7 +25,9 @@ class InterruptGuard {
     try {
       call();
     } catch (nanobind::python_error& error) {
-      if (!error.matches(PyExc_KeyboardInterrupt) && !error.matches(PyExc_SystemExit)) throw;
+      if (!error.matches(PyExc_KeyboardInterrupt) && !error.matches(PyExc_SystemExit)) {
+        throw std::runtime_error(failure_text(error));
+      }
       interrupt_.emplace(std::move(error));
       throw std::runtime_error("disttune: interrupted");
     }

@@ -164,7 +164,9 @@ ContextualAutotuner::ContextualAutotuner(std::string function_name, ContextOptio
   s.measurement.warmup_runs = options.n_warmup;
   s.measurement.timed_runs = options.n_repeat;
   s.measurement.statistic = options.statistic;
-  s.measurement.strategy = "exhaustive";  // the spec's contextual method: every candidate, in turn
+  s.measurement.strategy = options.strategy;
+  s.measurement.strategy_options = options.strategy_options;
+  (void)make_strategy(s.measurement);  // an unknown strategy or option is refused here, not at a launch
   validate_run_count(options.n_warmup, "n_warmup", 0);
   validate_run_count(options.n_repeat, "n_repeat", 1);
   if (options.is_dist && options.split_across_ranks) {

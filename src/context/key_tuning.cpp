@@ -42,7 +42,7 @@ void KeyTuning::commit(std::optional<double> sample) {
                      std::to_string(step.index + 1) + "/" + std::to_string(step.count);
   if (step.kind == StepKind::timed) {
     if (!sample) throw std::logic_error("disttune: a timed step committed without its sample");
-    samples_.push_back(*sample);
+    samples_[step.candidate].samples.push_back(*sample);
     line += " | latency: " + format_ms(*sample) + " ms";
   }
   log_.write(line);
@@ -58,7 +58,7 @@ void KeyTuning::fail_pending(const std::string& reason) {
 
 std::optional<std::vector<double>> KeyTuning::time_batch(std::size_t, int) { return std::nullopt; }
 
-std::vector<double> KeyTuning::collect(std::size_t) { return std::exchange(samples_, {}); }
+std::map<std::size_t, CollectedRuns> KeyTuning::collect() { return std::exchange(samples_, {}); }
 
 void KeyTuning::collected(std::size_t candidate, const std::vector<double>& samples,
                           const CandidateResult& result) {

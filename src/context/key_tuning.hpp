@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -63,7 +64,7 @@ class KeyTuning final : private RunSite, private RoundObserver {
  private:
   // RunSite: runs happen inside the outer function, one per outer run; never batched.
   std::optional<std::vector<double>> time_batch(std::size_t candidate, int runs) override;
-  std::vector<double> collect(std::size_t candidate) override;
+  std::map<std::size_t, CollectedRuns> collect() override;
   // RoundObserver: the log lines of a collect and of a round's agreed numbers.
   void collected(std::size_t candidate, const std::vector<double>& samples,
                  const CandidateResult& result) override;
@@ -79,7 +80,8 @@ class KeyTuning final : private RunSite, private RoundObserver {
   Tuning tuning_;
   RoundDriver driver_;
   std::optional<Step> pending_;
-  std::vector<double> samples_;  ///< committed timed samples of the current candidate
+  /// Committed timed samples of the round, by candidate, until the round's collect.
+  std::map<std::size_t, CollectedRuns> samples_;
 };
 
 }  // namespace disttune::detail

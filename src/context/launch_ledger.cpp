@@ -2,6 +2,7 @@
 #include "context/launch_ledger.hpp"
 
 #include "disttune/config.hpp"
+#include "report/readable_text.hpp"
 
 namespace disttune::detail {
 
@@ -36,7 +37,7 @@ std::size_t LaunchLedger::note_timed(std::size_t ordinal) {
 void LaunchLedger::note_failure(std::size_t ordinal, std::string reason) {
   if (failed_launch_ && *failed_launch_ <= ordinal) return;
   failed_launch_ = ordinal;
-  failure_reason_ = std::move(reason);
+  failure_reason_ = detail::readable_text(reason);  // records, logs and tables need UTF-8
 }
 
 std::string LaunchLedger::digest() const { return sha256_hex(launch_text_); }

@@ -34,6 +34,10 @@ constexpr double kSlowClock = 0.75;
 /// idle (a collect): the host enqueues the run while it executes, so the run's start event
 /// does not wait for the host's launch (20-40 us from Python).
 constexpr double kLeadMs = 0.04;
+/// Pairs held before collect() at most: beyond, the timer resolves them early (one extra
+/// wait) so their clock probes stay within the probe's buffer. A round of the spec's 10
+/// timed runs on 400 candidates fits.
+constexpr std::size_t kMostPendingPairs = 4096;
 
 }  // namespace
 
@@ -55,6 +59,7 @@ struct CudaTimer::State {
   std::vector<Event> free_events;
   std::optional<Event> open_start;                ///< start() without stop() yet
   std::vector<std::pair<Event, Event>> pending;   ///< start/stop pairs since collect()
+  std::vector<double> settled;                    ///< times of pairs resolved before collect()
   bool graph_note_printed = false;
   std::optional<detail::ClockProbe> probe;        ///< with options.steady_clock
   double steady_mhz = 0.0;                        ///< SM clock after the settling kernel
@@ -71,6 +76,7 @@ struct CudaTimer::State {
     const bool pushed = context != nullptr && driver().cuCtxPushCurrent(context) == CUDA_SUCCESS;
     open_start.reset();
     pending.clear();
+    settled.clear();
     free_events.clear();
     probe.reset();
     if (pushed) driver().cuCtxPopCurrent(&previous);
@@ -145,6 +151,13 @@ struct CudaTimer::State {
     pairs.clear();
     idle = true;
     return durations;
+  }
+
+  /// Resolves the pending pairs ahead of collect() (a batch's probes come after theirs).
+  void settle_pending() {
+    std::vector<double> durations = resolve(pending);
+    discard_slow_runs(durations);
+    settled.insert(settled.end(), durations.begin(), durations.end());
   }
 
   void note_graph_fallback(const std::string& reason) {
@@ -256,6 +269,7 @@ void CudaTimer::stop() {
   state_->pending.emplace_back(std::move(*state_->open_start), std::move(end));
   state_->open_start.reset();
   state_->probe_clock();
+  if (state_->pending.size() >= kMostPendingPairs) state_->settle_pending();
 }
 
 std::vector<double> CudaTimer::collect() {
@@ -263,9 +277,8 @@ std::vector<double> CudaTimer::collect() {
     throw std::logic_error("disttune: CudaTimer::collect() with a run still started");
   }
   ContextGuard current(state_->context);
-  std::vector<double> durations = state_->resolve(state_->pending);
-  state_->discard_slow_runs(durations);
-  return durations;
+  state_->settle_pending();
+  return std::exchange(state_->settled, {});
 }
 
 std::optional<std::vector<double>> CudaTimer::time_batch(const std::function<void()>& run,
@@ -274,6 +287,7 @@ std::optional<std::vector<double>> CudaTimer::time_batch(const std::function<voi
   if (per_graph == 0 || runs <= 0) return std::nullopt;
   ContextGuard current(state_->context);
   state_->refuse_if_capturing();
+  if (!state_->pending.empty()) state_->settle_pending();
   // The host captures while the device would idle: keep it busy (and its clock up) meanwhile.
   if (state_->probe) state_->probe->keep_busy(state_->stream, kCaptureBusyMs);
   std::optional<detail::GraphExec> graph = state_->capture(run, per_graph);

@@ -5,8 +5,10 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <sstream>
+#include <utility>
 #include <stdexcept>
 
 #include "disttune/fingerprint.hpp"
@@ -66,26 +68,71 @@ class TimerSite final : public detail::RunSite {
   std::optional<std::vector<double>> time_batch(std::size_t candidate, int runs) override {
     return timer_.time_batch([&] { request_.run(candidate); }, runs);
   }
-  std::vector<double> collect(std::size_t) override { return timer_.collect(); }
+  /// The runs timed since the last collect, by candidate: one wait for a round's pairs (a
+  /// timer that cannot hold pairs across candidates was settled at each change of candidate).
+  std::map<std::size_t, detail::CollectedRuns> collect() override {
+    settle(false);
+    return std::exchange(collected_, {});
+  }
 
   /// Makes one run; a timed one between the timer's marks (stopped even if the run throws).
   void run(const Step& step) {
+    const bool new_candidate = !marked_.empty() && marked_.back() != step.candidate;
+    if (new_candidate && !timer_.holds_pairs_across_candidates()) settle(false);
     if (step.kind != StepKind::timed) {
       request_.run(step.candidate);
       return;
     }
     timer_.prepare_timed_run();
     timer_.start();
-    struct Stop {
-      Timer& timer;
-      ~Stop() { timer.stop(); }
-    } stop{timer_};
-    request_.run(step.candidate);
+    marked_.push_back(step.candidate);
+    try {
+      struct Stop {
+        Timer& timer;
+        ~Stop() { timer.stop(); }
+      } stop{timer_};
+      request_.run(step.candidate);
+    } catch (...) {
+      settle(true);  // the pairs so far are filed before the candidate fails
+      throw;
+    }
   }
 
  private:
+  /// Resolves the marked pairs now and files their times by candidate. When the last run
+  /// failed it may have left no time (a worker that died): the others are filed without it.
+  void settle(bool last_run_failed) {
+    const std::vector<std::size_t> marked = std::exchange(marked_, {});
+    if (marked.empty()) return;
+    std::vector<double> times;
+    std::string error;
+    try {
+      times = timer_.collect();
+    } catch (const std::exception& e) {
+      error = e.what();
+    } catch (...) {
+      error = "unknown exception";
+    }
+    const bool failed_run_left_none = last_run_failed && times.size() + 1 == marked.size();
+    const std::size_t filed = failed_run_left_none ? times.size() : marked.size();
+    if (error.empty() && times.size() != filed) {
+      error = "returned " + std::to_string(times.size()) + " times for " +
+              std::to_string(marked.size()) + " timed runs";
+    }
+    for (std::size_t i = 0; i < marked.size(); ++i) {
+      detail::CollectedRuns& runs = collected_[marked[i]];
+      if (!error.empty()) {
+        runs.error = error;
+      } else if (i < filed) {
+        runs.samples.push_back(times[i]);
+      }
+    }
+  }
+
   Timer& timer_;
   const TuningRequest& request_;
+  std::vector<std::size_t> marked_;  ///< the candidate of each pair marked since the last settle
+  std::map<std::size_t, detail::CollectedRuns> collected_;  ///< settled, until the collect
 };
 
 /// Progress on the terminal and each candidate's samples or failure in the log.

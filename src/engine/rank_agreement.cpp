@@ -32,6 +32,7 @@ Value tuning_summary(const FunctionIdentity& identity, const std::string& key,
                                      {"min_time_ms", measurement.min_time_ms},
                                      {"budget_ms", measurement.budget_ms},
                                      {"baseline", measurement.baseline},
+                                     {"strategy_options", measurement.strategy_options},
                                      {"flush_l2", flushes_l2}}},
                {"split across ranks", split_across_ranks}};
 }

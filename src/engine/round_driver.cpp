@@ -1,6 +1,7 @@
 // RoundDriver: barriers, batches, collects, re-takes and the round's reduce, written once.
 #include "engine/round_driver.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <utility>
 
@@ -44,7 +45,8 @@ std::optional<Step> RoundDriver::next_run(Barriers barriers) {
           }
           if (batch) {
             // The batch stands for the whole timed phase.
-            batch_samples_ = std::move(*batch);
+            std::vector<double>& samples = round_samples_[c];
+            samples.insert(samples.end(), batch->begin(), batch->end());
             tuning_.batch_timed_phase();
             break;
           }
@@ -81,12 +83,30 @@ void RoundDriver::fail_run(const Step& run, std::string reason) {
 
 void RoundDriver::collect(const Step& step) {
   const std::size_t c = step.candidate;
-  std::vector<double> samples = std::exchange(batch_samples_, {});
-  try {
-    for (double sample : site_.collect(c)) samples.push_back(sample);
-  } catch (...) {
-    tuning_.record_failure(c, "timer: " + describe_current_exception());
+  if (!round_collected_) {
+    // The first collect step of the round resolves every run of it: one wait.
+    round_collected_ = true;
+    try {
+      for (auto& [candidate, runs] : site_.collect()) {
+        std::vector<double>& samples = round_samples_[candidate];
+        samples.insert(samples.end(), runs.samples.begin(), runs.samples.end());
+        if (!runs.error.empty()) collect_errors_[candidate] = "timer: " + runs.error;
+      }
+    } catch (...) {
+      round_error_ = "timer: " + describe_current_exception();
+    }
   }
+  if (!round_error_.empty()) tuning_.record_failure(c, round_error_);
+  if (auto error = collect_errors_.find(c); error != collect_errors_.end()) {
+    tuning_.record_failure(c, error->second);
+  }
+  // One listing's samples: the first `count` of the candidate's (an interleaved round
+  // lists a candidate once per pass, each collected in order).
+  std::vector<double>& available = round_samples_[c];
+  const auto taken = static_cast<std::ptrdiff_t>(
+      std::min(available.size(), static_cast<std::size_t>(step.count)));
+  std::vector<double> samples(available.begin(), available.begin() + taken);
+  available.erase(available.begin(), available.begin() + taken);
   if (!tuning_.results()[c].failed && samples.size() != static_cast<std::size_t>(step.count)) {
     tuning_.record_failure(c, "timer: returned " + std::to_string(samples.size()) + " times for " +
                                   std::to_string(step.count) + " timed runs");
@@ -96,6 +116,16 @@ void RoundDriver::collect(const Step& step) {
 }
 
 void RoundDriver::end_round() {
+  for (const auto& [candidate, extra] : round_samples_) {
+    if (!extra.empty()) {
+      tuning_.record_failure(candidate, "timer: returned " + std::to_string(extra.size()) +
+                                            " more times than timed runs");
+    }
+  }
+  round_samples_.clear();
+  round_collected_ = false;
+  round_error_.clear();
+  collect_errors_.clear();
   std::vector<double> values = tuning_.local_round_values();
   if (comm_.size() > 1) comm_.all_reduce_max(values, context_("reduce", std::nullopt));
   tuning_.end_round(values);

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,12 @@
 
 namespace disttune::detail {
 
+/// What a collect resolved for one candidate: its samples, in order, or why its runs have none.
+struct CollectedRuns {
+  std::vector<double> samples;
+  std::string error;  ///< non-empty: the timer could not time these runs (the candidate fails)
+};
+
 /// The front end's side of the runs: batches, and the samples of the runs it timed.
 class RunSite {
  public:
@@ -21,9 +28,11 @@ class RunSite {
   /// replay, and returns its `runs` samples (ms); nullopt: the runs come one step at a time.
   /// May throw: the candidate then fails with the message.
   virtual std::optional<std::vector<double>> time_batch(std::size_t candidate, int runs) = 0;
-  /// The samples (ms) of the runs of `candidate` timed since the last collect, in order.
-  /// May throw: the candidate then fails with "timer: <message>".
-  virtual std::vector<double> collect(std::size_t candidate) = 0;
+  /// The samples (ms) of the runs timed one by one since the last collect, each candidate's
+  /// in order, by candidate. Called once per round, after its last run (one wait for the
+  /// device). A candidate with an error fails with "timer: <error>"; if this throws, every
+  /// candidate with runs to collect fails with "timer: <message>".
+  virtual std::map<std::size_t, CollectedRuns> collect() = 0;
 };
 
 /// Watches a driven tuning (logs, progress, traces). Every method does nothing by default.
@@ -48,8 +57,8 @@ class RoundObserver {
 enum class Barriers { make, owe };
 
 /// Owns a round's protocol: a barrier before each candidate's timed runs, batches standing
-/// for a timed phase, collects, agreed re-takes (Tuning), the MAX all-reduce at a round's
-/// end, failures. A front end only makes the runs it is handed: function level all of them
+/// for a timed phase, one collect of the round's samples after its last run, agreed re-takes
+/// (Tuning), the MAX all-reduce at a round's end, failures. A front end only makes the runs it is handed: function level all of them
 /// in one call (drive()), contextual mode one per outer run (next_run()), replay tests with
 /// recorded samples. Every rank makes the same collectives whatever failed where; strategies only
 /// ever see the agreed numbers, so a new one needs no change here or in the front ends.
@@ -83,7 +92,12 @@ class RoundDriver {
   ContextMaker context_;
   RunSite& site_;
   RoundObserver& observer_;
-  std::vector<double> batch_samples_;  ///< a batch's samples, until its collect
+  /// The round's samples by candidate (batches' and the site's collect), until their collect
+  /// steps take them.
+  std::map<std::size_t, std::vector<double>> round_samples_;
+  bool round_collected_ = false;  ///< site_.collect() was called for this round
+  std::string round_error_;       ///< why it threw, if it did
+  std::map<std::size_t, std::string> collect_errors_;  ///< the site's errors, by candidate
   std::vector<std::size_t> owed_barriers_;  ///< the candidates of the barriers owed, in order
 };
 

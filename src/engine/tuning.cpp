@@ -8,15 +8,23 @@
 #include <stdexcept>
 #include <utility>
 
+#include "report/readable_text.hpp"
 #include "strategies/noise_interval.hpp"
 
 namespace disttune {
 namespace {
 
-/// A candidate's place in the round: its warm-ups, one barrier, its timed runs, the collect.
-/// The warm-ups need no barrier before them: only the timed runs of every rank must start
-/// together (a communicating candidate's warm-ups meet in its own collectives).
-enum class Phase { warmup, timed_barrier, timed, collect };
+/// A candidate's place in the round: its warm-ups, one barrier, its timed runs. The warm-ups
+/// need no barrier before them: only the timed runs of every rank must start together (a
+/// communicating candidate's warm-ups meet in its own collectives). The collects of every
+/// candidate come after the round's last run, so a device timer waits once per round.
+enum class Phase { warmup, timed_barrier, timed, done };
+
+/// Timed runs of one listing of a candidate in the round, collected at the round's end.
+struct PendingCollect {
+  std::size_t candidate = 0;
+  int runs = 0;
+};
 
 constexpr double kFailedTime = std::numeric_limits<double>::infinity();
 /// local_round_values(): time, noise, samples owed, and the last round's time and noise,
@@ -31,6 +39,13 @@ double relative_spread(const std::vector<double>& samples) {
   deviations.reserve(samples.size());
   for (double sample : samples) deviations.push_back(std::abs(sample - median));
   return summarize(deviations, Statistic::median) / median;
+}
+
+std::vector<std::string> candidates_of(const std::vector<CandidateResult>& results) {
+  std::vector<std::string> configs;
+  configs.reserve(results.size());
+  for (const CandidateResult& result : results) configs.push_back(result.config);
+  return configs;
 }
 
 }  // namespace
@@ -51,7 +66,8 @@ struct Tuning::State {
   std::size_t position = 0;  ///< index into round.candidates
   Phase phase = Phase::warmup;
   int run = 0;               ///< runs issued in the current phase
-  int collected = 0;         ///< timed runs of this candidate already collected
+  std::vector<PendingCollect> to_collect;  ///< the round's timed runs, in order, until its end
+  std::size_t collecting = 0;              ///< collect steps of to_collect issued
   bool awaiting_end_round = false;
   bool finished = false;
 
@@ -74,6 +90,8 @@ struct Tuning::State {
     position = 0;
     phase = Phase::warmup;
     run = 0;
+    to_collect.clear();
+    collecting = 0;
     awaiting_end_round = false;
   }
 
@@ -168,7 +186,7 @@ struct Tuning::State {
     if (result.failed) return;
     result.failed = true;
     result.measured = true;
-    result.error = std::move(reason);
+    result.error = detail::readable_text(reason);  // records, logs and tables need UTF-8
   }
 
   /// The re-take round for what the candidates owe by agreement, or nullopt if none owes.
@@ -192,9 +210,15 @@ struct Tuning::State {
   }
 };
 
-Tuning::Tuning(std::vector<std::string> candidates, Measurement measurement)
+Tuning::Tuning(std::vector<std::string> candidates, Measurement measurement, std::vector<std::size_t> prior)
     : state_(std::make_unique<State>()) {
   if (candidates.empty()) throw std::invalid_argument("disttune: a tuning needs at least one candidate");
+  for (std::size_t index : prior) {
+    if (index >= candidates.size()) {
+      throw std::invalid_argument("disttune: prior names candidate " + std::to_string(index) + " of " +
+                                  std::to_string(candidates.size()));
+    }
+  }
   validate(measurement);
   state_->measurement = measurement;
   state_->strategy_name = strategy_name(measurement);
@@ -208,7 +232,8 @@ Tuning::Tuning(std::vector<std::string> candidates, Measurement measurement)
       if (state_->results[i].config == measurement.baseline) state_->baseline = i;
     }
   }
-  state_->start_round(state_->strategy->first_round(candidates.size()), false);
+  state_->strategy->begin(SpaceInfo{candidates_of(state_->results), std::move(prior), strategy_seed(measurement)});
+  state_->start_round(state_->strategy->first_round(state_->results.size()), false);
 }
 
 Tuning::~Tuning() = default;
@@ -220,6 +245,10 @@ std::optional<Step> Tuning::next() {
   if (s.finished) return std::nullopt;
   while (true) {
     if (s.position >= s.round.candidates.size()) {
+      if (s.collecting < s.to_collect.size()) {
+        const PendingCollect& pending = s.to_collect[s.collecting++];
+        return Step{StepKind::collect, pending.candidate, 0, pending.runs};
+      }
       s.awaiting_end_round = true;
       return Step{StepKind::round_end, 0, 0, 0};
     }
@@ -234,20 +263,15 @@ std::optional<Step> Tuning::next() {
       case Phase::timed_barrier:
         s.phase = Phase::timed;
         s.run = 0;
-        s.collected = 0;
         return Step{StepKind::barrier, c, 0, s.round.timed_runs};
       case Phase::timed:
         if (!s.failed(c) && s.run < s.round.timed_runs) {
           return Step{StepKind::timed, c, s.run++, s.round.timed_runs};
         }
-        s.phase = Phase::collect;
-        if (s.run > s.collected) {
-          const int pending = s.run - s.collected;
-          s.collected = s.run;
-          return Step{StepKind::collect, c, 0, pending};
-        }
+        s.phase = Phase::done;
+        if (s.run > 0) s.to_collect.push_back({c, s.run});
         continue;
-      case Phase::collect:
+      case Phase::done:
         ++s.position;
         s.phase = Phase::warmup;
         s.run = 0;

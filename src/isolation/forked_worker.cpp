@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "disttune/isolation.hpp"
+#include "isolation/process_group.hpp"
 
 namespace disttune {
 namespace {
@@ -97,8 +98,11 @@ void ForkedWorker::start() {
   if (pid == 0) {
     ::close(sockets[0]);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the caller
+    // A group of its own: what its configs start is killed with it (stop()).
+    ::setpgid(0, 0);
     serve(sockets[1]);
   }
+  ::setpgid(pid, pid);  // also here, so that it holds before the first request
   ::close(sockets[1]);
   pid_ = pid;
   socket_ = sockets[0];
@@ -108,7 +112,7 @@ void ForkedWorker::stop() {
   if (socket_ >= 0) ::close(socket_);
   socket_ = -1;
   if (pid_ > 0) {
-    ::kill(pid_, SIGKILL);
+    detail::kill_process_group(pid_);
     int status = 0;
     while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
@@ -117,6 +121,7 @@ void ForkedWorker::stop() {
 }
 
 void ForkedWorker::serve(int socket) {
+  const pid_t worker = ::getpid();
   while (true) {
     char kind = 0;
     std::uint64_t candidate = 0;
@@ -143,6 +148,8 @@ void ForkedWorker::serve(int socket) {
       ok = 0;
       error = "unknown exception";
     }
+    // A process the config forked that returned here is not the worker: it never answers.
+    if (::getpid() != worker) ::_exit(0);
     const std::uint32_t length = static_cast<std::uint32_t>(error.size());
     if (!write_all(socket, &ok, 1) || !write_all(socket, &ms, sizeof ms) ||
         !write_all(socket, &length, sizeof length) || !write_all(socket, error.data(), length)) {
@@ -176,13 +183,21 @@ ForkedWorker::Reply ForkedWorker::request(char kind, std::size_t c) {
       reply.error.resize(length);
       if (read_all(socket_, reply.error.data(), length)) {
         reply.ok = ok != 0;
+        if (detail::live_processes_in_group(pid_, detail::kMaxWorkerProcesses) >
+            detail::kMaxWorkerProcesses) {
+          stop();
+          throw std::runtime_error("disttune: the config started more than " +
+                                   std::to_string(detail::kMaxWorkerProcesses) +
+                                   " processes; they are killed and the worker is restarted");
+        }
         return reply;
       }
     }
   }
-  // The worker is gone: say how it ended.
+  // The worker is gone: say how it ended, and kill what it left in its group.
   ::close(socket_);
   socket_ = -1;
+  detail::kill_process_group(pid_);  // the worker's zombie keeps its group id taken
   int status = 0;
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }

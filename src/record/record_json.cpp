@@ -216,6 +216,13 @@ void read_measurement(const Value& json, Record& record) {
   if (fields.has("min_time_ms")) measurement.min_time_ms = fields.number("min_time_ms");
   if (fields.has("budget_ms")) measurement.budget_ms = fields.number("budget_ms");
   if (fields.has("baseline")) measurement.baseline = fields.canonical("baseline");
+  // Optional (records of strategies without options lack it): the strategy's own options.
+  if (fields.has("strategy_options")) {
+    const Fields options(fields.any("strategy_options"), fields.path("strategy_options"));
+    for (const auto& [name, value] : fields.any("strategy_options").items()) {
+      measurement.strategy_options[name] = options.string(name);
+    }
+  }
   record.flush_l2 = fields.boolean("flush_l2");
   // Optional: records written before the timer was named lack it.
   if (json.contains("timer")) record.timer = fields.string("timer");
@@ -327,6 +334,7 @@ Value record_to_json(const Record& record) {
     json["measurement"]["min_time_ms"] = m.min_time_ms;
     json["measurement"]["budget_ms"] = m.budget_ms;
   }
+  if (!m.strategy_options.empty()) json["measurement"]["strategy_options"] = m.strategy_options;
   if (record.clocks.is_object() && !record.clocks.empty()) json["clocks"] = record.clocks;
   if (!m.baseline.empty()) {
     json["measurement"]["baseline"] = Value::parse(m.baseline);

@@ -22,24 +22,44 @@ if size > tonumber(ARGV[1]) then return size end
 return redis.call('GET', KEYS[1])
 )lua";
 
-// SET unless the value there is a record created later than ARGV[2] (UTC times in the
-// fixed ISO form compare as text). A value that is not such a record is replaced.
-constexpr const char* kWriteScript = R"lua(
-local old = redis.pcall('GET', KEYS[1])
-if type(old) == 'string' then
-  local ok, record = pcall(cjson.decode, old)
-  if ok and type(record) == 'table' then
-    local created = record['created_utc']
-    if type(created) == 'string'
-        and string.match(created, '^%d%d%d%d%-%d%d%-%d%dT%d%d:%d%d:%d%dZ$')
-        and created > ARGV[2] then
-      return 0
-    end
-  end
+// The version of a key's value, defined in both scripts below: 'absent', 'another type',
+// 'oversized' (longer than ARGV[1]: never kept, so never read or hashed) or the SHA-1 of
+// the value, which is then returned too.
+constexpr const char* kVersionFunction = R"lua(
+local function version(key)
+  local size = redis.pcall('STRLEN', key)
+  if type(size) ~= 'number' then return 'another type', nil end
+  if size > tonumber(ARGV[1]) then return 'oversized', nil end
+  local value = redis.call('GET', key)
+  if value == false then return 'absent', nil end
+  return redis.sha1hex(value), value
 end
-redis.call('SET', KEYS[1], ARGV[1])
+)lua";
+
+// What a writer decides on: {version} or {version, value}.
+constexpr const char* kSnapshotScript = R"lua(
+local held, value = version(KEYS[1])
+if value ~= nil then return {held, value} end
+return {held}
+)lua";
+
+// Compare-and-set: SET ARGV[2] if the value still has version ARGV[3]; 1 if written, 0 if
+// another writer came first.
+constexpr const char* kSwapScript = R"lua(
+if version(KEYS[1]) ~= ARGV[3] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
 return 1
 )lua";
+
+const std::string kSnapshot = std::string(kVersionFunction) + kSnapshotScript;
+const std::string kSwap = std::string(kVersionFunction) + kSwapScript;
+
+// A writer that keeps losing the compare-and-set to other writers gives up after this many
+// tries (each is two short commands).
+constexpr int kWriteAttempts = 64;
+
+// The most a reply may hold: a value of the reader's size limit plus the protocol around it.
+constexpr RedisReplyBounds kReplyBounds{16, kMaxRecordBytes + 4096};
 
 std::string reply_error(const redisReply& reply) { return std::string(reply.str, reply.len); }
 
@@ -75,7 +95,7 @@ RedisConnection* RedisStore::connection() const {
   if (gave_up_) return nullptr;
   if (!connection_) {
     try {
-      connection_ = std::make_unique<RedisConnection>(endpoint_, options_.timeout);
+      connection_ = std::make_unique<RedisConnection>(endpoint_, options_.timeout, kReplyBounds);
     } catch (const RedisFault& fault) {
       give_up(fault.what());
       return nullptr;
@@ -91,19 +111,32 @@ void RedisStore::give_up(const std::string& why) const {
        "; using the local store alone from now on");
 }
 
+RedisReply RedisStore::call(std::initializer_list<std::string_view> arguments) const {
+  RedisConnection* redis = connection();
+  if (!redis) return nullptr;
+  RedisReply reply;
+  try {
+    reply = redis->command(arguments);
+  } catch (const RedisFault& fault) {
+    give_up(fault.what());
+    return nullptr;
+  }
+  // A server that wants a password refuses every command so: one fault, not one warning
+  // per lookup and write.
+  if (reply->type == REDIS_REPLY_ERROR && reply_error(*reply).rfind("NOAUTH", 0) == 0) {
+    give_up("it asks for a password (" + reply_error(*reply) + ")");
+    return nullptr;
+  }
+  return reply;
+}
+
 std::optional<Record> RedisStore::load(const RecordId& id) const {
   const std::string name = key(id);
   RedisReply reply;
   {
     std::lock_guard lock(mutex_);
-    RedisConnection* redis = connection();
-    if (!redis) return std::nullopt;
-    try {
-      reply = redis->command({"EVAL", kReadScript, "1", name, std::to_string(kMaxRecordBytes)});
-    } catch (const RedisFault& fault) {
-      give_up(fault.what());
-      return std::nullopt;
-    }
+    reply = call({"EVAL", kReadScript, "1", name, std::to_string(kMaxRecordBytes)});
+    if (!reply) return std::nullopt;
   }
   const auto bad = [&](const std::string& why) {
     // Once per value and reason: a value that stays bad does not warn on every lookup.
@@ -133,6 +166,22 @@ std::optional<Record> RedisStore::load(const RecordId& id) const {
   return std::move(read.record);
 }
 
+bool RedisStore::keeps(std::string_view held, const Record& record) const {
+  const RecordRead read = parse_record(held);
+  if (!read.record || !read.record->id.first_difference(record.id).empty()) return false;
+  const std::string& created = read.record->created_utc;
+  if (created <= record.created_utc) return false;
+  // Both stamps are "YYYY-MM-DDTHH:MM:SSZ": text order is time order.
+  if (created > utc_iso_in(kFutureTolerance)) {
+    warn_once("redis future " + endpoint_.display() + " " + key(record.id) + " " + created,
+              "replacing Redis value " + where(record.id) + ": it is dated " + created +
+                  ", more than " + std::to_string(kFutureTolerance.count()) +
+                  " minutes after this node's clock");
+    return false;
+  }
+  return true;
+}
+
 bool RedisStore::write(const Record& record) const {
   const std::string name = key(record.id);
   std::string text;
@@ -150,21 +199,37 @@ bool RedisStore::write(const Record& record) const {
          std::to_string(kMaxRecordBytes) + " bytes, which no reader would accept");
     return false;
   }
+  const std::string limit = std::to_string(kMaxRecordBytes);
   std::lock_guard lock(mutex_);
-  RedisConnection* redis = connection();
-  if (!redis) return false;
-  RedisReply reply;
-  try {
-    reply = redis->command({"EVAL", kWriteScript, "1", name, text, stamped.created_utc});
-  } catch (const RedisFault& fault) {
-    give_up(fault.what());
-    return false;
+  for (int attempt = 0; attempt < kWriteAttempts; ++attempt) {
+    const RedisReply held = call({"EVAL", kSnapshot, "1", name, limit});
+    if (!held) return false;
+    if (held->type == REDIS_REPLY_ERROR) {
+      warn("Redis refused to write " + where(record.id) + ": " + reply_error(*held));
+      return false;
+    }
+    if (held->type != REDIS_REPLY_ARRAY || held->elements < 1 ||
+        held->element[0]->type != REDIS_REPLY_STRING) {
+      give_up("unexpected reply to the write's read (type " + std::to_string(held->type) + ")");
+      return false;
+    }
+    const redisReply& version = *held->element[0];
+    if (held->elements > 1 && held->element[1]->type == REDIS_REPLY_STRING &&
+        keeps(std::string_view(held->element[1]->str, held->element[1]->len), stamped)) {
+      return true;  // a newer record of the same identity is there
+    }
+    const RedisReply swapped =
+        call({"EVAL", kSwap, "1", name, limit, text, std::string_view(version.str, version.len)});
+    if (!swapped) return false;
+    if (swapped->type == REDIS_REPLY_ERROR) {
+      warn("Redis refused to write " + where(record.id) + ": " + reply_error(*swapped));
+      return false;
+    }
+    if (swapped->type == REDIS_REPLY_INTEGER && swapped->integer == 1) return true;
   }
-  if (reply->type == REDIS_REPLY_ERROR) {
-    warn("Redis refused to write " + where(record.id) + ": " + reply_error(*reply));
-    return false;
-  }
-  return true;
+  warn("not writing Redis value " + where(record.id) + ": other writers changed it " +
+       std::to_string(kWriteAttempts) + " times while this process tried");
+  return false;
 }
 
 }  // namespace detail

@@ -74,6 +74,7 @@ class AdaptiveStrategy final : public Strategy {
 }  // namespace
 
 std::unique_ptr<Strategy> make_adaptive_strategy(const Measurement& measurement) {
+  check_strategy_options(measurement, "adaptive", {});
   return std::make_unique<AdaptiveStrategy>(measurement);
 }
 

@@ -207,6 +207,7 @@ class ConvergeStrategy final : public Strategy {
 }  // namespace
 
 std::unique_ptr<Strategy> make_converge_strategy(const Measurement& measurement) {
+  check_strategy_options(measurement, "converge", {});
   return std::make_unique<ConvergeStrategy>(measurement);
 }
 

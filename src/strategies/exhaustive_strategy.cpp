@@ -35,6 +35,7 @@ class ExhaustiveStrategy final : public Strategy {
 }  // namespace
 
 std::unique_ptr<Strategy> make_exhaustive_strategy(const Measurement& measurement) {
+  check_strategy_options(measurement, "exhaustive", {});
   return std::make_unique<ExhaustiveStrategy>(measurement);
 }
 

@@ -22,7 +22,9 @@ struct Registry {
 /// The process's registry, holding the built-in strategies from its first use (a new
 /// built-in strategy is added to this list).
 Registry& registry() {
-  static Registry instance{{}, {{"exhaustive", make_exhaustive_strategy}, {"adaptive", make_adaptive_strategy}, {"converge", make_converge_strategy}}};
+  static Registry instance{{}, {{"exhaustive", make_exhaustive_strategy}, {"adaptive", make_adaptive_strategy}, {"converge", make_converge_strategy},
+                            {"search", make_search_strategy},
+                            {"random", make_random_strategy}}};
   return instance;
 }
 

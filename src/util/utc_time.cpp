@@ -8,8 +8,7 @@
 namespace disttune::detail {
 namespace {
 
-std::tm utc_now(long& microseconds) {
-  const auto now = std::chrono::system_clock::now();
+std::tm utc_at(std::chrono::system_clock::time_point now, long& microseconds) {
   const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
   microseconds = static_cast<long>(
       std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() %
@@ -19,14 +18,24 @@ std::tm utc_now(long& microseconds) {
   return parts;
 }
 
+std::tm utc_now(long& microseconds) { return utc_at(std::chrono::system_clock::now(), microseconds); }
+
+std::string iso(const std::tm& parts) {
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
+}
+
 }  // namespace
 
 std::string utc_iso_now() {
   long microseconds = 0;
-  const std::tm parts = utc_now(microseconds);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return text;
+  return iso(utc_now(microseconds));
+}
+
+std::string utc_iso_in(std::chrono::seconds offset) {
+  long microseconds = 0;
+  return iso(utc_at(std::chrono::system_clock::now() + offset, microseconds));
 }
 
 std::string utc_file_stamp_now() {

@@ -3,6 +3,7 @@ abort, segfault, hang, return wrong values, or only work on some ranks."""
 
 import ctypes
 import os
+import sys
 import time
 
 import torch
@@ -77,3 +78,61 @@ def fails_on_one_rank(x, tag):
             time.sleep(1)
     _spin(0.1 if tag != "c" else 0.5)
     return (x, tag)
+
+
+# Configs that start processes: 40 that never end, 40 that return from the config as the
+# worker would, a hang with a child, an exit(3), more than the bound, and one that starts none.
+SPAWNS = [{"spawn": s} for s in ("sleepers", "returners", "hang_with_child", "exits", "too_many", "plain")]
+
+
+def _note_pid(pid_file):
+    with open(pid_file, "a") as pids:
+        pids.write(f"{os.getpid()}\n")
+
+
+def _sleep_forever():
+    while True:
+        time.sleep(1)
+
+
+def run_spawn(x, pid_file, spawn):
+    if spawn == "sleepers":
+        for _ in range(40):
+            if os.fork() == 0:
+                _note_pid(pid_file)
+                _sleep_forever()
+    if spawn == "too_many":  # spawned, not forked: 257 copies of this process take long
+        with open(pid_file, "a") as pids:
+            for _ in range(257):
+                pids.write(f"{os.posix_spawn('/bin/sleep', ['sleep', '3600'], os.environ)}\n")
+    if spawn == "returners":
+        for _ in range(40):
+            if os.fork() == 0:
+                _note_pid(pid_file)
+                return x * 2
+    if spawn == "hang_with_child":
+        if os.fork() == 0:
+            _note_pid(pid_file)
+        _sleep_forever()
+    if spawn == "exits":
+        sys.exit(3)
+    return x * 2
+
+
+@autotune(config_space=SPAWNS, key_fn=lambda x, pid_file: tuple(x.shape), isolate=True, candidate_timeout_s=5,
+          warmup_runs=0, timed_runs=1, disk_cache=False)
+def spawning(x, pid_file, spawn):
+    return run_spawn(x, pid_file, spawn)
+
+
+def _surrogate_failure(x, bad):
+    if bad:
+        raise OSError("cannot open " + os.fsdecode(b"/data/caf\xe9.bin"))
+    return x
+
+
+# A config whose error text holds a lone surrogate (as os.fsdecode of a Latin-1 name gives).
+@autotune(config_space=[{"bad": True}, {"bad": False}], key_fn=lambda x: tuple(x.shape), isolate=True,
+          warmup_runs=0, timed_runs=1)
+def surrogate_failure(x, bad):
+    return _surrogate_failure(x, bad)

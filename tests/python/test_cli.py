@@ -11,7 +11,7 @@ import pytest
 
 from disttune import cli
 
-from launchers import SPACE, CountingLauncher, key_fn
+from launchers import COST_TIMER, SPACE, CountingLauncher, key_fn
 from disttune.tune import autotune
 
 
@@ -32,7 +32,7 @@ def run_cli(*args, root=None):
 def tune_into(root, *keys):
     """Tunes the CPU launcher `launch` on each key with its disk cache under `root`."""
 
-    @autotune(config_space=SPACE, key_fn=key_fn, cache_dir=str(root))
+    @autotune(config_space=SPACE, key_fn=key_fn, cache_dir=str(root), timer=COST_TIMER)
     def launch(x, alpha=1.0, speed=0.0, tag=None):
         return CountingLauncher()(x, alpha, speed, tag)
 

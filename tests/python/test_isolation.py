@@ -1,6 +1,7 @@
 """Tunings that survive bad configs: isolated runs (crash, hang), output checks, restored inputs."""
 
 import os
+import time
 
 import pytest
 import torch
@@ -174,3 +175,35 @@ def test_two_ranks_vote_a_crash_or_hang_on_one_rank_as_a_failure(tmp_path):
     assert "crashed (signal SIGSEGV)" in outcomes[1]["failed"][0][1]
     assert "timed out after 3 s" in outcomes[1]["failed"][1][1]
     assert outcomes[0]["failed"][0][1] == "failed on another rank"
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            text = stat.read()
+    except OSError:
+        return False
+    return text[text.rfind(b")") + 2 : text.rfind(b")") + 3] != b"Z"
+
+
+def test_processes_a_config_starts_end_with_the_tuning_and_exit_statuses_are_reported(tmp_path):
+    pid_file = tmp_path / "pids"
+    x = torch.arange(3.0)
+    assert torch.equal(launchers.spawning(x, str(pid_file)), x * 2)
+    report = launchers.spawning.last_report
+    outcomes = [(c.failed, c.error) for c in report.candidates]
+    assert outcomes[0] == (False, "") and outcomes[1] == (False, ""), outcomes
+    assert "timed out after 5 s" in outcomes[2][1], outcomes
+    assert "the worker exited with status 3" in outcomes[3][1], outcomes
+    assert "started more than 256 processes" in outcomes[4][1], outcomes
+    assert not outcomes[5][0] and report.candidates[report.best].config == '{"spawn":"plain"}'
+    started = [int(line) for line in pid_file.read_text().split()]
+    assert len(started) >= 40 + 40 + 1
+    # The worker ends what the tuning's configs left when the tuning ends (a message it gets
+    # after the call returns): wait for it, at most a minute.
+    for _ in range(600):
+        left = [pid for pid in started if _alive(pid)]
+        if not left:
+            break
+        time.sleep(0.1)
+    assert left == [], f"{len(left)} of {len(started)} processes the configs started are left"

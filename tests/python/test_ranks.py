@@ -1,6 +1,5 @@
-"""A real two-process torch.distributed (gloo) group: ranks agree on MAX times and on errors."""
-
-import time
+"""A real two-process torch.distributed (gloo) group: ranks agree on MAX times and on errors.
+Run times come from a cost model (StepTimer), never from the load of the machine."""
 
 import pytest
 import torch.distributed as dist
@@ -8,24 +7,20 @@ import torch.distributed as dist
 from disttune import RankDisagreement
 from disttune.tune import autotune
 from spawn_ranks import run_ranks
+from step_timer import StepTimer
 
 # Per-rank run times (ms): rank 0 alone would pick "a"; the MAX over ranks picks "b".
 SPEEDS = [{"a": 0.3, "b": 1.5}, {"a": 3.0, "b": 1.5}]
 
 
-def _spin(ms):
-    end = time.perf_counter() + ms / 1000.0
-    while time.perf_counter() < end:
-        pass
-
-
 def _agree(rank, world):
     space = [{"tag": "a"}, {"tag": "b"}]
     outcome = {}
+    timer = StepTimer()
 
-    @autotune(config_space=space, key_fn=lambda x: x)
+    @autotune(config_space=space, key_fn=lambda x: x, timer=timer)
     def on_default_group(x, tag):
-        _spin(SPEEDS[rank][tag])
+        timer.current = SPEEDS[rank][tag]
         return tag
 
     outcome["default"] = on_default_group(1)
@@ -34,9 +29,9 @@ def _agree(rank, world):
 
     group = dist.new_group([0, 1])
 
-    @autotune(config_space=space, key_fn=lambda x: x)
+    @autotune(config_space=space, key_fn=lambda x: x, timer=timer)
     def on_given_group(x, tag):
-        _spin(SPEEDS[rank][tag])
+        timer.current = SPEEDS[rank][tag]
         return tag
 
     outcome["given"] = on_given_group(1, autotune_pg=group)
@@ -63,7 +58,7 @@ def test_two_gloo_ranks_agree(tmp_path):
         assert outcomes[rank]["given"] == "b", outcomes
         assert outcomes[rank]["agreed"] == outcomes[0]["agreed"]  # the same MAX on both ranks
         assert outcomes[rank]["disagreement"] and "key" in outcomes[rank]["disagreement"].lower()
-    assert outcomes[0]["agreed"][0] >= 2.5  # "a" took rank 1's time
+    assert outcomes[0]["agreed"][0] == 3.0  # "a" took rank 1's time
     assert outcomes[0]["record"] and not outcomes[1]["record"]  # one writer per node
 
 
@@ -75,16 +70,18 @@ def _split(rank, world):
     space = [{"tag": tag} for tag in SPLIT_SPEEDS]
     runs = {tag: 0 for tag in SPLIT_SPEEDS}
     compiled = []
+    timer = StepTimer()
 
     @autotune(
         config_space=space,
         key_fn=lambda x: x,
         split_across_ranks=True,
         precompile=lambda entry, x: compiled.append(entry["tag"]),
+        timer=timer,
     )
     def split(x, tag):
         runs[tag] += 1
-        _spin(SPLIT_SPEEDS[tag])
+        timer.current = SPLIT_SPEEDS[tag]
         return tag
 
     choice = split(1)

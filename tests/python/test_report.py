@@ -11,7 +11,7 @@ import zlib
 
 from disttune.tune import autotune
 
-from launchers import CountingLauncher, key_fn
+from launchers import COST_TIMER, CountingLauncher, key_fn
 
 SPACE = [
     {"tag": "slow", "speed": 2.0},
@@ -46,7 +46,7 @@ def png_pixels(path):
 
 
 def tuned_records(root):
-    @autotune(config_space=SPACE, key_fn=key_fn, cache_dir=str(root))
+    @autotune(config_space=SPACE, key_fn=key_fn, cache_dir=str(root), timer=COST_TIMER)
     def launch(x, alpha=1.0, speed=0.0, tag=None):
         if tag == "broken":
             raise RuntimeError("out of resources")

@@ -13,13 +13,14 @@ from disttune import _core
 from disttune.autotuner import contextual_autotune
 from disttune.tune import autotune
 
-from launchers import SPACE, CountingLauncher, key_fn
+from launchers import COST_TIMER, SPACE, CountingLauncher, key_fn
 from spawn_ranks import run_ranks
 
 
 def tuned(launcher=None, **options):
     launcher = launcher or CountingLauncher()
 
+    options.setdefault("timer", COST_TIMER)
     @autotune(config_space=SPACE, key_fn=key_fn, **options)
     def launch(x, alpha=1.0, speed=0.0, tag=None):
         return launcher(x, alpha, speed, tag)

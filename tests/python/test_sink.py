@@ -10,7 +10,7 @@ import pytest
 import disttune
 from disttune.tune import autotune
 
-from launchers import SPACE, CountingLauncher, key_fn
+from launchers import COST_TIMER, SPACE, CountingLauncher, key_fn
 
 
 @pytest.fixture(autouse=True)
@@ -25,7 +25,7 @@ def verbose_tuning(cache_dir):
     os.chmod(cache_dir, 0o777)
     launcher = CountingLauncher()
 
-    @autotune(config_space=SPACE, key_fn=key_fn, cache_dir=str(cache_dir))
+    @autotune(config_space=SPACE, key_fn=key_fn, cache_dir=str(cache_dir), timer=COST_TIMER)
     def launch(x, alpha=1.0, speed=0.0, tag=None):
         return launcher(x, alpha, speed, tag)
 

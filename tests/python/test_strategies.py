@@ -6,10 +6,11 @@ import pytest
 
 from disttune.tune import autotune
 
-from launchers import SPACE, CountingLauncher, key_fn
+from launchers import COST_TIMER, SPACE, CountingLauncher, key_fn
 
 
 def tuned(launcher, space=SPACE, **options):
+    options.setdefault("timer", COST_TIMER)
     @autotune(config_space=space, key_fn=key_fn, **options)
     def launch(x, alpha=1.0, speed=0.0, tag=None):
         return launcher(x, alpha, speed, tag)

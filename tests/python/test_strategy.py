@@ -5,7 +5,7 @@ import pytest
 from disttune.strategy import Round, register_strategy, registered_strategies
 from disttune.tune import autotune
 
-from launchers import SPACE, CountingLauncher, key_fn
+from launchers import COST_TIMER, SPACE, CountingLauncher, key_fn
 
 
 class KeepTheFastestHalf:
@@ -35,6 +35,8 @@ register_strategy("fastest-half", KeepTheFastestHalf)
 
 
 def tuned(launcher, **options):
+    options.setdefault("timer", COST_TIMER)
+
     @autotune(config_space=SPACE, key_fn=key_fn, warmup_runs=1, timed_runs=3, disk_cache=False, **options)
     def launch(x, alpha=1.0, speed=0.0, tag=None):
         return launcher(x, alpha, speed, tag)

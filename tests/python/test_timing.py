@@ -195,3 +195,36 @@ def test_record_report_and_table_name_the_timer(capfd):
     expected = "cuda" if torch.cuda.is_initialized() else "cpu"
     assert on_cpu.last_report.timer == expected
     assert json.loads(on_cpu.last_report.record_path.read_text())["measurement"]["timer"] == expected
+
+
+class CountingTimer(StepTimer):
+    """A StepTimer that counts its collects; `holds` answers holds_pairs_across_candidates()."""
+
+    def __init__(self, holds):
+        super().__init__()
+        self.holds = holds
+        self.collects = 0
+
+    def holds_pairs_across_candidates(self):
+        return self.holds
+
+    def collect(self):
+        self.collects += 1
+        return super().collect()
+
+
+@pytest.mark.parametrize("holds, collects", [(True, 1), (False, 3)])
+def test_a_round_is_collected_once_unless_the_timer_times_one_candidate_at_a_time(holds, collects):
+    timer = CountingTimer(holds)
+    times = {"a": 2.0, "b": 0.5, "c": 1.0}
+
+    @autotune(config_space=[{"name": n} for n in "abc"], key_fn=lambda n: (n,), timer=timer,
+              disk_cache=False, strategy="exhaustive")
+    def timed(n, name):
+        timer.current = times[name]
+        return name
+
+    assert timed(1) == "b"
+    assert timer.collects == collects  # one exhaustive round of three candidates
+    samples = {c.config: c.samples for c in timed.last_report.candidates}
+    assert samples == {'{"name":"a"}': [2.0] * 10, '{"name":"b"}': [0.5] * 10, '{"name":"c"}': [1.0] * 10}

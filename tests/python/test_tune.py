@@ -13,13 +13,14 @@ import disttune
 from disttune import _core
 from disttune.tune import AutotunedFunction, autotune, to_hashable
 
-from launchers import SPACE, CountingLauncher, key_fn
+from launchers import COST_TIMER, SPACE, CountingLauncher, key_fn
 from step_timer import StepTimer
 
 RUNS_PER_ENTRY = 5 + 10  # the spec's warm-up and timed runs
 
 
 def tuned(launcher, space=SPACE, prune_fn=None, **options):
+    options.setdefault("timer", COST_TIMER)
     @autotune(config_space=space, key_fn=key_fn, prune_fn=prune_fn, **options)
     def launch(x, alpha=1.0, speed=0.0, tag=None):
         return launcher(x, alpha, speed, tag)
@@ -211,7 +212,7 @@ def test_bad_inputs_are_clear_errors():
 def test_unhashable_keys_use_their_canonical_text():
     launcher = CountingLauncher()
 
-    @autotune(config_space=SPACE, key_fn=lambda x, *a, **k: [len(x)])
+    @autotune(config_space=SPACE, key_fn=lambda x, *a, **k: [len(x)], timer=COST_TIMER)
     def launch(x, alpha=1.0, speed=0.0, tag=None):
         return launcher(x, alpha, speed, tag)
 
@@ -224,7 +225,7 @@ def test_unhashable_keys_use_their_canonical_text():
 def test_tensor_keys():
     launcher = CountingLauncher()
 
-    @autotune(config_space=SPACE, key_fn=lambda x, *a, **k: (to_hashable(x), str(x.dtype)))
+    @autotune(config_space=SPACE, key_fn=lambda x, *a, **k: (to_hashable(x), str(x.dtype)), timer=COST_TIMER)
     def launch(x, alpha=1.0, speed=0.0, tag=None):
         return launcher(x, alpha, speed, tag)
 
@@ -269,7 +270,7 @@ def test_precompile_runs_once_per_entry_before_measuring():
 
     launcher = CountingLauncher()
 
-    @autotune(config_space=SPACE, key_fn=key_fn, precompile=precompile, disk_cache=False)
+    @autotune(config_space=SPACE, key_fn=key_fn, precompile=precompile, disk_cache=False, timer=COST_TIMER)
     def launch(x, alpha=1.0, speed=0.0, tag=None):
         order.append(("run", tag))
         return launcher(x, alpha, speed, tag)
@@ -321,7 +322,7 @@ def test_package_metadata():
 def test_keyboard_interrupt_ends_the_tuning(private_cache):
     calls = []
 
-    @autotune(config_space=SPACE, key_fn=key_fn)
+    @autotune(config_space=SPACE, key_fn=key_fn, timer=COST_TIMER)
     def launch(x, alpha=1.0, speed=0.0, tag=None):
         calls.append(tag)
         if tag == "fast":

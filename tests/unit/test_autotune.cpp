@@ -1,8 +1,7 @@
-// Tests of the C++ function-level API (autotune.hpp) over the engine, on real CPU work.
+// Tests of the C++ function-level API (autotune.hpp) over the engine, timed by a cost model.
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -28,17 +28,27 @@ namespace fs = std::filesystem;
 
 struct SpinConfig {
   int id = 0;
-  double cost_us = 0.0;  ///< how long one run of this config spins
+  double cost_us = 0.0;  ///< what one run of this config costs in the cost model
   bool throws = false;
 };
 Value describe(const SpinConfig& c) { return {{"id", c.id}, {"cost_us", c.cost_us}}; }
 
-void spin_for(double microseconds) {
-  const auto until = std::chrono::steady_clock::now() +
-                     std::chrono::nanoseconds(static_cast<long long>(microseconds * 1000));
-  while (std::chrono::steady_clock::now() < until) {
-  }
-}
+/// The cost of the last run launched on this thread (the engine times a run on the thread
+/// that launches it).
+thread_local double last_run_cost_ms = 0.0;
+
+/// Each timed run lasts what its config costs, whatever the load of the machine: run counts
+/// and winners are the cost model's, never the wall clock's.
+class CostTimer final : public Timer {
+ public:
+  void start() override {}
+  void stop() override { samples_.push_back(last_run_cost_ms); }
+  std::vector<double> collect() override { return std::exchange(samples_, {}); }
+  std::string name() const override { return "cost-model"; }
+
+ private:
+  std::vector<double> samples_;
+};
 
 /// A fresh cache root per test, removed afterwards; env vars restored.
 class AutotuneTest : public ::testing::Test {
@@ -69,9 +79,10 @@ class AutotuneTest : public ::testing::Test {
         ++runs_[c.id];
       }
       if (c.throws) throw std::runtime_error("config " + std::to_string(c.id) + " is broken");
-      spin_for(c.cost_us);
+      last_run_cost_ms = c.cost_us / 1000.0;
       return n * 100 + c.id;
     };
+    spec.options.timer = timer_;
     spec.options.measurement.warmup_runs = 1;
     spec.options.measurement.timed_runs = 5;
     spec.options.measurement.strategy = "exhaustive";  // run counts below follow 1 + 5
@@ -100,6 +111,7 @@ class AutotuneTest : public ::testing::Test {
   }
 
   fs::path root_;
+  std::shared_ptr<CostTimer> timer_ = std::make_shared<CostTimer>();
   std::mutex mutex_;
   std::map<int, int> runs_;
 };
@@ -237,6 +249,23 @@ TEST_F(AutotuneTest, PruningEverythingIsAClearError) {
     EXPECT_NE(std::string(error.what()).find("removed every config"), std::string::npos);
   }
   EXPECT_EQ(total_runs(), 0);
+}
+
+TEST_F(AutotuneTest, AFailureTextThatIsNotUtf8IsRecordedReadably) {
+  Tuned::Spec spec = make(kThree).spec();
+  spec.launch = [](const SpinConfig& c, int n) {
+    // A reason built from a Latin-1 file name: the record is still written, and reads.
+    if (c.id == 0) throw std::runtime_error("cannot open caf\xe9.bin");
+    last_run_cost_ms = c.cost_us / 1000.0;
+    return n * 100 + c.id;
+  };
+  Tuned tuned(std::move(spec));
+  EXPECT_EQ(tuned(7), 701);
+  EXPECT_EQ(tuned.last_report()->candidates[0].error, "cannot open caf\\xe9.bin");
+  EXPECT_NE(format_table(*tuned.last_report()).find("caf\\xe9.bin"), std::string::npos);
+  ASSERT_EQ(records().size(), 1u);
+  const Value stored = Value::parse(std::ifstream(records().at(0)));
+  EXPECT_EQ(stored["candidates"][0]["error"], "cannot open caf\\xe9.bin");
 }
 
 TEST_F(AutotuneTest, FailingConfigIsRecordedAndTuningGoesOn) {

@@ -1,11 +1,14 @@
 // Tests of isolated runs (isolation.hpp through autotune.hpp): crashes, hangs and throws in a
 // fork()ed worker fail one candidate each; the tuning and the caller go on.
+#include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -14,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "disttune/autotune.hpp"
+#include "isolation/process_group.hpp"
 
 namespace disttune {
 namespace {
@@ -135,6 +139,115 @@ TEST(Isolation, EveryCandidateCrashingIsAnErrorThatSaysWhy) {
     EXPECT_NE(text.find("SIGABRT"), std::string::npos) << text;
     EXPECT_NE(text.find("SIGSEGV"), std::string::npos) << text;
   }
+}
+
+// --- Processes a config starts (issue 26) -------------------------------------------------
+
+enum class Spawn { sleepers, returners, hang_with_child, exits, too_many, plain };
+struct SpawnConfig {
+  Spawn spawn;
+};
+Value describe(const SpawnConfig& c) { return static_cast<int>(c.spawn); }
+
+/// Appends this process's pid to `file` (one line; O_APPEND writes of a line do not mix).
+void note_pid(const std::string& file) {
+  const int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  const std::string line = std::to_string(::getpid()) + "\n";
+  if (fd >= 0) {
+    (void)!::write(fd, line.data(), line.size());
+    ::close(fd);
+  }
+}
+
+[[noreturn]] void sleep_forever() {
+  while (true) ::pause();
+}
+
+int run_spawn(Spawn spawn, const std::string& pids, int n) {
+  switch (spawn) {
+    case Spawn::sleepers:  // 40 children that never end
+      for (int i = 0; i < 40; ++i) {
+        if (::fork() == 0) {
+          note_pid(pids);
+          sleep_forever();
+        }
+      }
+      break;
+    case Spawn::returners:  // 40 children that return from the config, as the worker would
+      for (int i = 0; i < 40; ++i) {
+        if (::fork() == 0) {
+          note_pid(pids);
+          return n * 2;
+        }
+      }
+      break;
+    case Spawn::hang_with_child:
+      if (::fork() == 0) note_pid(pids);
+      sleep_forever();
+    case Spawn::exits:
+      std::exit(3);
+    case Spawn::too_many:
+      for (std::size_t i = 0; i <= detail::kMaxWorkerProcesses; ++i) {
+        if (::fork() == 0) {
+          note_pid(pids);
+          sleep_forever();
+        }
+      }
+      break;
+    case Spawn::plain:
+      break;
+  }
+  return n * 2;
+}
+
+/// Whether `pid` is still a live (not zombie) process.
+bool alive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) return false;
+  const std::size_t close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() && text[close + 2] != 'Z';
+}
+
+TEST(Isolation, ProcessesAConfigStartsEndWithTheWorkerAndExitStatusesAreReported) {
+  const fs::path pids = fs::temp_directory_path() / ("disttune-pids-" + std::to_string(::getpid()));
+  fs::remove(pids);
+  using Spawning = Autotuned<SpawnConfig, int, int(int)>;
+  Spawning::Spec spec;
+  spec.identity = {"spawning", "v1"};
+  spec.configs = {{Spawn::sleepers}, {Spawn::returners}, {Spawn::hang_with_child},
+                  {Spawn::exits},    {Spawn::too_many},  {Spawn::plain}};
+  spec.key = [](const int& n) { return n; };
+  spec.launch = [file = pids.string()](const SpawnConfig& c, int n) { return run_spawn(c.spawn, file, n); };
+  spec.options.measurement.strategy = "exhaustive";
+  spec.options.measurement.warmup_runs = 0;
+  spec.options.measurement.timed_runs = 1;
+  spec.options.disk_cache = false;
+  spec.isolation = IsolationOptions{std::chrono::milliseconds(2000)};
+  {
+    Spawning tuned(std::move(spec));
+    EXPECT_EQ(tuned(21), 42);
+    const TuningReport report = *tuned.last_report();
+    ASSERT_EQ(report.candidates.size(), 6u);
+    EXPECT_FALSE(report.candidates[0].failed) << report.candidates[0].error;
+    EXPECT_FALSE(report.candidates[1].failed) << report.candidates[1].error;
+    EXPECT_NE(report.candidates[2].error.find("timed out after 2 s"), std::string::npos)
+        << report.candidates[2].error;
+    EXPECT_NE(report.candidates[3].error.find("the worker exited with status 3"), std::string::npos)
+        << report.candidates[3].error;
+    EXPECT_NE(report.candidates[4].error.find("started more than 256 processes"), std::string::npos)
+        << report.candidates[4].error;
+    EXPECT_FALSE(report.candidates[5].failed);
+  }
+  // The tuning is over: every process a config started is gone.
+  std::ifstream lines(pids);
+  std::vector<pid_t> started;
+  for (long pid = 0; lines >> pid;) started.push_back(static_cast<pid_t>(pid));
+  fs::remove(pids);
+  EXPECT_GE(started.size(), 40u + 40u + 1u);
+  std::size_t left = 0;
+  for (const pid_t pid : started) left += alive(pid) ? 1 : 0;
+  EXPECT_EQ(left, 0u) << "of " << started.size() << " processes the configs started";
 }
 
 }  // namespace

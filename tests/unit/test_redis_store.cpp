@@ -1,5 +1,6 @@
 // RedisStore against a real redis-server: round trip, untrusted values, compare-and-set,
-// racing writers, and a server that is unreachable, killed or too slow.
+// records from the future, racing writers, and a server that is unreachable, killed or too
+// slow; against a scripted fake peer: replies that trickle or announce too much.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,9 +10,11 @@
 
 #include "disttune/redis_store.hpp"
 #include "redis_server.hpp"
+#include "scripted_redis_peer.hpp"
 #include "store/redis_store.hpp"
 #include "store/redis_url.hpp"
 #include "store_test_support.hpp"
+#include "util/utc_time.hpp"
 
 namespace disttune {
 namespace {
@@ -20,6 +23,7 @@ using detail::RedisStore;
 using testing::RedisServer;
 using testing::sample_record;
 using testing::ScopedEnv;
+using testing::ScriptedRedisPeer;
 
 RedisOptions options_for(const std::string& url) {
   RedisOptions options;
@@ -37,6 +41,16 @@ std::size_t count(const std::string& text, const std::string& part) {
   std::size_t n = 0;
   for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
   return n;
+}
+
+/// What a lookup, a write and a lookup of a store that cannot use its server print: each
+/// is a miss or a skipped write.
+std::string warnings_of_a_failed_session(const RedisStore& store, const Record& record) {
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(store.load(record.id));
+  EXPECT_FALSE(store.write(record));
+  EXPECT_FALSE(store.load(record.id));
+  return ::testing::internal::GetCapturedStderr();
 }
 
 TEST(RedisUrl, ParsesEveryPart) {
@@ -193,6 +207,116 @@ TEST(RedisStore, AnOlderRecordNeverReplacesANewerOne) {
   EXPECT_EQ(store.load(newer.id)->created_utc, newest.created_utc);
 }
 
+TEST(RedisStore, AValueThatIsNotAValidRecordOfTheSameIdentityIsReplacedWhateverItsDate) {
+  RedisServer server;
+  const RedisStore store(options_for(server.url()));
+  const Record record = sample_record();
+  const std::string key = store.key(record.id);
+  Record other = sample_record("scale", R"({"n":2048})");  // another key: another identity
+  other.created_utc = "2099-01-01T00:00:00Z";
+  Value wrong_schema = record_to_json(record);
+  wrong_schema["schema_version"] = 99;
+  wrong_schema["created_utc"] = "2099-01-01T00:00:00Z";
+  Value no_candidates = record_to_json(record);
+  no_candidates["candidates"] = Value::array();
+  no_candidates["created_utc"] = "2099-01-01T00:00:00Z";
+  for (const std::string& planted :
+       {record_to_json(other).dump(), wrong_schema.dump(), no_candidates.dump(),
+        std::string(R"({"created_utc":"2099-01-01T00:00:00Z"})")}) {
+    server.command({"SET", key, planted});
+    ASSERT_TRUE(store.write(record));
+    const auto loaded = store.load(record.id);
+    ASSERT_TRUE(loaded) << planted.substr(0, 80);
+    EXPECT_EQ(loaded->created_utc, record.created_utc) << planted.substr(0, 80);
+  }
+}
+
+TEST(RedisStore, ARecordFromTheFarFutureIsReplacedWithOneWarning) {
+  RedisServer server;
+  const RedisStore store(options_for(server.url()));
+  Record record = sample_record();
+  record.created_utc = detail::utc_iso_now();
+  Record ahead = record;  // within the tolerance: a newer record, kept
+  ahead.created_utc = detail::utc_iso_in(std::chrono::minutes(5));
+  ahead.ranks = 3;
+  ASSERT_TRUE(store.write(ahead));
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(store.write(record));
+  EXPECT_EQ(store.load(record.id)->created_utc, ahead.created_utc);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+
+  Record future = record;  // a clock far ahead, or a junk date: replaced
+  future.created_utc = "2099-01-01T00:00:00Z";
+  server.command({"SET", store.key(record.id), record_to_json(future).dump()});
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(store.write(record));
+  ASSERT_TRUE(store.write(record));
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count(warnings, "disttune: "), 1u) << warnings;
+  EXPECT_NE(warnings.find("dated 2099-01-01T00:00:00Z, more than 10 minutes after this node's clock"),
+            std::string::npos) << warnings;
+  EXPECT_EQ(store.load(record.id)->created_utc, record.created_utc);
+}
+
+TEST(RedisStore, APasswordProtectedServerWithoutAPasswordWarnsOnce) {
+  RedisServer server({"--requirepass", "hunter2"});
+  const RedisStore store(options_for(server.url()));
+  const std::string warnings = warnings_of_a_failed_session(store, sample_record());
+  EXPECT_EQ(count(warnings, "disttune: "), 1u) << warnings;
+  EXPECT_NE(warnings.find("asks for a password"), std::string::npos) << warnings;
+  EXPECT_TRUE(store.gave_up());
+}
+
+TEST(RedisStore, AnOversizedValueWarnsOnceAndIsReplaced) {
+  RedisServer server;
+  const RedisStore store(options_for(server.url()));
+  const Record record = sample_record();
+  server.command({"SET", store.key(record.id), std::string(65u << 20, '{')});
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(store.load(record.id));
+  EXPECT_TRUE(store.write(record));
+  EXPECT_TRUE(store.load(record.id));
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count(warnings, "disttune: "), 1u) << warnings;
+  EXPECT_NE(warnings.find("larger than 67108864 bytes"), std::string::npos) << warnings;
+}
+
+// The deadline covers a whole command: a peer that sends a well-formed reply one byte every
+// 0.3 s is cut after the timeout, long before it is done.
+TEST(RedisStore, APeerThatTricklesItsReplyIsCutAtTheDeadline) {
+  ScriptedRedisPeer peer("$100\r\n" + std::string(100, 'x') + "\r\n", 1, std::chrono::milliseconds(300));
+  RedisOptions options = options_for(peer.url());
+  options.timeout = std::chrono::seconds(1);
+  const RedisStore store(options);
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(store.load(sample_record().id));
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(warnings.find("timed out after 1 s waiting for the whole reply"), std::string::npos)
+      << warnings;
+  EXPECT_TRUE(store.gave_up());
+  EXPECT_FALSE(store.write(sample_record()));  // given up: the peer is not asked again
+  EXPECT_LT(peer.sent(), peer.size());
+}
+
+// A reply that announces more than a command may receive is refused when announced, not
+// after a time-out (the timeout here is far longer than the test).
+TEST(RedisStore, AReplyAnnouncingTooMuchIsRefusedAtOnce) {
+  const std::vector<std::pair<std::string, std::string>> replies = {
+      {"*2147483648\r\n", "the reply announces an array of 2147483648 elements"},
+      {"$1099511627776\r\n", "the reply announces a string of 1099511627776 bytes"},
+      {"+" + std::string(100000, 'o'), "a reply line is longer than 65536 bytes"}};
+  for (const auto& [reply, problem] : replies) {
+    ScriptedRedisPeer peer(reply, reply.size(), std::chrono::milliseconds(0));
+    RedisOptions options = options_for(peer.url());
+    options.timeout = std::chrono::seconds(600);
+    const RedisStore store(options);
+    ::testing::internal::CaptureStderr();
+    EXPECT_FALSE(store.load(sample_record().id));
+    const std::string warnings = ::testing::internal::GetCapturedStderr();
+    EXPECT_NE(warnings.find("refused the reply: " + problem), std::string::npos) << warnings;
+  }
+}
+
 TEST(RedisStore, RacingWritersLeaveTheNewestRecord) {
   RedisServer server;
   const Record base = sample_record();
@@ -226,12 +350,7 @@ TEST(RedisStore, RacingWritersLeaveTheNewestRecord) {
 TEST(RedisStore, AnUnreachableServerWarnsOnceAndIsThenLeftAlone) {
   const int port = testing::free_port();  // nothing listens there
   const RedisStore store(options_for("redis://127.0.0.1:" + std::to_string(port)));
-  const Record record = sample_record();
-  ::testing::internal::CaptureStderr();
-  EXPECT_FALSE(store.load(record.id));
-  EXPECT_FALSE(store.write(record));
-  EXPECT_FALSE(store.load(record.id));
-  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  const std::string warnings = warnings_of_a_failed_session(store, sample_record());
   EXPECT_EQ(count(warnings, "disttune: "), 1u) << warnings;
   EXPECT_NE(warnings.find("Redis store redis://127.0.0.1:" + std::to_string(port)),
             std::string::npos) << warnings;

@@ -22,8 +22,13 @@ namespace {
 class BatchingTimer final : public Timer {
  public:
   void start() override {}
-  void stop() override { pairs_.push_back(pair_ms); }
+  void stop() override {
+    if (!std::exchange(drop_next_stop, false)) pairs_.push_back(pair_ms);
+  }
+  bool holds_pairs_across_candidates() const override { return holds_pairs; }
   std::vector<double> collect() override {
+    ++collects;
+    if (throw_at_collect) throw std::runtime_error("device lost");
     std::vector<double> samples = std::exchange(pairs_, {});
     if (short_collects && !samples.empty()) samples.pop_back();
     return samples;
@@ -38,6 +43,10 @@ class BatchingTimer final : public Timer {
 
   bool batches = true;
   bool short_collects = false;
+  bool throw_at_collect = false;
+  bool holds_pairs = true;
+  bool drop_next_stop = false;  ///< the next pair leaves no time (as a worker that died)
+  int collects = 0;  ///< collect() calls
   double batch_ms = 2.0;
   double pair_ms = 3.0;
   int batches_made = 0;
@@ -46,7 +55,9 @@ class BatchingTimer final : public Timer {
   std::vector<double> pairs_;
 };
 
-TuningReport tune(const std::shared_ptr<BatchingTimer>& timer, std::vector<int>& runs) {
+/// `fail_at(candidate, run)` may throw to fail that run.
+TuningReport tune(const std::shared_ptr<BatchingTimer>& timer, std::vector<int>& runs,
+                  const std::function<void(std::size_t, int)>& fail_at = {}) {
   TunerOptions options;
   options.measurement.warmup_runs = 2;
   options.measurement.timed_runs = 4;
@@ -55,7 +66,10 @@ TuningReport tune(const std::shared_ptr<BatchingTimer>& timer, std::vector<int>&
   options.disk_cache = false;
   FunctionTuner tuner({"driven", "v1"}, options);
   runs.assign(2, 0);
-  TuningRequest request{"[1]", {"0", "1"}, [&](std::size_t i) { ++runs[i]; }, false, nullptr, {}};
+  TuningRequest request{"[1]", {"0", "1"}, [&](std::size_t i) {
+                          if (fail_at) fail_at(i, runs[i]);
+                          ++runs[i];
+                        }, false, nullptr, {}};
   return tuner.resolve(request);
 }
 
@@ -77,9 +91,68 @@ TEST(RoundDriver, ATimerThatReturnsTooFewTimesFailsTheCandidate) {
     (void)tune(timer, runs);
     FAIL() << "a short collect was accepted";
   } catch (const std::runtime_error& error) {
-    EXPECT_NE(std::string(error.what()).find("timer: returned 3 times for 4 timed runs"), std::string::npos)
-        << error.what();
+    // One collect for the round: both candidates' 8 pairs at once.
+    const std::string message = error.what();
+    EXPECT_NE(message.find("[0] 0: timer: returned 7 times for 8 timed runs"), std::string::npos) << message;
+    EXPECT_NE(message.find("[1] 1: timer: returned 7 times for 8 timed runs"), std::string::npos) << message;
   }
+}
+
+TEST(RoundDriver, ARoundIsCollectedWithOneWait) {
+  auto timer = std::make_shared<BatchingTimer>();
+  timer->batches = false;
+  std::vector<int> runs;
+  const TuningReport report = tune(timer, runs);
+  EXPECT_EQ(timer->collects, 1);  // one round of 2 candidates (exhaustive), collected at its end
+  EXPECT_EQ(runs, (std::vector<int>{2 + 4, 2 + 4}));
+  for (const CandidateResult& candidate : report.candidates) {
+    EXPECT_EQ(candidate.samples, (std::vector<double>(4, 3.0)));
+  }
+}
+
+TEST(RoundDriver, ATimerThatThrowsAtTheRoundsCollectFailsEveryCandidateOfTheRound) {
+  auto timer = std::make_shared<BatchingTimer>();
+  timer->batches = false;
+  timer->throw_at_collect = true;
+  std::vector<int> runs;
+  try {
+    (void)tune(timer, runs);
+    FAIL() << "a throwing collect was accepted";
+  } catch (const std::runtime_error& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("[0] 0: timer: device lost"), std::string::npos) << message;
+    EXPECT_NE(message.find("[1] 1: timer: device lost"), std::string::npos) << message;
+  }
+  EXPECT_EQ(timer->collects, 1);
+}
+
+TEST(RoundDriver, ATimerThatCannotHoldPairsAcrossCandidatesIsCollectedPerCandidate) {
+  auto timer = std::make_shared<BatchingTimer>();
+  timer->batches = false;
+  timer->holds_pairs = false;
+  std::vector<int> runs;
+  const TuningReport report = tune(timer, runs);
+  EXPECT_EQ(timer->collects, 2);  // before candidate 1's first run, and at the round's end
+  EXPECT_EQ(report.candidates[0].samples, (std::vector<double>(4, 3.0)));
+  EXPECT_EQ(report.candidates[1].samples, (std::vector<double>(4, 3.0)));
+}
+
+TEST(RoundDriver, ARunThatFailsWithoutATimeFailsOnlyItsCandidate) {
+  auto timer = std::make_shared<BatchingTimer>();
+  timer->batches = false;
+  std::vector<int> runs;
+  // Candidate 1's third timed run (run 2 + 2 of its runs) dies and leaves no time.
+  const TuningReport report = tune(timer, runs, [&](std::size_t candidate, int run) {
+    if (candidate == 1 && run == 4) {
+      timer->drop_next_stop = true;
+      throw std::runtime_error("worker died");
+    }
+  });
+  EXPECT_FALSE(report.candidates[0].failed);
+  EXPECT_EQ(report.candidates[0].samples, (std::vector<double>(4, 3.0)));
+  EXPECT_TRUE(report.candidates[1].failed);
+  EXPECT_EQ(report.candidates[1].error, "worker died");
+  EXPECT_EQ(report.best, 0u);
 }
 
 /// Rank 0 of 2 whose peer always agrees; `barriers` counts the barriers it made.
@@ -115,7 +188,7 @@ TEST(RoundDriver, WarmUpsNeedNoBarrierAndEachCandidateMakesOne) {
   EXPECT_EQ(barriers, 0);  // nothing owed: the first warm-up needs no barrier
   site.run(*first);
   while (std::optional<Step> step = driver.next_run()) site.run(*step);
-  EXPECT_EQ(site.trace(), "w0 B0 t0 c0 w1 B1 t1 c1 end");
+  EXPECT_EQ(site.trace(), "w0 B0 t0 w1 B1 t1 c0 c1 end");
   EXPECT_EQ(barriers, 2);  // one per candidate, before its timed runs
   EXPECT_EQ(tuning.best(), 0u);
 }

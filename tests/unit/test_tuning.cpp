@@ -1,5 +1,6 @@
 // Tests of the Tuning state machine (src/engine/tuning.cpp), by replaying given timings.
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,7 @@ using simulation::replay;
 
 TEST(Tuning, ExhaustiveStepSequence) {
   Tuning tuning({"{\"a\":1}", "{\"a\":2}"}, small(1, 2));
-  EXPECT_EQ(replay(tuning, {{3.0}, {2.0}}), "w0 B0 t0 t0 c0 w1 B1 t1 t1 c1 end");
+  EXPECT_EQ(replay(tuning, {{3.0}, {2.0}}), "w0 B0 t0 t0 w1 B1 t1 t1 c0 c1 end");
   ASSERT_TRUE(tuning.finished());
   EXPECT_EQ(tuning.best(), 1u);
   EXPECT_EQ(tuning.results()[0].samples.size(), 2u);
@@ -117,7 +118,7 @@ TEST(Tuning, EveryRankMakesTheReTakesOfOneRank) {
   const simulation::Sampler steady = [](std::size_t c, int) { return 1.0 + double(c); };
   const simulation::Sampler flaky = [&](std::size_t c, int run) { return c == 0 && run == 0 ? nan : 1.0 + double(c); };
   const std::string trace = simulation::replay_ranks({&rank0, &rank1}, {steady, flaky});
-  EXPECT_EQ(trace, "w0 B0 t0 t0 c0 w1 B1 t1 t1 c1 end B0 t0 c0 end");
+  EXPECT_EQ(trace, "w0 B0 t0 t0 w1 B1 t1 t1 c0 c1 end B0 t0 c0 end");
   for (const Tuning* tuning : {&rank0, &rank1}) {
     EXPECT_EQ(tuning->results()[0].samples, (std::vector<double>{1.0, 1.0}));
     EXPECT_FALSE(tuning->results()[0].failed);
@@ -160,6 +161,35 @@ TEST(Tuning, BadInputIsRejected) {
   EXPECT_THROW(Tuning({"0"}, unknown), std::invalid_argument);
   Tuning tuning({"0"}, small(0, 1));
   EXPECT_THROW(tuning.best(), std::logic_error);
+}
+
+/// Keeps what begin() was given; measures candidate 0 once.
+class SpaceWitness final : public Strategy {
+ public:
+  static inline SpaceInfo seen;
+  static inline int begun = 0;
+  void begin(const SpaceInfo& space) override {
+    seen = space;
+    ++begun;
+  }
+  Round first_round(std::size_t) override { return {{0}, 0, 1}; }
+  Round next_round(const std::vector<CandidateStanding>&) override { return {{0}, 0, 0}; }
+};
+
+TEST(Tuning, TheStrategyBeginsWithTheSpaceThePriorAndTheSeed) {
+  register_strategy("space-witness", [](const Measurement&) { return std::make_unique<SpaceWitness>(); });
+  Measurement m;
+  m.strategy = "space-witness";
+  m.strategy_options = {{"seed", "9"}};
+  Tuning tuning({"\"a\"", "\"b\"", "\"c\""}, m, {2, 0});
+  EXPECT_EQ(SpaceWitness::begun, 1);
+  EXPECT_EQ(SpaceWitness::seen.candidates, (std::vector<std::string>{"\"a\"", "\"b\"", "\"c\""}));
+  EXPECT_EQ(SpaceWitness::seen.prior, (std::vector<std::size_t>{2, 0}));
+  EXPECT_EQ(SpaceWitness::seen.seed, 9u);
+  replay(tuning, {{1.0}, {1.0}, {1.0}});
+  EXPECT_TRUE(tuning.results()[0].measured);
+  EXPECT_FALSE(tuning.results()[1].measured);  // never named: never run
+  EXPECT_THROW(Tuning({"\"a\""}, m, {1}), std::invalid_argument);  // prior out of range
 }
 
 }  // namespace

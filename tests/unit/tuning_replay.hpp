@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <exception>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -148,7 +149,7 @@ class ReplaySite final : public detail::RunSite, public detail::RoundObserver {
       : sampler_(std::move(sampler)), fail_at_warmup_(std::move(fail_at_warmup)) {}
 
   std::optional<std::vector<double>> time_batch(std::size_t, int) override { return std::nullopt; }
-  std::vector<double> collect(std::size_t) override { return std::exchange(pending_, {}); }
+  std::map<std::size_t, detail::CollectedRuns> collect() override { return std::exchange(pending_, {}); }
   void step(const Step& step) override {
     if (!trace_.empty()) trace_ += ' ';
     trace_ += render(step);
@@ -161,7 +162,7 @@ class ReplaySite final : public detail::RunSite, public detail::RoundObserver {
     }
     if (step.kind == StepKind::timed) {
       if (runs_.size() <= step.candidate) runs_.resize(step.candidate + 1, 0);
-      pending_.push_back(sampler_(step.candidate, runs_[step.candidate]++));
+      pending_[step.candidate].samples.push_back(sampler_(step.candidate, runs_[step.candidate]++));
     }
   }
   const std::string& trace() const { return trace_; }
@@ -170,7 +171,7 @@ class ReplaySite final : public detail::RunSite, public detail::RoundObserver {
   Sampler sampler_;
   std::vector<std::size_t> fail_at_warmup_;
   std::vector<int> runs_;
-  std::vector<double> pending_;
+  std::map<std::size_t, detail::CollectedRuns> pending_;
   std::string trace_;
 };
 

@@ -1,0 +1,75 @@
+// Replay (simulation) mode: a table of every candidate's recorded times and failures, and
+// strategies run against it on the CPU.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "disttune/error.hpp"
+#include "disttune/measurement.hpp"
+
+namespace disttune {
+
+/// The format name and the one version of it this build reads.
+inline constexpr const char* kReplayTableFormat = "disttune.replay_table";
+inline constexpr int kReplayTableVersion = 1;
+
+/// A replay table that cannot be read: the message names the file and the problem.
+class BadReplayTable : public ErrorAs<std::runtime_error> {
+ public:
+  using ErrorAs::ErrorAs;
+};
+
+/// One candidate as recorded on a device: every sample it took, or why it could not run.
+struct ReplayEntry {
+  std::string config;              ///< canonical JSON, as the engine sees the candidate
+  bool failed = false;             ///< status "failed" (else "ok")
+  std::string reason;              ///< why it failed (status "failed" only)
+  std::vector<double> samples_ms;  ///< status "ok": at least one, each finite and > 0
+  double compile_s = 0.0;          ///< seconds it took to compile; 0 if not recorded
+  /// The median of samples_ms: the entry's true time (ok entries only).
+  double true_ms() const;
+};
+
+/// A whole recorded space (docs/replay.md has the format):
+/// {"format": "disttune.replay_table", "version": 1, "kernel": "...", "entries": [
+///   {"config": {...}, "status": "ok", "samples_ms": [0.41, ...], "compile_s": 2.3},
+///   {"config": {...}, "status": "failed", "reason": "...", "compile_s": 0.9}, ...]}
+/// plus free-form "problem", "device", "software" and "method" fields kept as JSON text.
+struct ReplayTable {
+  std::string kernel;
+  std::string description;  ///< the problem, device, software and method fields, as JSON text
+  std::vector<ReplayEntry> entries;  ///< at least one ok; configs distinct
+  /// The lowest true time of an ok entry.
+  double best_ms() const;
+};
+
+/// Parses a table's JSON text; `origin` (e.g. the file name) starts every error message.
+/// Throws BadReplayTable for anything but a valid version-1 table; never crashes on bad input.
+ReplayTable parse_replay_table(const std::string& text, const std::string& origin);
+/// Reads and parses the table in `path` (BadReplayTable if it cannot be read).
+ReplayTable read_replay_table(const std::string& path);
+
+/// One strategy run against a table.
+struct ReplayRun {
+  std::uint64_t seed = 0;
+  std::optional<std::size_t>
+      chosen;          ///< the entry the tuning chose; nullopt if every one it measured failed
+  double ratio = 0.0;  ///< the chosen entry's true time over the table's best (0 if none chosen)
+  std::size_t measured = 0;        ///< distinct entries named in any round
+  double measured_fraction = 0.0;  ///< measured over the table's entries
+  double device_s = 0.0;           ///< the recorded time of every warm-up and timed run made
+  double compile_s = 0.0;          ///< the recorded compile time of the entries measured
+  int rounds = 0;                  ///< rounds of runs, re-takes included
+};
+
+/// Runs `measurement`'s strategy against `table` on the CPU: a real Tuning driven by the
+/// engine's round driver over a single-process communicator; each run's time is drawn
+/// (seeded by `seed`) from its entry's recorded samples; a failed entry fails at its first
+/// run with its recorded reason. `seed` is also the strategy's seed (strategy_options).
+ReplayRun replay_tuning(const ReplayTable& table, Measurement measurement, std::uint64_t seed);
+
+}  // namespace disttune

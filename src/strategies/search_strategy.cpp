@@ -1,0 +1,280 @@
+// The search strategy: measure a budgeted fraction of a large space chosen by a surrogate, then
+// race a shortlist.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "disttune/strategy.hpp"
+#include "strategies/config_features.hpp"
+#include "strategies/search_model.hpp"
+#include "strategies/shortlist_race.hpp"
+#include "strategies/strategy_options.hpp"
+
+namespace disttune {
+namespace {
+
+using detail::Observation;
+
+/// Runs of each candidate in an exploring round: one untimed (a kernel's first launch loads
+/// its module), then a few timed, whose statistic the model learns from.
+constexpr int kExploreWarmups = 1;
+constexpr int kExploreTimed = 3;
+/// Mitchell's best-candidate sampling: each space-filling pick is the farthest from those
+/// already picked among this many random candidates.
+constexpr int kBestCandidateTries = 8;
+/// Candidates per exploring round: small rounds let the model learn from every few runs
+/// (on the recorded tables 4 beat 8 and 16); ahead() names kAheadRounds rounds' worth more
+/// for a front end to compile meanwhile.
+constexpr long long kDefaultBatch = 4;
+constexpr std::size_t kAheadRounds = 4;
+/// The last share of the budget goes to neighbours (one level in one parameter) of the
+/// fastest candidates so far, this many of them.
+constexpr double kPolishShare = 0.15;
+constexpr std::size_t kPolishCentres = 3;
+
+/// A named effort level: the share of the space to measure and the fewest candidates.
+struct Effort {
+  const char* name;
+  double fraction;
+  std::size_t least;
+};
+constexpr Effort kEfforts[] = {{"quick", 0.02, 12}, {"default", 0.045, 24}, {"thorough", 0.10, 48}};
+
+/// Rounds: (1) the baseline and the prior's candidates, then a space-filling sample
+/// (Mitchell's best candidate), so that a third of the budget is measured; (2) rounds of
+/// `batch` candidates, the best scores of the SearchModel (a Parzen estimator of what fast
+/// candidates look like against slow and failed ones), until the budget (candidates, or
+/// device seconds) is spent; (3) the `shortlist` fastest race with the converge strategy,
+/// which makes the choice (with the baseline, if it ran). A space no larger than the budget is raced whole. Exploring
+/// rounds never name a candidate twice; every choice is a function of the seed and the
+/// agreed numbers, ties to the lower index.
+class SearchStrategy final : public Strategy {
+ public:
+  /// `modelled`: picks by the model (the search); else uniformly at random (the baseline).
+  SearchStrategy(const Measurement& measurement, const std::string& name, bool modelled)
+      : measurement_(measurement), modelled_(modelled) {
+    const detail::StrategyOptions options(measurement, name,
+                                          {"effort", "fraction", "budget_s", "batch", "shortlist"});
+    std::vector<std::string> efforts;
+    for (const Effort& effort : kEfforts) efforts.push_back(effort.name);
+    const std::string level = options.choice("effort", "default", efforts);
+    for (const Effort& effort : kEfforts) {
+      if (level == effort.name) effort_ = effort;
+    }
+    fraction_ = options.number("fraction", effort_.fraction, 1e-9, 1.0);
+    least_ = options.has("fraction") ? 1 : effort_.least;
+    budget_ms_ = options.number("budget_s", 0.0, 0.0, 1e9) * 1000.0;
+    batch_ = static_cast<std::size_t>(options.integer("batch", kDefaultBatch, 1, 4096));
+    shortlist_ = static_cast<std::size_t>(options.integer("shortlist", 5, 1, 256));
+  }
+
+  void begin(const SpaceInfo& space) override {
+    space_ = space;
+    random_.seed(space.seed);
+  }
+
+  Round first_round(std::size_t count) override {
+    if (space_.candidates.size() != count)
+      begin(SpaceInfo{std::vector<std::string>(count), {}, space_.seed});
+    features_ = detail::config_features(space_.candidates);
+    named_.assign(count, false);
+    budget_ = std::min(count, std::max(least_, static_cast<std::size_t>(std::ceil(
+                                                   fraction_ * static_cast<double>(count)))));
+    if (budget_ >= count) return start_race(all_candidates());
+    std::vector<std::size_t> first;
+    for (std::size_t i = 0; i < count; ++i) {
+      if (space_.candidates[i] == measurement_.baseline) pick(i, first);
+    }
+    for (std::size_t i : space_.prior) {
+      if (first.size() < budget_) pick(i, first);
+    }
+    const std::size_t sample = std::max(std::min(batch_, budget_), budget_ / 3);
+    while (first.size() < sample)
+      pick(modelled_ ? farthest_of_random(first) : random_unnamed(), first);
+    return explore(first);
+  }
+
+  Round next_round(const std::vector<CandidateStanding>& standings) override {
+    if (race_) return race_->next_round(standings);
+    observe(standings);
+    const bool spent = named_count() >= budget_ || (budget_ms_ > 0.0 && spent_ms_ >= budget_ms_);
+    const std::vector<std::size_t> fastest = fastest_runs();
+    if (spent && !fastest.empty()) {
+      std::vector<std::size_t> shortlist(
+          fastest.begin(),
+          fastest.begin() + static_cast<std::ptrdiff_t>(std::min(shortlist_, fastest.size())));
+      // The baseline races too (if it ran): it is kept unless another is faster beyond noise.
+      for (std::size_t c = 0; c < standings.size(); ++c) {
+        const bool listed = std::find(shortlist.begin(), shortlist.end(), c) != shortlist.end();
+        if (standings[c].baseline && !standings[c].failed && named_[c] && !listed) shortlist.push_back(c);
+      }
+      std::sort(shortlist.begin(), shortlist.end());
+      return start_race(std::move(shortlist));
+    }
+    if (named_count() == named_.size()) return Round{};  // every candidate failed
+    // Nothing ran yet: go on past the budget until something does.
+    const std::size_t room = spent ? batch_ : std::min(batch_, budget_ - named_count());
+    return explore(propose(room));
+  }
+
+  std::vector<std::size_t> ahead() const override {
+    return race_ ? std::vector<std::size_t>{} : ahead_;
+  }
+
+ private:
+  std::vector<std::size_t> all_candidates() const {
+    std::vector<std::size_t> all(named_.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    return all;
+  }
+
+  std::size_t named_count() const {
+    return static_cast<std::size_t>(std::count(named_.begin(), named_.end(), true));
+  }
+
+  void pick(std::size_t candidate, std::vector<std::size_t>& picks) {
+    if (named_.at(candidate)) return;
+    named_[candidate] = true;
+    picks.push_back(candidate);
+  }
+
+  std::size_t random_unnamed() {
+    std::vector<std::size_t> open;
+    for (std::size_t i = 0; i < named_.size(); ++i) {
+      if (!named_[i]) open.push_back(i);
+    }
+    return open[static_cast<std::size_t>(random_() % open.size())];
+  }
+
+  /// Mitchell's best candidate: of a few random unnamed candidates, the one farthest from
+  /// every candidate named so far.
+  std::size_t farthest_of_random(const std::vector<std::size_t>& picked) {
+    std::size_t best = random_unnamed();
+    if (picked.empty()) return best;
+    double best_gap = -1.0;
+    for (int attempt = 0; attempt < kBestCandidateTries; ++attempt) {
+      const std::size_t c = attempt == 0 ? best : random_unnamed();
+      double gap = std::numeric_limits<double>::infinity();
+      for (std::size_t other = 0; other < named_.size(); ++other) {
+        if (named_[other]) gap = std::min(gap, features_.distance(c, other));
+      }
+      if (gap > best_gap || (gap == best_gap && c < best)) best = c, best_gap = gap;
+    }
+    return best;
+  }
+
+  Round explore(std::vector<std::size_t> picks) {
+    std::sort(picks.begin(), picks.end());
+    last_round_ = picks;
+    return Round{std::move(picks), kExploreWarmups, kExploreTimed};
+  }
+
+  Round start_race(std::vector<std::size_t> members) {
+    ahead_.clear();
+    race_.emplace(measurement_, std::move(members));
+    return race_->first_round();
+  }
+
+  /// The last round's outcomes become observations; its device time is spent.
+  void observe(const std::vector<CandidateStanding>& standings) {
+    for (std::size_t c : last_round_) {
+      if (!standings[c].failed)
+        spent_ms_ += standings[c].time_ms * (kExploreWarmups + kExploreTimed);
+    }
+    observed_.clear();
+    for (std::size_t c = 0; c < named_.size(); ++c) {
+      if (named_[c]) observed_.push_back({c, standings[c].failed, standings[c].time_ms});
+    }
+  }
+
+  /// Named candidates that ran, fastest first by their agreed times (ties to the lower index).
+  std::vector<std::size_t> fastest_runs() const {
+    std::vector<Observation> runs;
+    for (const Observation& o : observed_) {
+      if (!o.failed) runs.push_back(o);
+    }
+    std::stable_sort(runs.begin(), runs.end(), [](const Observation& a, const Observation& b) {
+      return a.time_ms < b.time_ms;
+    });
+    std::vector<std::size_t> order;
+    for (const Observation& o : runs) order.push_back(o.candidate);
+    return order;
+  }
+
+  /// The next `room` candidates: the best scores of the model (random ones for the
+  /// baseline); the next best are what a front end may prepare ahead.
+  std::vector<std::size_t> propose(std::size_t room) {
+    std::vector<std::size_t> picks;
+    if (!modelled_) {
+      while (picks.size() < room && named_count() < named_.size()) pick(random_unnamed(), picks);
+      return picks;
+    }
+    const detail::SearchModel model(features_, observed_);
+    std::vector<double> score(named_.size(), 0.0);
+    std::vector<std::size_t> ranked;
+    for (std::size_t c = 0; c < named_.size(); ++c) {
+      if (named_[c]) continue;
+      score[c] = model.log_score(c);
+      ranked.push_back(c);
+    }
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [&](std::size_t a, std::size_t b) { return score[a] > score[b]; });
+    // The last part of the budget polishes: neighbours of the fastest so far, fastest first.
+    if (budget_ - named_count() <=
+        static_cast<std::size_t>(kPolishShare * static_cast<double>(budget_))) {
+      const std::vector<std::size_t> fastest = fastest_runs();
+      for (std::size_t k = 0; k < std::min(kPolishCentres, fastest.size()); ++k) {
+        for (std::size_t c : ranked) {
+          if (picks.size() < room && features_.neighbours(c, fastest[k])) pick(c, picks);
+        }
+      }
+    }
+    for (std::size_t c : ranked) {
+      if (picks.size() >= room) break;
+      pick(c, picks);
+    }
+    ahead_.clear();
+    for (std::size_t c : ranked) {
+      if (ahead_.size() >= kAheadRounds * batch_) break;
+      if (!named_[c]) ahead_.push_back(c);
+    }
+    return picks;
+  }
+
+  Measurement measurement_;
+  bool modelled_;
+  Effort effort_ = kEfforts[1];
+  double fraction_ = 0.0;
+  std::size_t least_ = 1;
+  double budget_ms_ = 0.0;
+  std::size_t batch_ = 4;
+  std::size_t shortlist_ = 5;
+
+  SpaceInfo space_;
+  detail::ConfigFeatures features_;
+  std::mt19937_64 random_;
+  std::size_t budget_ = 0;   ///< candidates to measure before the race
+  std::vector<bool> named_;  ///< named in some round
+  std::vector<std::size_t> last_round_;
+  std::vector<Observation> observed_;
+  double spent_ms_ = 0.0;  ///< device time of the exploring rounds, by agreed times
+  std::vector<std::size_t> ahead_;
+  std::optional<detail::ShortlistRace> race_;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_search_strategy(const Measurement& measurement) {
+  return std::make_unique<SearchStrategy>(measurement, "search", true);
+}
+
+std::unique_ptr<Strategy> make_random_strategy(const Measurement& measurement) {
+  return std::make_unique<SearchStrategy>(measurement, "random", false);
+}
+
+}  // namespace disttune

@@ -1,0 +1,31 @@
+// The converge strategy run on a shortlist of a larger space: its rounds and standings mapped both
+// ways.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "disttune/strategy.hpp"
+
+namespace disttune::detail {
+
+/// Races `members` (ascending indices of the whole space) with the converge strategy, as if
+/// they were the whole space: converge's rounds name members, its standings are theirs.
+class ShortlistRace {
+ public:
+  /// `measurement` gives converge its settings (its strategy_options are not passed on).
+  ShortlistRace(const Measurement& measurement, std::vector<std::size_t> members);
+
+  Round first_round();
+  Round next_round(const std::vector<CandidateStanding>& standings);
+  const std::vector<std::size_t>& members() const { return members_; }
+
+ private:
+  Round to_space(Round round) const;
+
+  std::vector<std::size_t> members_;
+  std::unique_ptr<Strategy> converge_;
+};
+
+}  // namespace disttune::detail

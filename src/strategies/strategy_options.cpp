@@ -1,0 +1,96 @@
+// A strategy's named parameters: the seed every strategy takes, unknown names refused, typed reads.
+#include "strategies/strategy_options.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <system_error>
+
+#include "disttune/error.hpp"
+#include "disttune/strategy.hpp"
+
+namespace disttune {
+
+void check_strategy_options(const Measurement& measurement, const std::string& strategy,
+                            const std::vector<std::string>& declared) {
+  for (const auto& [name, value] : measurement.strategy_options) {
+    if (name == "seed" || std::find(declared.begin(), declared.end(), name) != declared.end())
+      continue;
+    std::string known = "seed";
+    for (const std::string& other : declared) known += ", " + other;
+    throw InvalidSetting("disttune: strategy '" + strategy + "' has no option '" + name +
+                         "' (its options: " + known + ")");
+  }
+}
+
+std::uint64_t strategy_seed(const Measurement& measurement) {
+  const auto found = measurement.strategy_options.find("seed");
+  if (found == measurement.strategy_options.end()) return 0;
+  const std::string& text = found->second;
+  std::uint64_t seed = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seed);
+  if (text.empty() || error != std::errc{} || end != text.data() + text.size()) {
+    throw InvalidSetting("disttune: strategy option seed must be an unsigned integer, got '" +
+                         text + "'");
+  }
+  return seed;
+}
+
+namespace detail {
+
+StrategyOptions::StrategyOptions(const Measurement& measurement, std::string strategy,
+                                 const std::vector<std::string>& declared)
+    : measurement_(measurement), strategy_(std::move(strategy)) {
+  check_strategy_options(measurement, strategy_, declared);
+  (void)strategy_seed(measurement);
+}
+
+bool StrategyOptions::has(const std::string& name) const {
+  return measurement_.strategy_options.count(name) > 0;
+}
+
+void StrategyOptions::refuse(const std::string& name, const std::string& why) const {
+  throw InvalidSetting("disttune: strategy '" + strategy_ + "' option " + name + " " + why +
+                       ", got '" + measurement_.strategy_options.at(name) + "'");
+}
+
+double StrategyOptions::number(const std::string& name, double fallback, double least,
+                               double most) const {
+  if (!has(name)) return fallback;
+  const std::string& text = measurement_.strategy_options.at(name);
+  double value = 0.0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc{} || end != text.data() + text.size() ||
+      !std::isfinite(value) || value < least || value > most) {
+    refuse(name,
+           "must be a number in [" + std::to_string(least) + ", " + std::to_string(most) + "]");
+  }
+  return value;
+}
+
+long long StrategyOptions::integer(const std::string& name, long long fallback, long long least,
+                                   long long most) const {
+  if (!has(name)) return fallback;
+  const std::string& text = measurement_.strategy_options.at(name);
+  long long value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc{} || end != text.data() + text.size() || value < least ||
+      value > most) {
+    refuse(name,
+           "must be an integer in [" + std::to_string(least) + ", " + std::to_string(most) + "]");
+  }
+  return value;
+}
+
+std::string StrategyOptions::choice(const std::string& name, const std::string& fallback,
+                                    const std::vector<std::string>& allowed) const {
+  if (!has(name)) return fallback;
+  const std::string& text = measurement_.strategy_options.at(name);
+  if (std::find(allowed.begin(), allowed.end(), text) != allowed.end()) return text;
+  std::string names;
+  for (const std::string& one : allowed) names += (names.empty() ? "" : ", ") + one;
+  refuse(name, "must be one of " + names);
+}
+
+}  // namespace detail
+}  // namespace disttune

@@ -1,0 +1,271 @@
+// Tests of the search and random strategies and of strategy options (src/strategies/), replaying a
+// made-up space.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "disttune/context.hpp"
+#include "disttune/error.hpp"
+#include "disttune/strategy.hpp"
+#include "disttune/tuning.hpp"
+#include "tuning_replay.hpp"
+
+namespace disttune {
+namespace {
+
+/// A made-up space of 300 configs shaped like a kernel's: a bowl in BLOCK (log2), WARPS
+/// (log2) and STAGES with a categorical MODE; the fastest is BLOCK 64, WARPS 4, MODE "b",
+/// STAGES 3 (1 ms). BLOCK 256 with STAGES >= 4 "does not fit" (fails).
+struct Space {
+  std::vector<std::string> configs;
+  std::vector<double> times;
+  std::vector<std::size_t> failing;
+};
+
+Space bowl() {
+  Space space;
+  for (int block : {16, 32, 64, 128, 256}) {
+    for (int warps : {1, 2, 4, 8}) {
+      for (const char* mode : {"a", "b", "c"}) {
+        for (int stages = 1; stages <= 5; ++stages) {
+          space.configs.push_back(canonical_json(Value{
+              {"cfg", {{"BLOCK", block}, {"WARPS", warps}, {"MODE", mode}, {"STAGES", stages}}}}));
+          const double b = std::log2(block) - 6;
+          const double w = std::log2(warps) - 2;
+          space.times.push_back(1.0 + 0.5 * b * b + 0.3 * w * w +
+                                (std::string(mode) == "b" ? 0.0 : 0.4) +
+                                0.1 * (stages - 3) * (stages - 3));
+          if (block == 256 && stages >= 4) space.failing.push_back(space.configs.size() - 1);
+        }
+      }
+    }
+  }
+  return space;
+}
+
+Measurement search(std::map<std::string, std::string> options = {}) {
+  Measurement m;
+  m.strategy = "search";
+  m.strategy_options = std::move(options);
+  return m;
+}
+
+std::vector<std::vector<double>> as_runs(const std::vector<double>& times) {
+  std::vector<std::vector<double>> runs;
+  for (double t : times) runs.push_back({t});
+  return runs;
+}
+
+std::size_t measured(const Tuning& tuning) {
+  const auto& results = tuning.results();
+  return static_cast<std::size_t>(std::count_if(
+      results.begin(), results.end(), [](const CandidateResult& r) { return r.measured; }));
+}
+
+std::size_t measured_failures(const Tuning& tuning) {
+  const auto& results = tuning.results();
+  return static_cast<std::size_t>(
+      std::count_if(results.begin(), results.end(),
+                    [](const CandidateResult& r) { return r.measured && r.failed; }));
+}
+
+TEST(SearchStrategy, MeasuresItsBudgetOnlyAndFindsTheFastest) {
+  const Space space = bowl();
+  Tuning tuning(space.configs, search({{"fraction", "0.1"}}));  // 30 of 300
+  simulation::replay(tuning, as_runs(space.times), space.failing);
+  EXPECT_EQ(measured(tuning), 30u);
+  ASSERT_TRUE(tuning.best());
+  EXPECT_DOUBLE_EQ(space.times[*tuning.best()], 1.0);
+  // The engine never ran the candidates the search did not name.
+  for (const CandidateResult& result : tuning.results()) {
+    if (!result.measured) {
+      EXPECT_TRUE(result.samples.empty());
+    }
+  }
+}
+
+TEST(SearchStrategy, BeatsRandomSearchOnTheSameBudget) {
+  const Space space = bowl();
+  double searched = 0.0;
+  double drawn = 0.0;
+  for (int seed = 0; seed < 5; ++seed) {
+    Tuning by_search(space.configs, search({{"seed", std::to_string(seed)}}));
+    Measurement random = search({{"seed", std::to_string(seed)}});
+    random.strategy = "random";
+    Tuning by_random(space.configs, random);
+    simulation::replay(by_search, as_runs(space.times), space.failing);
+    simulation::replay(by_random, as_runs(space.times), space.failing);
+    EXPECT_EQ(measured(by_search), measured(by_random));
+    searched += space.times[by_search.best().value()];
+    drawn += space.times[by_random.best().value()];
+  }
+  EXPECT_LT(searched, drawn);
+}
+
+TEST(SearchStrategy, LearnsFromFailures) {
+  // Half the space fails (MODE "c" everywhere, and the big tiles): the search, which counts
+  // failures as bad outcomes, names fewer failing configs than random search.
+  Space space = bowl();
+  space.failing.clear();
+  for (std::size_t c = 0; c < space.configs.size(); ++c) {
+    if (space.configs[c].find("\"c\"") != std::string::npos ||
+        space.configs[c].find("256") != std::string::npos) {
+      space.failing.push_back(c);
+    }
+  }
+  std::size_t search_failures = 0;
+  std::size_t random_failures = 0;
+  for (int seed = 0; seed < 5; ++seed) {
+    Tuning by_search(space.configs, search({{"seed", std::to_string(seed)}, {"fraction", "0.15"}}));
+    Measurement random = search({{"seed", std::to_string(seed)}, {"fraction", "0.15"}});
+    random.strategy = "random";
+    Tuning by_random(space.configs, random);
+    simulation::replay(by_search, as_runs(space.times), space.failing);
+    simulation::replay(by_random, as_runs(space.times), space.failing);
+    search_failures += measured_failures(by_search);
+    random_failures += measured_failures(by_random);
+  }
+  EXPECT_LT(search_failures, random_failures);
+}
+
+TEST(SearchStrategy, TheSameSeedTakesTheSameRoundsAnotherSeedOthers) {
+  const Space space = bowl();
+  Tuning first(space.configs, search({{"seed", "3"}}));
+  Tuning again(space.configs, search({{"seed", "3"}}));
+  Tuning other(space.configs, search({{"seed", "4"}}));
+  const std::string trace = simulation::replay(first, as_runs(space.times), space.failing);
+  EXPECT_EQ(simulation::replay(again, as_runs(space.times), space.failing), trace);
+  EXPECT_NE(simulation::replay(other, as_runs(space.times), space.failing), trace);
+}
+
+TEST(SearchStrategy, TwoRanksTakeTheSameRounds) {
+  const Space space = bowl();
+  Tuning rank0(space.configs, search());
+  Tuning rank1(space.configs, search());
+  const auto times = space.times;
+  simulation::replay_ranks({&rank0, &rank1},
+                           {simulation::noisy(times, 0.01, 1), simulation::noisy(times, 0.01, 2)});
+  EXPECT_EQ(rank0.best(), rank1.best());
+}
+
+TEST(SearchStrategy, ThePriorAndTheBaselineAreInTheFirstRound) {
+  const Space space = bowl();
+  Measurement m = search();
+  m.baseline = space.configs[42];
+  std::unique_ptr<Strategy> strategy = make_strategy(m);
+  strategy->begin(SpaceInfo{space.configs, {250, 7}, 0});
+  const Round first = strategy->first_round(space.configs.size());
+  for (std::size_t c : {std::size_t{42}, std::size_t{250}, std::size_t{7}}) {
+    EXPECT_NE(std::find(first.candidates.begin(), first.candidates.end(), c),
+              first.candidates.end())
+        << c;
+  }
+  EXPECT_TRUE(std::is_sorted(first.candidates.begin(), first.candidates.end()));
+}
+
+TEST(SearchStrategy, ASlowBaselineRacesAndLoses) {
+  const Space space = bowl();
+  Measurement m = search();
+  m.baseline = space.configs[0];  // BLOCK 16, WARPS 1: among the slowest
+  Tuning tuning(space.configs, m);
+  simulation::replay(tuning, as_runs(space.times), space.failing);
+  EXPECT_GT(tuning.results()[0].samples.size(), 3u);  // its exploring samples, then the race's
+  EXPECT_NE(tuning.best(), 0u);
+}
+
+TEST(SearchStrategy, AheadNamesUnmeasuredCandidatesWhileExploring) {
+  const Space space = bowl();
+  std::unique_ptr<Strategy> strategy = make_strategy(search());
+  strategy->begin(SpaceInfo{space.configs, {}, 0});
+  const Round first = strategy->first_round(space.configs.size());
+  std::vector<CandidateStanding> standings(space.configs.size());
+  for (std::size_t c : first.candidates) standings[c] = {false, space.times[c], 0.0, 3};
+  const Round second = strategy->next_round(standings);
+  const std::vector<std::size_t> ahead = strategy->ahead();
+  ASSERT_FALSE(ahead.empty());
+  std::set<std::size_t> named(first.candidates.begin(), first.candidates.end());
+  named.insert(second.candidates.begin(), second.candidates.end());
+  for (std::size_t c : ahead) EXPECT_EQ(named.count(c), 0u) << c;
+}
+
+TEST(SearchStrategy, ASpaceWithinTheBudgetIsRacedWhole) {
+  Tuning tuning(simulation::names(10), search());
+  simulation::replay(tuning, as_runs({5, 4, 3, 2, 1.5, 1, 6, 7, 8, 9}));
+  EXPECT_EQ(measured(tuning), 10u);
+  EXPECT_EQ(tuning.best(), 5u);
+}
+
+TEST(SearchStrategy, EveryCandidateFailingEndsWithNoChoice) {
+  const Space space = bowl();
+  std::vector<std::size_t> all(space.configs.size());
+  for (std::size_t c = 0; c < all.size(); ++c) all[c] = c;
+  Tuning tuning(space.configs, search());
+  simulation::replay(tuning, as_runs(space.times), all);
+  EXPECT_TRUE(tuning.finished());
+  EXPECT_FALSE(tuning.best());
+  EXPECT_EQ(measured(tuning),
+            space.configs.size());  // it went on past its budget to find one that runs
+}
+
+TEST(SearchStrategy, EffortLevelsMeasureMoreOfTheSpace) {
+  const Space space = bowl();
+  std::vector<std::size_t> counts;
+  for (const char* effort : {"quick", "default", "thorough"}) {
+    Tuning tuning(space.configs, search({{"effort", effort}}));
+    simulation::replay(tuning, as_runs(space.times), space.failing);
+    counts.push_back(measured(tuning));
+  }
+  EXPECT_EQ(counts, (std::vector<std::size_t>{12, 24, 48}));  // each level's least count
+}
+
+TEST(SearchStrategy, DeviceSecondsBudgetStopsExploring) {
+  const Space space = bowl();
+  // Each explored candidate costs 4 runs of >= 1 ms: 0.001 s is spent by the first round.
+  Tuning tuning(space.configs, search({{"budget_s", "0.001"}}));
+  simulation::replay(tuning, as_runs(space.times), space.failing);
+  EXPECT_EQ(measured(tuning), 8u);  // the first round (a third of 24, at least one batch)
+}
+
+TEST(StrategyOptions, UnknownNamesAndBadValuesAreRefusedByName) {
+  Measurement m = search({{"efort", "quick"}});
+  try {
+    (void)make_strategy(m);
+    FAIL() << "an unknown option was accepted";
+  } catch (const InvalidSetting& error) {
+    EXPECT_NE(std::string(error.what()).find("'efort'"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("effort"), std::string::npos) << error.what();
+  }
+  EXPECT_THROW((void)make_strategy(search({{"effort", "huge"}})), InvalidSetting);
+  EXPECT_THROW((void)make_strategy(search({{"fraction", "0"}})), InvalidSetting);
+  EXPECT_THROW((void)make_strategy(search({{"fraction", "1.5"}})), InvalidSetting);
+  EXPECT_THROW((void)make_strategy(search({{"batch", "2.5"}})), InvalidSetting);
+  EXPECT_THROW((void)make_strategy(search({{"seed", "-1"}})), InvalidSetting);
+  for (const char* name : {"exhaustive", "adaptive", "converge"}) {
+    Measurement other;
+    other.strategy = name;
+    other.strategy_options = {{"seed", "5"}};
+    EXPECT_NO_THROW((void)make_strategy(other)) << name;
+    other.strategy_options = {{"effort", "quick"}};
+    EXPECT_THROW((void)make_strategy(other), InvalidSetting) << name;
+  }
+  EXPECT_EQ(strategy_seed(search({{"seed", "18446744073709551615"}})), 18446744073709551615u);
+}
+
+TEST(StrategyOptions, ContextualTuningTakesAStrategyByName) {
+  ContextOptions options;
+  options.strategy = "search";
+  options.strategy_options = {{"effort", "quick"}};
+  EXPECT_NO_THROW(ContextualAutotuner("outer", options));
+  options.strategy = "no-such-strategy";
+  EXPECT_THROW(ContextualAutotuner("outer", options), InvalidSetting);
+  options.strategy = "search";
+  options.strategy_options = {{"effort", "huge"}};
+  EXPECT_THROW(ContextualAutotuner("outer", options), InvalidSetting);
+}
+
+}  // namespace
+}  // namespace disttune
