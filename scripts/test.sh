@@ -4,6 +4,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${DISTTUNE_PRESET:-dev}"
 bash scripts/setup.sh
+# The layers of src/layers.json: every #include (the build checks every call, by linking
+# each layer alone).
+python3 scripts/check_layers.py
 bash scripts/build.sh "$preset"
 ctest --preset "$preset" -j "$(nproc)"
 # Hit-path guard (C++): a cache hit against a direct call, as a ratio (sanitizers change it).

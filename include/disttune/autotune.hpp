@@ -90,13 +90,16 @@ class Autotuned<Config, Key, Result(Args...)> {
   Result call(const CallOptions& flags, Args... args) {
     if (!flags.autotune) return spec_.launch(spec_.configs.front(), args...);
     Key key = spec_.key(args...);
-    if (const Entry* hit = cache_.find(key)) return spec_.launch(spec_.configs[hit->config], args...);
-    return tune_and_run(flags, std::move(key), args...);
+    const Snapshot* seen = cache_.current();
+    if (const Entry* hit = HitCache::find(seen, key)) {
+      return spec_.launch(spec_.configs[hit->config], args...);
+    }
+    return tune_and_run(flags, std::move(key), seen, args...);
   }
 
   /// The index into the config space chosen for `key`, if it is cached in this process.
   std::optional<std::size_t> cached_choice(const Key& key) const {
-    const Entry* hit = cache_.find(key);
+    const Entry* hit = HitCache::find(cache_.current(), key);
     return hit ? std::optional<std::size_t>(hit->config) : std::nullopt;
   }
 
@@ -113,13 +116,26 @@ class Autotuned<Config, Key, Result(Args...)> {
     std::size_t config;
   };
 
+  struct Slot {
+    std::optional<Key> key;
+    Entry entry{};
+  };
+  /// One state of the hit cache.
+  struct Snapshot {
+    std::vector<Slot> slots;
+  };
+
   /// Key -> entry map that readers search without a lock: each insert publishes a new
   /// immutable snapshot (an open-addressing table, power-of-two sized, so a lookup is a
-  /// hash, a mask and a compare); old snapshots live as long as the cache (keys are few).
+  /// hash, a mask and a compare); old snapshots live as long as the cache (keys are few),
+  /// so a snapshot's address names one state of the cache.
   class HitCache {
    public:
-    const Entry* find(const Key& key) const {
-      const Snapshot* snapshot = current_.load(std::memory_order_acquire);
+    /// The latest snapshot; nullptr while the cache is empty.
+    const Snapshot* current() const { return current_.load(std::memory_order_acquire); }
+
+    /// The entry of `key` in `snapshot`, or nullptr.
+    static const Entry* find(const Snapshot* snapshot, const Key& key) {
       if (snapshot == nullptr) return nullptr;
       const std::size_t mask = snapshot->slots.size() - 1;
       for (std::size_t i = KeyHash<Key>{}(key) & mask;; i = (i + 1) & mask) {
@@ -153,22 +169,19 @@ class Autotuned<Config, Key, Result(Args...)> {
     }
 
    private:
-    struct Slot {
-      std::optional<Key> key;
-      Entry entry{};
-    };
-    struct Snapshot {
-      std::vector<Slot> slots;
-    };
     std::atomic<const Snapshot*> current_{nullptr};
     std::vector<std::unique_ptr<Snapshot>> snapshots_;
   };
 
-  Result tune_and_run(const CallOptions& flags, Key key, Args&... args) {
+  /// A miss: `key` was not in the snapshot `seen`. Another thread may have tuned it since;
+  /// the cache is searched again only if it changed.
+  Result tune_and_run(const CallOptions& flags, Key key, const Snapshot* seen, Args&... args) {
     std::unique_lock lock(tuning_mutex_);
-    if (const Entry* hit = cache_.find(key)) {
-      lock.unlock();
-      return spec_.launch(spec_.configs[hit->config], args...);
+    if (const Snapshot* now = cache_.current(); now != seen) {
+      if (const Entry* hit = HitCache::find(now, key)) {
+        lock.unlock();
+        return spec_.launch(spec_.configs[hit->config], args...);
+      }
     }
     std::vector<std::size_t> surviving;
     for (std::size_t i = 0; i < spec_.configs.size(); ++i) {

@@ -30,8 +30,16 @@ std::span<const EnvironmentSetting> environment_settings();
 /// InvalidSetting naming the variable, the value and what is accepted, in C++ and Python.
 
 /// TRITON_DIST_AUTOTUNE_CACHE_DIR as an absolute path (the disk store root); nullopt when
-/// unset, which means ~/.triton_dist/autotune.
+/// unset, which means kDefaultCacheRoot.
 std::optional<std::filesystem::path> cache_dir_setting();
+
+/// The disk store root when TRITON_DIST_AUTOTUNE_CACHE_DIR is unset ("~": the user's home).
+inline constexpr std::string_view kDefaultCacheRoot = "~/.triton_dist/autotune";
+
+/// The disk store root: cache_dir_setting() when set, else kDefaultCacheRoot under the
+/// user's home ($HOME, else the password database's entry). Throws std::runtime_error when
+/// there is neither.
+std::filesystem::path cache_root_setting();
 
 /// TRITON_DIST_AUTOTUNE_CACHE_KEEP: replaced records and tunings' logs kept per key, a whole
 /// number from 0 to kMostKeptPerKey; unset: kDefaultKeptPerKey.

@@ -163,7 +163,8 @@ inline constexpr std::size_t kMaxKeyBytes = kMaxRecordBytes / 4;
 /// Throws std::invalid_argument, naming the sizes, when `key` is longer than kMaxKeyBytes.
 void check_record_key(const std::string& key);
 
-/// The root: TRITON_DIST_AUTOTUNE_CACHE_DIR if set, else $HOME/.triton_dist/autotune.
+/// The root: cache_root_setting() (TRITON_DIST_AUTOTUNE_CACHE_DIR if set, else
+/// kDefaultCacheRoot under the user's home).
 std::filesystem::path default_cache_root();
 
 /// How many replaced records and tuning logs are kept per key:

@@ -189,18 +189,7 @@ class AutotunedFunction:
         return tuner
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if kwargs:
-            return self._call_with_kwargs(args, kwargs)
-        key = self.key_fn(*args)
-        try:
-            entry = self.cache.get(key)
-        except TypeError:
-            entry = self._cache_by_text.get(_encoding.key_text(key))
-        if entry is not None:
-            return self.fn(*args, **entry)
-        return self._tune_and_run(key, args, kwargs, False, None, False)
-
-    def _call_with_kwargs(self, args: tuple, kwargs: dict) -> Any:
+        """A call the hit path hands over whole: one with keywords (the call flags among them)."""
         enabled = kwargs.pop("autotune", True)
         verbose = kwargs.pop("autotune_verbose", False)
         group = kwargs.pop("autotune_pg", None)
@@ -208,13 +197,19 @@ class AutotunedFunction:
         if not enabled:
             return self.fn(*args, **self._merge(kwargs, self.config_space[0], allow_overwrite))
         key = self.key_fn(*args, **kwargs)
+        seen = len(self._hits)
         try:
             entry = self.cache.get(key)
         except TypeError:
-            entry = self._cache_by_text.get(_encoding.key_text(key))
+            entry, seen = None, -1  # unhashable: found by its canonical text, under the lock
         if entry is not None:
             return self.fn(*args, **self._merge(kwargs, entry, allow_overwrite))
-        return self._tune_and_run(key, args, kwargs, verbose, group, allow_overwrite)
+        return self._tune_and_run(key, seen, args, kwargs, verbose, group, allow_overwrite)
+
+    def _miss(self, key: Any, seen: int, *args: Any) -> Any:
+        """A positional call whose key the hit path computed (once) and did not find among
+        the `seen` keys of the hit table (-1: the key is unhashable, not searched)."""
+        return self._tune_and_run(key, seen, args, {}, False, None, False)
 
     def _merge(self, kwargs: dict, entry: Mapping[str, Any], allow_overwrite: bool) -> dict:
         if not kwargs:
@@ -241,10 +236,12 @@ class AutotunedFunction:
             return self._cache_by_text.get(_encoding.key_text(key))
 
     def _tune_and_run(
-        self, key: Any, args: tuple, kwargs: dict, verbose: bool, group: Any, allow_overwrite: bool
+        self, key: Any, seen: int, args: tuple, kwargs: dict, verbose: bool, group: Any, allow_overwrite: bool
     ) -> Any:
         with self._lock:
-            entry = self._lookup(key)
+            # The caller's lookup missed when the hit table held `seen` keys; another thread
+            # may have tuned this key since, and only then is it looked up again.
+            entry = self._lookup(key) if seen != len(self._hits) else None
             if entry is None:
                 entry = self._tune(key, args, kwargs, verbose, group, allow_overwrite)
         return self.fn(*args, **self._merge(kwargs, entry, allow_overwrite))
@@ -444,9 +441,10 @@ def autotune(
 
     def decorate(fn: Callable[..., R]) -> AutotunedCallable[P, R]:
         tuned = AutotunedFunction(fn, **options)
-        # Positional-only calls with a cached key take the C hit path; everything else (call
-        # flags, keywords, misses) reaches tuned.__call__. Attributes are read from `tuned`.
-        dispatcher: Any = _core.make_hit_path(fn, key_fn, tuned._hits, tuned, tuned)
+        # Positional-only calls run key_fn once in the C hit path; a cached key runs there, a
+        # miss reaches tuned._miss with that key, and calls with keywords (call flags among
+        # them) reach tuned.__call__. Attributes are read from `tuned`.
+        dispatcher: Any = _core.make_hit_path(fn, key_fn, tuned._hits, tuned, tuned._miss, tuned)
         functools.update_wrapper(dispatcher, fn)
         return dispatcher
 

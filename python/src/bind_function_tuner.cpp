@@ -148,7 +148,8 @@ void bind_function_tuner(nb::module_& module) {
   module.def("sha256_hex", [](nb::bytes data) { return sha256_hex({data.c_str(), data.size()}); },
              nb::arg("data"), "Lower-case hex SHA-256 of bytes.");
   module.def("default_cache_root", []() { return default_cache_root(); },
-             "The disk store root: TRITON_DIST_AUTOTUNE_CACHE_DIR, else ~/.triton_dist/autotune.");
+             "The disk store root: TRITON_DIST_AUTOTUNE_CACHE_DIR, else DEFAULT_CACHE_ROOT under "
+             "the user's home.");
 
   nb::class_<CandidateResult>(module, "CandidateResult",
                               "One candidate's measurement on this rank and the agreed outcome.")

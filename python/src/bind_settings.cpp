@@ -30,7 +30,7 @@ nb::dict function_defaults() {
   defaults["max_noise"] = options.measurement.max_noise;
   defaults["min_time_ms"] = options.measurement.min_time_ms;
   defaults["collective_timeout_s"] = nb::none();  // TRITON_DIST_AUTOTUNE_TIMEOUT, else 600
-  defaults["cache_dir"] = nb::none();             // TRITON_DIST_AUTOTUNE_CACHE_DIR, else ~/...
+  defaults["cache_dir"] = nb::none();  // TRITON_DIST_AUTOTUNE_CACHE_DIR, else DEFAULT_CACHE_ROOT
   defaults["disk_cache"] = options.disk_cache;
   return defaults;
 }
@@ -58,6 +58,7 @@ double seconds_of(std::chrono::milliseconds timeout) {
 void bind_settings(nb::module_& module) {
   module.attr("function_defaults") = function_defaults();
   module.attr("contextual_defaults") = contextual_defaults();
+  module.attr("DEFAULT_CACHE_ROOT") = std::string(kDefaultCacheRoot);
   module.def(
       "environment_settings",
       []() {

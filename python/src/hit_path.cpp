@@ -14,17 +14,20 @@ namespace nb = nanobind;
 namespace disttune::python {
 namespace {
 
-/// A callable object: called with positional arguments only, it calls key_fn(*args), looks
-/// the key up in `hits` (key -> (names, values)) and on a hit calls fn(*args, **entry)
-/// through vectorcall, building no dict. Anything else (keywords, a miss, an unhashable
-/// key) goes to `miss` with the original arguments. Attributes it does not have are read
-/// from `owner` (the Python AutotunedFunction).
+/// A callable object: called with positional arguments only, it calls key_fn(*args) once,
+/// looks the key up in `hits` (key -> (names, values)) once and on a hit calls
+/// fn(*args, **entry) through vectorcall, building no dict. A miss or an unhashable key goes
+/// to miss(key, seen, *args): the key already computed, and how many keys `hits` held before
+/// the lookup (-1: the key is unhashable, so `hits` was not searched). Keyword calls go to
+/// `call` with the original arguments. Attributes it does not have are read from `owner`
+/// (the Python AutotunedFunction).
 struct HitPath {
   PyObject_HEAD
   vectorcallfunc vectorcall;
   PyObject* fn;
   PyObject* key_fn;
   PyObject* hits;
+  PyObject* call;
   PyObject* miss;
   PyObject* owner;
   PyObject* dict;
@@ -32,24 +35,52 @@ struct HitPath {
 
 constexpr Py_ssize_t kSmallStack = 16;
 
+/// miss(key, seen, *args), taking a reference to neither.
+PyObject* call_miss(HitPath* self, PyObject* key, Py_ssize_t seen, PyObject* const* args,
+                    Py_ssize_t nargs) {
+  PyObject* seen_object = PyLong_FromSsize_t(seen);
+  if (seen_object == nullptr) return nullptr;
+  PyObject* small[kSmallStack + 2];
+  std::vector<PyObject*> large;
+  PyObject** stack = small;
+  if (nargs > kSmallStack) {
+    large.resize(static_cast<std::size_t>(nargs + 2));
+    stack = large.data();
+  }
+  stack[0] = key;
+  stack[1] = seen_object;
+  for (Py_ssize_t i = 0; i < nargs; ++i) stack[i + 2] = args[i];
+  PyObject* result = PyObject_Vectorcall(self->miss, stack, static_cast<std::size_t>(nargs + 2), nullptr);
+  Py_DECREF(seen_object);
+  return result;
+}
+
 PyObject* hit_path_call(PyObject* self_object, PyObject* const* args, size_t nargsf,
                         PyObject* kwnames) {
   auto* self = reinterpret_cast<HitPath*>(self_object);
   if (kwnames != nullptr && PyTuple_GET_SIZE(kwnames) != 0) {
-    return PyObject_Vectorcall(self->miss, args, nargsf, kwnames);
+    return PyObject_Vectorcall(self->call, args, nargsf, kwnames);
   }
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   PyObject* key = PyObject_Vectorcall(self->key_fn, args, nargs, nullptr);
   if (key == nullptr) return nullptr;
+  // Read before the lookup: the miss path searches again only if a key was added since.
+  Py_ssize_t seen = PyDict_GET_SIZE(self->hits);
   PyObject* entry = PyDict_GetItemWithError(self->hits, key);
-  Py_DECREF(key);
   if (entry == nullptr || !PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) != 2) {
     if (PyErr_Occurred()) {
-      if (!PyErr_ExceptionMatches(PyExc_TypeError)) return nullptr;
+      if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
+        Py_DECREF(key);
+        return nullptr;
+      }
       PyErr_Clear();  // an unhashable key: the Python path finds it by its canonical text
+      seen = -1;
     }
-    return PyObject_Vectorcall(self->miss, args, nargsf, nullptr);
+    PyObject* result = call_miss(self, key, seen, args, nargs);
+    Py_DECREF(key);
+    return result;
   }
+  Py_DECREF(key);
   Py_INCREF(entry);
   PyObject* names = PyTuple_GET_ITEM(entry, 0);
   PyObject* values = PyTuple_GET_ITEM(entry, 1);
@@ -82,6 +113,7 @@ int hit_path_traverse(PyObject* self_object, visitproc visit, void* arg) {
   Py_VISIT(self->fn);
   Py_VISIT(self->key_fn);
   Py_VISIT(self->hits);
+  Py_VISIT(self->call);
   Py_VISIT(self->miss);
   Py_VISIT(self->owner);
   Py_VISIT(self->dict);
@@ -93,6 +125,7 @@ int hit_path_clear(PyObject* self_object) {
   Py_CLEAR(self->fn);
   Py_CLEAR(self->key_fn);
   Py_CLEAR(self->hits);
+  Py_CLEAR(self->call);
   Py_CLEAR(self->miss);
   Py_CLEAR(self->owner);
   Py_CLEAR(self->dict);
@@ -142,14 +175,15 @@ PyType_Spec hit_path_spec = {
 
 PyTypeObject* hit_path_type = nullptr;
 
-nb::object make_hit_path(nb::callable fn, nb::callable key_fn, nb::dict hits, nb::callable miss,
-                         nb::object owner) {
+nb::object make_hit_path(nb::callable fn, nb::callable key_fn, nb::dict hits, nb::callable call,
+                         nb::callable miss, nb::object owner) {
   auto* self = PyObject_GC_New(HitPath, hit_path_type);
   if (self == nullptr) throw nb::python_error();
   self->vectorcall = hit_path_call;
   self->fn = fn.release().ptr();
   self->key_fn = key_fn.release().ptr();
   self->hits = hits.release().ptr();
+  self->call = call.release().ptr();
   self->miss = miss.release().ptr();
   self->owner = owner.release().ptr();
   self->dict = nullptr;
@@ -164,10 +198,12 @@ void bind_hit_path(nb::module_& module) {
   if (hit_path_type == nullptr) throw nb::python_error();
   module.attr("HitPath") = nb::handle(reinterpret_cast<PyObject*>(hit_path_type));
   module.def("make_hit_path", &make_hit_path, nb::arg("fn"), nb::arg("key_fn"), nb::arg("hits"),
-             nb::arg("miss"), nb::arg("owner"),
-             "A callable that on positional-only calls runs fn(*args, **entry) for the entry "
-             "hits[key_fn(*args)] = (names, values), and otherwise calls miss(*args, **kwargs); "
-             "attributes it lacks are read from owner.");
+             nb::arg("call"), nb::arg("miss"), nb::arg("owner"),
+             "A callable that on positional-only calls runs key_fn(*args) once and fn(*args, "
+             "**entry) for the entry hits[key] = (names, values); on a miss it calls "
+             "miss(key, seen, *args) (seen: len(hits) before the lookup, -1 for an unhashable "
+             "key); calls with keywords go to call(*args, **kwargs). Attributes it lacks are "
+             "read from owner.");
 }
 
 }  // namespace disttune::python

@@ -56,7 +56,7 @@ inline std::optional<std::filesystem::path> directory_setting(nanobind::handle v
 }
 
 /// The disk store root given from Python: None and "" both mean the default
-/// (TRITON_DIST_AUTOTUNE_CACHE_DIR, else ~/.triton_dist/autotune).
+/// (cache_root_setting(): TRITON_DIST_AUTOTUNE_CACHE_DIR, else kDefaultCacheRoot).
 inline std::optional<std::filesystem::path> cache_dir_from_python(nanobind::handle cache_dir) {
   return directory_setting(cache_dir, "cache_dir");
 }

@@ -18,7 +18,7 @@
 #include "cli/record_table.hpp"
 #include "cli/report_page.hpp"
 #include "disttune/fingerprint.hpp"
-#include "disttune/function_tuner.hpp"
+#include "disttune/report.hpp"
 #include "disttune/store.hpp"
 
 namespace disttune::cli {

@@ -33,6 +33,22 @@ std::string describe_exception(const std::exception_ptr& error) {
   }
 }
 
+/// The prior of a contextual tuning: neighbour_prior over a kernel's cached choices of other
+/// keys (default_key_distance).
+WarmStart kernel_prior(const std::vector<KernelChoice>& choices, const std::string& key,
+                       const std::vector<std::string>& candidates) {
+  std::vector<Record> records;
+  for (const KernelChoice& choice : choices) {
+    if (choice.candidates.empty() || choice.best >= choice.candidates.size()) continue;
+    Record record;
+    record.id.key = choice.key;
+    record.candidates = choice.candidates;
+    record.best_index = choice.best;
+    records.push_back(std::move(record));
+  }
+  return detail::neighbour_prior(records, key, candidates, nullptr);
+}
+
 }  // namespace
 
 using detail::LaunchRecord;
@@ -286,7 +302,7 @@ std::size_t ContextualAutotuner::launch(KernelTuningState& kernel, const std::st
     // Warm start from the kernel's choices for other keys: agreed choices, the same on
     // every rank, so the prior needs no vote.
     std::vector<std::size_t> prior;
-    if (warm_start_setting()) prior = detail::kernel_prior(kernel.choices(), key, candidates).prior;
+    if (warm_start_setting()) prior = kernel_prior(kernel.choices(), key, candidates).prior;
     fresh->tuning = std::make_unique<detail::KeyTuning>(kernel, key, candidates, s.measurement, s.function,
                                                         *s.comm, s.timeout, *s.log, std::move(prior));
     fresh->created_run = s.outer_runs;

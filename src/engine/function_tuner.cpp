@@ -231,7 +231,7 @@ std::optional<detail::TwoLevelStore::Found> FunctionTuner::State::stored_choice(
 
 WarmStart FunctionTuner::State::warm_start_prior(const TuningRequest& request, const RecordId& id) const {
   if (!stores.any() || always_tune_setting() || !warm_start_setting()) return {};
-  return detail::neighbour_prior(stores.records_of(id), request.key, request.candidates, options.key_distance);
+  return detail::neighbour_prior(stores.records_of(id, kWarmStartMostRecords), request.key, request.candidates, options.key_distance);
 }
 
 TuningReport FunctionTuner::State::stored_report(const TuningRequest& request,

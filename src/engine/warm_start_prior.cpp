@@ -81,20 +81,6 @@ WarmStart neighbour_prior(const std::vector<Record>& records, const std::string&
   return prior;
 }
 
-WarmStart kernel_prior(const std::vector<KernelChoice>& choices, const std::string& key,
-                       const std::vector<std::string>& candidates) {
-  std::vector<Record> records;
-  for (const KernelChoice& choice : choices) {
-    if (choice.candidates.empty() || choice.best >= choice.candidates.size()) continue;
-    Record record;
-    record.id.key = choice.key;
-    record.candidates = choice.candidates;
-    record.best_index = choice.best;
-    records.push_back(std::move(record));
-  }
-  return neighbour_prior(records, key, candidates, nullptr);
-}
-
 WarmStart agree_on_prior(Communicator& comm, const ContextMaker& context, WarmStart mine) {
   const double digest = prior_digest(mine);
   std::array<double, 2> extremes{digest, -digest};  // max of both gives (max, -min)

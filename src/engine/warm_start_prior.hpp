@@ -7,7 +7,6 @@
 
 #include "engine/rank_agreement.hpp"
 #include "disttune/communicator.hpp"
-#include "disttune/context.hpp"
 #include "disttune/store.hpp"
 #include "disttune/warm_start.hpp"
 
@@ -21,11 +20,6 @@ namespace disttune::detail {
 /// `candidates`. Empty when no record qualifies.
 WarmStart neighbour_prior(const std::vector<Record>& records, const std::string& key,
                           const std::vector<std::string>& candidates, const KeyDistance& distance);
-
-/// The prior of a contextual tuning: neighbour_prior over a kernel's cached choices of other
-/// keys (default_key_distance).
-WarmStart kernel_prior(const std::vector<KernelChoice>& choices, const std::string& key,
-                       const std::vector<std::string>& candidates);
 
 /// The prior every rank uses: `mine` if every rank computed the same one, else none (every
 /// rank tunes in full). One collective, like the vote on a stored record.

@@ -1,10 +1,14 @@
 // The environment variables disttune reads, each parsed and validated by one function.
+#include <pwd.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 
 #include "disttune/settings.hpp"
@@ -26,7 +30,7 @@ constexpr const char* kRedisTimeout = "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT";
 constexpr const char* kTritonDropin = "TRITON_DIST_AUTOTUNE_TRITON_DROPIN";
 
 constexpr std::array kSettings{
-    EnvironmentSetting{kCacheDir, "a directory", "~/.triton_dist/autotune"},
+    EnvironmentSetting{kCacheDir, "a directory", kDefaultCacheRoot},
     EnvironmentSetting{kCacheKeep, "a whole number from 0 to 10000", "3"},
     EnvironmentSetting{kAlwaysTune, "1/0, true/false, yes/no, on/off", "off"},
     EnvironmentSetting{kVersionCheck, "1/0, true/false, yes/no, on/off", "off"},
@@ -72,6 +76,18 @@ std::optional<std::filesystem::path> cache_dir_setting() {
   const std::optional<std::string> text = read(kCacheDir);
   if (!text) return std::nullopt;
   return std::filesystem::absolute(*text);
+}
+
+std::filesystem::path cache_root_setting() {
+  if (std::optional<std::filesystem::path> root = cache_dir_setting()) return *root;
+  const std::filesystem::path under_home(kDefaultCacheRoot.substr(2));  // past "~/"
+  if (const std::optional<std::string> home = read("HOME")) {
+    return std::filesystem::path(*home) / under_home;
+  }
+  if (const passwd* user = getpwuid(geteuid()); user != nullptr && user->pw_dir != nullptr) {
+    return std::filesystem::path(user->pw_dir) / under_home;
+  }
+  throw std::runtime_error(std::string("disttune: no cache root: set ") + kCacheDir + " or HOME");
 }
 
 std::size_t cache_keep_setting() {

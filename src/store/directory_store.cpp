@@ -3,7 +3,6 @@
 #include "disttune/store.hpp"
 
 #include <fcntl.h>
-#include <pwd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,8 +31,6 @@ using detail::AtomicFile;
 using detail::CacheDir;
 using detail::CacheDirError;
 using detail::UniqueFd;
-
-constexpr const char* kRootVariable = "TRITON_DIST_AUTOTUNE_CACHE_DIR";
 
 std::string error_text(int error) {
   return std::strerror(error);
@@ -179,17 +176,7 @@ std::string RecordId::first_difference(const RecordId& other) const {
   return {};
 }
 
-fs::path default_cache_root() {
-  if (std::optional<fs::path> root = cache_dir_setting()) return *root;
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
-    return fs::path(home) / ".triton_dist" / "autotune";
-  }
-  if (const passwd* user = getpwuid(geteuid()); user != nullptr && user->pw_dir != nullptr) {
-    return fs::path(user->pw_dir) / ".triton_dist" / "autotune";
-  }
-  throw std::runtime_error(std::string("disttune: no cache root: set ") + kRootVariable +
-                           " or HOME");
-}
+fs::path default_cache_root() { return cache_root_setting(); }
 
 std::size_t default_kept_per_key() { return cache_keep_setting(); }
 

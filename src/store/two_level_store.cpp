@@ -3,7 +3,6 @@
 
 #include <set>
 
-#include "disttune/warm_start.hpp"
 
 namespace disttune::detail {
 
@@ -27,17 +26,15 @@ std::optional<TwoLevelStore::Found> TwoLevelStore::find(const RecordId& id,
   return found;
 }
 
-std::vector<Record> TwoLevelStore::records_of(const RecordId& like) const {
+std::vector<Record> TwoLevelStore::records_of(const RecordId& like, std::size_t most) const {
   std::vector<Record> records;
   if (local_) {
-    records = local_->records_of(like.function_name, like.function_digest, like.hardware_digest,
-                                 kWarmStartMostRecords);
+    records = local_->records_of(like.function_name, like.function_digest, like.hardware_digest, most);
   }
   if (!shared_) return records;
   std::set<std::string> keys;
   for (const Record& record : records) keys.insert(record.id.key);
-  for (Record& record : shared_->records_of(like.function_name, like.function_digest, like.hardware_digest,
-                                            kWarmStartMostRecords)) {
+  for (Record& record : shared_->records_of(like.function_name, like.function_digest, like.hardware_digest, most)) {
     if (!keys.contains(record.id.key)) records.push_back(std::move(record));
   }
   return records;

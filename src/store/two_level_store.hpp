@@ -45,8 +45,9 @@ class TwoLevelStore {
                                             bool job_writer) const;
 
   /// The records of the function's other keys for a warm start (Store::records_of): the
-  /// local directory's, then the shared store's of keys the directory lacks.
-  std::vector<Record> records_of(const RecordId& like) const;
+  /// local directory's, then the shared store's of keys the directory lacks; at most `most`
+  /// read from each store.
+  std::vector<Record> records_of(const RecordId& like, std::size_t most) const;
 
   /// Whether any store is configured.
   bool any() const { return local_.has_value() || shared_ != nullptr; }

@@ -489,5 +489,55 @@ TEST_F(AutotuneTest, StrategyEnvVarSelectsAdaptive) {
   EXPECT_THROW(Tuned{spec}, std::invalid_argument);
 }
 
+/// A key whose hashes are counted: each lookup in the hit cache, and each copy into a new
+/// snapshot of it, hashes the key once.
+struct CountedKey {
+  int n = 0;
+  bool operator==(const CountedKey& other) const { return n == other.n; }
+};
+std::atomic<int> counted_key_hashes{0};
+Value describe(const CountedKey& key) { return key.n; }
+
+}  // namespace
+
+template <>
+struct KeyHash<CountedKey> {
+  std::size_t operator()(const CountedKey& key) const {
+    ++counted_key_hashes;
+    return std::hash<int>{}(key.n);
+  }
+};
+
+namespace {
+
+TEST_F(AutotuneTest, EachCallRunsTheKeyFunctionOnceAndAMissLooksTheCacheUpOnce) {
+  Autotuned<SpinConfig, CountedKey, int(int)>::Spec spec;
+  int key_calls = 0;
+  spec.identity = {"counted", "v1"};
+  spec.configs = kThree;
+  spec.key = [&](const int& n) {
+    ++key_calls;
+    return CountedKey{n};
+  };
+  spec.launch = [](const SpinConfig& c, int n) { return n * 100 + c.id; };
+  spec.options.measurement.warmup_runs = 0;
+  spec.options.measurement.timed_runs = 1;
+  spec.options.measurement.strategy = "exhaustive";
+  spec.options.disk_cache = false;
+  Autotuned<SpinConfig, CountedKey, int(int)> tuned(std::move(spec));
+
+  tuned(3);  // the cache holds a key, so a miss searches a snapshot
+  key_calls = 0;
+  counted_key_hashes = 0;
+  const int first = tuned(7);
+  EXPECT_EQ(key_calls, 1);
+  // The lookup that missed, then the new snapshot of both keys; no second lookup.
+  EXPECT_EQ(counted_key_hashes.load(), 1 + 2);
+  counted_key_hashes = 0;
+  EXPECT_EQ(tuned(7), first);
+  EXPECT_EQ(key_calls, 2);
+  EXPECT_EQ(counted_key_hashes.load(), 1);  // the hit
+}
+
 }  // namespace
 }  // namespace disttune
