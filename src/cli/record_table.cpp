@@ -88,7 +88,12 @@ Value parse_table(const std::string& bytes, const std::string& shown) {
 // 'text' for a string, the JSON otherwise, "missing" for null: a field's value in messages.
 std::string quoted(const Value& value) {
   if (value.is_null()) return "missing";
-  if (value.is_string()) return "'" + detail::readable_text(value.get<std::string>()) + "'";
+  if (value.is_string()) {
+    // Appended, not `"'" + text + "'"`: GCC 12 warns (-Wrestrict) on that expression here.
+    std::string text(1, '\'');
+    text.append(detail::readable_text(value.get<std::string>())).push_back('\'');
+    return text;
+  }
   return detail::readable_text(value.dump(-1, ' ', false, Value::error_handler_t::replace));
 }
 

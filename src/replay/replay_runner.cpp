@@ -1,6 +1,7 @@
 // The replay runner: a real Tuning driven by the round driver over one process, runs drawn from a
 // table's recorded samples.
 #include <chrono>
+#include <map>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -21,7 +22,7 @@ class TableSite final : public detail::RunSite, public detail::RoundObserver {
   TableSite(const ReplayTable& table, std::uint64_t seed) : table_(table), draw_(seed) {}
 
   std::optional<std::vector<double>> time_batch(std::size_t, int) override { return std::nullopt; }
-  std::vector<double> collect(std::size_t) override { return std::exchange(pending_, {}); }
+  std::map<std::size_t, detail::CollectedRuns> collect() override { return std::exchange(pending_, {}); }
 
   void step(const Step& step) override {
     if (step.kind == StepKind::round_end) {
@@ -36,7 +37,7 @@ class TableSite final : public detail::RunSite, public detail::RoundObserver {
     if (entry.failed) throw std::runtime_error(entry.reason);
     const double ms = entry.samples_ms[static_cast<std::size_t>(draw_() % entry.samples_ms.size())];
     device_ms_ += ms;
-    if (step.kind == StepKind::timed) pending_.push_back(ms);
+    if (step.kind == StepKind::timed) pending_[step.candidate].samples.push_back(ms);
   }
 
   const std::set<std::size_t>& named() const { return named_; }
@@ -46,7 +47,7 @@ class TableSite final : public detail::RunSite, public detail::RoundObserver {
  private:
   const ReplayTable& table_;
   std::mt19937_64 draw_;
-  std::vector<double> pending_;
+  std::map<std::size_t, detail::CollectedRuns> pending_;  ///< this round's samples, by candidate
   std::set<std::size_t> named_;
   double device_ms_ = 0.0;
   int rounds_ = 0;
