@@ -21,15 +21,19 @@ import math
 import os
 import threading
 import warnings
+from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from disttune import _cache_files, _checks, _core, _encoding, _isolation, _prepare, _ranks, _resources, _timing
+from disttune import _checks, _core, _encoding, _isolation, _prepare, _ranks, _resources, _timing
 from disttune._candidate_options import candidate_options
 from disttune._candidate_runs import CandidateRuns
 from disttune._strategy_options import strategy_option_texts
 from disttune._signatures import P, R, AutotunedCallable
 
 __all__ = ["autotune", "to_hashable", "AutotunedFunction"]
+
+# The most stored records of other keys read for out-of-resources configs (as a warm start's).
+_MOST_RECORDS_READ = 256
 
 # The engine's defaults (C++ TunerOptions{}); the signature of autotune() shows them.
 _DEFAULTS = _core.function_defaults
@@ -277,20 +281,22 @@ class AutotunedFunction:
             return
         self._learned.add(signature)
         device = self._device_facts.get(id(tuner), {})
+        root = self._tuner_options["cache_dir"] or _core.default_cache_root()
         try:
-            found = list(_cache_files.Cache(self._tuner_options["cache_dir"]).records(self.name))
-        except (_cache_files.CliError, OSError):
+            files = sorted(Path(root, self.name).glob("*.json"))[:_MOST_RECORDS_READ]
+        except OSError:
             return  # no directory yet: nothing stored
-        for _, record, _ in found:
-            if record is None or record.json.get("function", {}).get("digest") != self.digest:
+        for path in files:
+            record = _core.read_record(path).record  # the engine's one reader; None if bad
+            if record is None or record.function_digest != self.digest:
                 continue
-            hardware = record.json.get("hardware", {})
+            hardware = json.loads(record.hardware_json)
             if any(hardware.get(name) != value for name, value in device.items()):
                 continue
             if not all(dtype in record.key for dtype in signature):
                 continue  # its key does not name this call's dtypes: its fit may differ
             self._unrunnable.learn_from_record(
-                record.json, signature, lambda config: _core.canonical_json(json.dumps(config))
+                json.loads(record.to_json()), signature, lambda config: _core.canonical_json(json.dumps(config))
             )
 
     def _tune(

@@ -5,12 +5,12 @@ import json
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import disttune
-from disttune import buckets
-from disttune._table import read_table
+from disttune import _core, buckets
 from disttune._sweep import sweep
 from disttune.tune import autotune
 from spawn_ranks import run_ranks
@@ -18,6 +18,16 @@ from step_timer import StepTimer
 from test_redis import REDIS_CLI, REDIS_SERVER, RedisServer
 
 TILES = range(30)
+
+
+def read_table(path):
+    """The records of a table (`disttune export`'s format), each through the engine's reader."""
+    table = json.loads(Path(path).read_text(encoding="utf-8"))
+    reads = [_core.parse_record(json.dumps(record).encode())
+             for keys in table["functions"].values() for hardware in keys.values()
+             for record in hardware.values()]
+    assert all(read.record is not None for read in reads), [read.error for read in reads]
+    return [read.record for read in reads]
 
 
 def best_tile(m):
