@@ -34,7 +34,7 @@ struct ReplayEntry {
   double true_ms() const;
 };
 
-/// A whole recorded space (docs/replay.md has the format):
+/// A whole recorded space (docs/strategies.md, "Replay (simulation) mode", has the format):
 /// {"format": "disttune.replay_table", "version": 1, "kernel": "...", "entries": [
 ///   {"config": {...}, "status": "ok", "samples_ms": [0.41, ...], "compile_s": 2.3},
 ///   {"config": {...}, "status": "failed", "reason": "...", "compile_s": 0.9}, ...]}
