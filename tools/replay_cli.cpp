@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   std::map<std::string, std::string> options;
   std::uint64_t seeds = 10;
   bool each = false;
-  app.add_option("tables", tables, "replay table files (docs/strategies.md, "Replay")")->required();
+  app.add_option("tables", tables, "replay table files (docs/strategies.md, section Replay)")->required();
   app.add_option("--strategy", strategies, "strategies to run (default: search random)");
   app.add_option("--option", options,
                  "a strategy option NAME VALUE, e.g. --option effort quick (repeatable)")
