@@ -4,7 +4,6 @@
 import dataclasses
 import json
 import os
-import time
 import types
 
 import pytest
@@ -19,20 +18,23 @@ from step_timer import StepTimer
 
 
 class FakeEvent:
-    """A torch-style event on the host clock (stands in for torch.npu.Event)."""
+    """A torch-style event (stands in for torch.npu.Event) on a simulated device clock that the
+    launches advance (FakeEvent.now_ms), so what it times does not depend on the machine's load."""
+
+    now_ms = 0.0
 
     def __init__(self, enable_timing=False):
         assert enable_timing
         self.at = None
 
     def record(self):
-        self.at = time.perf_counter()
+        self.at = FakeEvent.now_ms
 
     def synchronize(self):
         pass
 
     def elapsed_time(self, other):
-        return (other.at - self.at) * 1000.0
+        return other.at - self.at
 
 
 def test_cpu_tensors_use_the_cpu_timer():
@@ -51,16 +53,14 @@ def test_another_accelerator_uses_torch_events(monkeypatch):
     assert '"name":"Fake 910B"' in timer.hardware_json()
 
     tuner = _core.FunctionTuner("fake", "digest", timer=timer, disk_cache=False, warmup_runs=1, timed_runs=3)
-    spins = [0.003, 0.0005]
+    device_ms = [3.0, 0.5]
 
     def run(i):
-        end = time.perf_counter() + spins[i]
-        while time.perf_counter() < end:
-            pass
+        FakeEvent.now_ms += device_ms[i]
 
     report = tuner.resolve("[1]", ['{"i":0}', '{"i":1}'], run)
     assert report.best == 1
-    assert report.candidates[0].samples[0] >= 2.5
+    assert report.candidates[0].samples == pytest.approx([3.0] * 3)
 
 
 def test_torch_event_timer_reports_its_flush_and_the_record_keeps_it(monkeypatch, tmp_path):
