@@ -105,6 +105,44 @@ TEST(ReplayRunner, ExhaustiveMeasuresEveryEntryAndFailuresFail) {
   EXPECT_EQ(replay_tuning(table, m, 7).device_s, run.device_s);  // seeded
 }
 
+Value timed_entry(int block, double ms, double compile_s) {
+  Value entry = ok_entry(block, {ms});
+  entry["compile_s"] = compile_s;
+  return entry;
+}
+
+// The wall clock of a first call, by hand: candidate 0 compiles 1 s then runs 3 x 2 ms,
+// candidate 1 compiles 2 s then runs 3 x 1 ms, candidate 2 compiles 0.5 s and fails.
+TEST(ReplayWallClock, RunsWaitForTheirCompilesOnTheSimulatedThreads) {
+  const ReplayTable table = parse_replay_table(
+      table_text(Value::array({timed_entry(1, 2.0, 1.0), timed_entry(2, 1.0, 2.0),
+                               Value{{"config", {{"BLOCK", 3}}},
+                                     {"status", "failed"},
+                                     {"reason", "out of resources"},
+                                     {"compile_s", 0.5}}})),
+      "t.json");
+  Measurement m;
+  m.strategy = "exhaustive";
+  m.warmup_runs = 1;
+  m.timed_runs = 2;
+  // One thread: 0 ends at 1 s, its runs to 1.006 s; 1 (started at 1 s) ends at 3 s, its
+  // runs to 3.003 s; 2 compiles from 3 s to 3.5 s, then fails without a run.
+  const ReplayRun one = replay_tuning(table, m, 0, WallClock{1, 0.0});
+  EXPECT_NEAR(one.wall_s, 3.5, 1e-9);
+  EXPECT_NEAR(one.compile_wait_s, 1.0 + (3.0 - 1.006) + (3.5 - 3.003), 1e-9);
+  EXPECT_EQ(one.compiled, 3u);
+  // Two threads: 0 and 1 compile at once, 2 on the first thread free (1 s to 1.5 s), ready
+  // before its turn: 1 s wait, runs, wait to 2 s, runs to 2.003 s.
+  const ReplayRun two = replay_tuning(table, m, 0, WallClock{2, 0.0});
+  EXPECT_NEAR(two.wall_s, 2.003, 1e-9);
+  EXPECT_NEAR(two.compile_wait_s, 1.0 + (2.0 - 1.006), 1e-9);
+  // Each run's host time adds to the runs, not to the compiles.
+  const ReplayRun launched = replay_tuning(table, m, 0, WallClock{2, 0.5});
+  EXPECT_NEAR(launched.wall_s, 2.0 + 3 * (0.001 + 0.0005), 1e-9);
+  EXPECT_THROW((void)replay_tuning(table, m, 0, WallClock{0, 0.0}), std::invalid_argument);
+  EXPECT_THROW((void)replay_tuning(table, m, 0, WallClock{1, -1.0}), std::invalid_argument);
+}
+
 struct Quality {
   double median_ratio;
   double worst_ratio;
