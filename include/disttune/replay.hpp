@@ -53,6 +53,16 @@ ReplayTable parse_replay_table(const std::string& text, const std::string& origi
 /// Reads and parses the table in `path` (BadReplayTable if it cannot be read).
 ReplayTable read_replay_table(const std::string& path);
 
+/// The replay's model of a first call's wall clock (docs/strategies.md, "Replay wall
+/// clock"): the compile pipeline's threads compiling what the engine names to prepare, each
+/// compile lasting its entry's compile_s, and the runs one after another.
+struct WallClock {
+  int compile_threads = 16;  ///< compiles in flight at once (the pipeline's pool), >= 1
+  /// Host time of each run (warm-up or timed) on top of its recorded device time: a Python
+  /// launch, its event pair and the engine's step, milliseconds (>= 0).
+  double launch_ms = 0.05;
+};
+
 /// One strategy run against a table.
 struct ReplayRun {
   std::uint64_t seed = 0;
@@ -64,12 +74,18 @@ struct ReplayRun {
   double device_s = 0.0;           ///< the recorded time of every warm-up and timed run made
   double compile_s = 0.0;          ///< the recorded compile time of the entries measured
   int rounds = 0;                  ///< rounds of runs, re-takes included
+  double wall_s = 0.0;          ///< the simulated first call: waits on compiles plus runs
+  double compile_wait_s = 0.0;  ///< of wall_s, the time the runs waited on a compile
+  std::size_t compiled = 0;     ///< entries whose compile started before the call returned
 };
 
 /// Runs `measurement`'s strategy against `table` on the CPU: a real Tuning driven by the
 /// engine's round driver over a single-process communicator; each run's time is drawn
 /// (seeded by `seed`) from its entry's recorded samples; a failed entry fails at its first
 /// run with its recorded reason. `seed` is also the strategy's seed (strategy_options).
-ReplayRun replay_tuning(const ReplayTable& table, Measurement measurement, std::uint64_t seed);
+/// The engine's prepare calls drive a simulated compile pool as `clock` says (wall_s).
+/// Throws std::invalid_argument for compile_threads < 1 or a negative launch_ms.
+ReplayRun replay_tuning(const ReplayTable& table, Measurement measurement, std::uint64_t seed,
+                        const WallClock& clock = {});
 
 }  // namespace disttune

@@ -10,16 +10,40 @@
 #include "disttune/communicator.hpp"
 #include "disttune/replay.hpp"
 #include "disttune/tuning.hpp"
+#include "engine/prepare_plan.hpp"
 #include "engine/round_driver.hpp"
+#include "replay/simulated_compile_pool.hpp"
 
 namespace disttune {
 namespace {
 
+std::vector<double> compile_times(const ReplayTable& table) {
+  std::vector<double> times;
+  for (const ReplayEntry& entry : table.entries) times.push_back(entry.compile_s);
+  return times;
+}
+
 /// Makes the runs a tuning asks for out of the table: each a recorded sample of its entry,
-/// drawn with the run's seeded generator; a failed entry fails at its first run.
+/// drawn with the run's seeded generator; a failed entry fails at its first run. Keeps the
+/// simulated clock: prepares wait on the simulated compile pool, runs add their time.
 class TableSite final : public detail::RunSite, public detail::RoundObserver {
  public:
-  TableSite(const ReplayTable& table, std::uint64_t seed) : table_(table), draw_(seed) {}
+  TableSite(const ReplayTable& table, std::uint64_t seed, const WallClock& clock)
+      : table_(table),
+        draw_(seed),
+        launch_s_(clock.launch_ms / 1000.0),
+        pool_(compile_times(table), clock.compile_threads),
+        plan_([this](std::span<const std::size_t> now, std::span<const std::size_t> ahead) {
+                const double ready = pool_.prepare(now_s_, now, ahead);
+                wait_s_ += ready - now_s_;
+                now_s_ = ready;
+                return std::vector<std::string>(now.size());
+              },
+              table.entries.size()) {}
+
+  std::string prepare(const Tuning& tuning, std::size_t candidate) override {
+    return plan_.ready(tuning, candidate);
+  }
 
   std::optional<std::vector<double>> time_batch(std::size_t, int) override { return std::nullopt; }
   std::map<std::size_t, detail::CollectedRuns> collect() override { return std::exchange(pending_, {}); }
@@ -37,12 +61,16 @@ class TableSite final : public detail::RunSite, public detail::RoundObserver {
     if (entry.failed) throw std::runtime_error(entry.reason);
     const double ms = entry.samples_ms[static_cast<std::size_t>(draw_() % entry.samples_ms.size())];
     device_ms_ += ms;
+    now_s_ += ms / 1000.0 + launch_s_;
     if (step.kind == StepKind::timed) pending_[step.candidate].samples.push_back(ms);
   }
 
   const std::set<std::size_t>& named() const { return named_; }
   double device_ms() const { return device_ms_; }
   int rounds() const { return rounds_; }
+  double now_s() const { return now_s_; }
+  double wait_s() const { return wait_s_; }
+  std::size_t compiled() const { return pool_.started_by(now_s_); }
 
  private:
   const ReplayTable& table_;
@@ -51,17 +79,27 @@ class TableSite final : public detail::RunSite, public detail::RoundObserver {
   std::set<std::size_t> named_;
   double device_ms_ = 0.0;
   int rounds_ = 0;
+  double launch_s_;
+  double now_s_ = 0.0;   ///< the simulated clock since the call began
+  double wait_s_ = 0.0;  ///< of now_s_, waits on compiles
+  detail::SimulatedCompilePool pool_;
+  detail::PreparePlan plan_;
 };
 
 }  // namespace
 
-ReplayRun replay_tuning(const ReplayTable& table, Measurement measurement, std::uint64_t seed) {
+ReplayRun replay_tuning(const ReplayTable& table, Measurement measurement, std::uint64_t seed,
+                        const WallClock& clock) {
+  if (clock.compile_threads < 1)
+    throw std::invalid_argument("disttune: replay wall clock: compile_threads must be >= 1");
+  if (!(clock.launch_ms >= 0.0))
+    throw std::invalid_argument("disttune: replay wall clock: launch_ms must be >= 0");
   std::vector<std::string> candidates;
   for (const ReplayEntry& entry : table.entries) candidates.push_back(entry.config);
   measurement.strategy_options["seed"] = std::to_string(seed);
   Tuning tuning(std::move(candidates), measurement);
   SingleProcessCommunicator alone;
-  TableSite site(table, seed);
+  TableSite site(table, seed, clock);
   detail::RoundDriver driver(
       tuning, alone, detail::ContextMaker{"replay " + table.kernel, "[]", std::chrono::minutes(1)},
       site, site);
@@ -77,6 +115,9 @@ ReplayRun replay_tuning(const ReplayTable& table, Measurement measurement, std::
   run.device_s = site.device_ms() / 1000.0;
   for (std::size_t c : site.named()) run.compile_s += table.entries[c].compile_s;
   run.rounds = site.rounds();
+  run.wall_s = site.now_s();
+  run.compile_wait_s = site.wait_s();
+  run.compiled = site.compiled();
   return run;
 }
 

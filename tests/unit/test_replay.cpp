@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "disttune/config.hpp"
 #include "disttune/replay.hpp"
+#include "disttune/strategy.hpp"
 
 namespace disttune {
 namespace {
@@ -103,6 +105,76 @@ TEST(ReplayRunner, ExhaustiveMeasuresEveryEntryAndFailuresFail) {
   EXPECT_GE(run.device_s, (3 * 2.0 + 3 * 0.5 + 3 * 1.0) / 1000.0);
   EXPECT_LE(run.device_s, (3 * 2.0 + 3 * 0.6 + 3 * 1.0) / 1000.0);
   EXPECT_EQ(replay_tuning(table, m, 7).device_s, run.device_s);  // seeded
+}
+
+Value timed_entry(int block, double ms, double compile_s) {
+  Value entry = ok_entry(block, {ms});
+  entry["compile_s"] = compile_s;
+  return entry;
+}
+
+// The wall clock of a first call, by hand: candidate 0 compiles 1 s then runs 3 x 2 ms,
+// candidate 1 compiles 2 s then runs 3 x 1 ms, candidate 2 compiles 0.5 s and fails.
+TEST(ReplayWallClock, RunsWaitForTheirCompilesOnTheSimulatedThreads) {
+  const ReplayTable table = parse_replay_table(
+      table_text(Value::array({timed_entry(1, 2.0, 1.0), timed_entry(2, 1.0, 2.0),
+                               Value{{"config", {{"BLOCK", 3}}},
+                                     {"status", "failed"},
+                                     {"reason", "out of resources"},
+                                     {"compile_s", 0.5}}})),
+      "t.json");
+  Measurement m;
+  m.strategy = "exhaustive";
+  m.warmup_runs = 1;
+  m.timed_runs = 2;
+  // One thread: 0 ends at 1 s, its runs to 1.006 s; 1 (started at 1 s) ends at 3 s, its
+  // runs to 3.003 s; 2 compiles from 3 s to 3.5 s, then fails without a run.
+  const ReplayRun one = replay_tuning(table, m, 0, WallClock{1, 0.0});
+  EXPECT_NEAR(one.wall_s, 3.5, 1e-9);
+  EXPECT_NEAR(one.compile_wait_s, 1.0 + (3.0 - 1.006) + (3.5 - 3.003), 1e-9);
+  EXPECT_EQ(one.compiled, 3u);
+  // Two threads: 0 and 1 compile at once, 2 on the first thread free (1 s to 1.5 s), ready
+  // before its turn: 1 s wait, runs, wait to 2 s, runs to 2.003 s.
+  const ReplayRun two = replay_tuning(table, m, 0, WallClock{2, 0.0});
+  EXPECT_NEAR(two.wall_s, 2.003, 1e-9);
+  EXPECT_NEAR(two.compile_wait_s, 1.0 + (2.0 - 1.006), 1e-9);
+  // Each run's host time adds to the runs, not to the compiles.
+  const ReplayRun launched = replay_tuning(table, m, 0, WallClock{2, 0.5});
+  EXPECT_NEAR(launched.wall_s, 2.0 + 3 * (0.001 + 0.0005), 1e-9);
+  EXPECT_THROW((void)replay_tuning(table, m, 0, WallClock{0, 0.0}), std::invalid_argument);
+  EXPECT_THROW((void)replay_tuning(table, m, 0, WallClock{1, -1.0}), std::invalid_argument);
+}
+
+/// Round 1 measures candidate 0 and names candidate 1 ahead; round 2 measures candidate 1.
+class AheadThenMeasure final : public Strategy {
+ public:
+  std::vector<std::size_t> ahead() const override {
+    return rounds_ == 0 ? std::vector<std::size_t>{1} : std::vector<std::size_t>{};
+  }
+  Round first_round(std::size_t) override { return Round{{0}, 0, 1}; }
+  Round next_round(const std::vector<CandidateStanding>&) override {
+    return ++rounds_ == 1 ? Round{{1}, 0, 1} : Round{{0, 1}, 0, 0};
+  }
+
+ private:
+  int rounds_ = 0;
+};
+
+// A candidate named ahead compiles on a free thread during the round before its own.
+TEST(ReplayWallClock, AheadCompilesDuringTheRoundBefore) {
+  register_strategy("test_ahead_then_measure",
+                    [](const Measurement&) { return std::make_unique<AheadThenMeasure>(); });
+  const ReplayTable table = parse_replay_table(
+      table_text(Value::array({timed_entry(1, 1.0, 1.0), timed_entry(2, 1.0, 2.0)})), "t.json");
+  Measurement m;
+  m.strategy = "test_ahead_then_measure";
+  // Two threads: 1 compiles from 0 s to 2 s while 0 compiles (to 1 s) and runs (1 ms).
+  const ReplayRun two = replay_tuning(table, m, 0, WallClock{2, 0.0});
+  EXPECT_NEAR(two.wall_s, 2.001, 1e-9);
+  EXPECT_NEAR(two.compile_wait_s, 1.0 + (2.0 - 1.001), 1e-9);
+  EXPECT_EQ(two.rounds, 2);
+  // One thread: 1 waits for 0's compile, then compiles from 1 s to 3 s.
+  EXPECT_NEAR(replay_tuning(table, m, 0, WallClock{1, 0.0}).wall_s, 3.001, 1e-9);
 }
 
 struct Quality {

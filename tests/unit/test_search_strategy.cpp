@@ -192,6 +192,29 @@ TEST(SearchStrategy, AheadNamesUnmeasuredCandidatesWhileExploring) {
   for (std::size_t c : ahead) EXPECT_EQ(named.count(c), 0u) << c;
 }
 
+// ahead() speculates: when a round's picks come back the fastest so far, the next round's
+// picks move towards them, and they were already named ahead during that round.
+TEST(SearchStrategy, AheadForeseesTheNextRoundWhenThisRoundIsFastest) {
+  const Space space = bowl();
+  std::unique_ptr<Strategy> strategy = make_strategy(search({{"fraction", "0.2"}}));
+  strategy->begin(SpaceInfo{space.configs, {}, 0});
+  const Round first = strategy->first_round(space.configs.size());
+  std::vector<CandidateStanding> standings(space.configs.size());
+  double best = 1e9;
+  for (std::size_t c : first.candidates) {
+    standings[c] = {false, space.times[c], 0.0, 3};
+    best = std::min(best, space.times[c]);
+  }
+  const Round second = strategy->next_round(standings);
+  const std::vector<std::size_t> ahead = strategy->ahead();
+  for (std::size_t c : second.candidates) standings[c] = {false, 0.5 * best, 0.0, 3};
+  const Round third = strategy->next_round(standings);
+  ASSERT_FALSE(third.candidates.empty());
+  for (std::size_t c : third.candidates) {
+    EXPECT_NE(std::find(ahead.begin(), ahead.end(), c), ahead.end()) << c;
+  }
+}
+
 TEST(SearchStrategy, ASpaceWithinTheBudgetIsRacedWhole) {
   Tuning tuning(simulation::names(10), search());
   simulation::replay(tuning, as_runs({5, 4, 3, 2, 1.5, 1, 6, 7, 8, 9}));

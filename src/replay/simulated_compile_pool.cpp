@@ -1,0 +1,58 @@
+// SimulatedCompilePool: list scheduling of recorded compile times on a simulated clock.
+#include "replay/simulated_compile_pool.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+namespace disttune::detail {
+
+SimulatedCompilePool::SimulatedCompilePool(std::vector<double> compile_s, int threads)
+    : compile_s_(std::move(compile_s)), queued_(compile_s_.size(), false), began_(compile_s_.size()) {
+  if (threads < 1) throw std::invalid_argument("disttune: a compile pool needs at least one thread");
+  free_at_.assign(static_cast<std::size_t>(threads), 0.0);
+}
+
+void SimulatedCompilePool::start_next() {
+  const auto thread = std::min_element(free_at_.begin(), free_at_.end());
+  const Queued next = queue_.front();
+  queue_.pop_front();
+  const double start = std::max(*thread, next.since);
+  began_[next.candidate] = start;
+  *thread = start + compile_s_[next.candidate];
+}
+
+void SimulatedCompilePool::start_until(double until) {
+  while (!queue_.empty() &&
+         std::max(*std::min_element(free_at_.begin(), free_at_.end()), queue_.front().since) <= until) {
+    start_next();
+  }
+}
+
+void SimulatedCompilePool::queue(std::size_t candidate, double at) {
+  if (queued_.at(candidate)) return;
+  queued_[candidate] = true;
+  queue_.push_back({candidate, at});
+}
+
+double SimulatedCompilePool::prepare(double at, std::span<const std::size_t> now,
+                                     std::span<const std::size_t> ahead) {
+  start_until(at);
+  for (std::size_t c : now) queue(c, at);
+  for (std::size_t c : ahead) queue(c, at);
+  // Nothing else is queued while the caller waits: the compiles before those of `now` start
+  // as the threads free up.
+  double ready = at;
+  for (std::size_t c : now) {
+    while (!began_[c]) start_next();
+    ready = std::max(ready, *began_[c] + compile_s_[c]);
+  }
+  return ready;
+}
+
+std::size_t SimulatedCompilePool::started_by(double at) const {
+  return static_cast<std::size_t>(std::count_if(
+      began_.begin(), began_.end(), [at](const std::optional<double>& b) { return b && *b <= at; }));
+}
+
+}  // namespace disttune::detail
