@@ -34,7 +34,7 @@ constexpr long long kDefaultBatch = 4;
 constexpr std::size_t kAheadRounds = 4;
 /// The last share of the budget goes to neighbours (one level in one parameter) of the
 /// fastest candidates so far, this many of them.
-constexpr double kPolishShare = 0.15;
+constexpr double kPolishShare = 0.30;
 constexpr std::size_t kPolishCentres = 3;
 
 /// A named effort level: the share of the space to measure and the fewest candidates.
