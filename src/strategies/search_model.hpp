@@ -1,11 +1,12 @@
-// The search's model: a tree-structured Parzen estimator over config features, failures counted as
-// bad outcomes.
+// The search's model: a tree-structured Parzen estimator over config features, with a separate
+// feasibility model for failures.
 #pragma once
 
 #include <cstddef>
 #include <vector>
 
 #include "strategies/config_features.hpp"
+#include "strategies/feasibility_model.hpp"
 
 namespace disttune::detail {
 
@@ -16,30 +17,37 @@ struct Observation {
   double time_ms = 0.0;  ///< agreed time; meaningless when failed
 };
 
-/// A tree-structured Parzen estimator (Bergstra et al., 2011), one factor per dimension:
-/// the fastest kGoodShare of the candidates that ran (at least kLeastGood) are "good", the
-/// rest and every failure "bad". Each group's density at a candidate is a product over
-/// dimensions of a smoothed Parzen estimate: a Gaussian kernel over numeric levels, matching
-/// counts over categories, each with a flat prior. The score is good density over bad
-/// density: high where configs look like the fast ones and unlike the slow and failed ones
-/// (so failures steer the search away, as a feasibility model would).
+/// A tree-structured Parzen estimator (Bergstra et al., 2011) for speed, times a feasibility
+/// model for failures. Of the candidates that ran, the fastest kGoodShare (at least
+/// kLeastGood) are "good", the rest "slow". Each group's density at a candidate is estimated
+/// twice: factored (a product over dimensions of smoothed per-dimension Parzen estimates: a
+/// Gaussian kernel over numeric levels, matching counts over categories, each with a flat
+/// prior) and joint (one Parzen estimate over all dimensions at once, which sees interactions
+/// such as "BLOCK_K 128 is fast with SPLIT_K 1 only"). The score is the log of good over slow
+/// density, kJointWeight of it joint and the rest factored, plus the log chance that the
+/// candidate runs (FeasibilityModel): high where configs look like the fast ones, unlike the
+/// slow ones, and away from configs that failed.
 class SearchModel {
  public:
   static constexpr double kGoodShare = 0.25;
   static constexpr std::size_t kLeastGood = 3;
+  static constexpr double kJointWeight = 0.6;
 
   /// Keeps a reference to `features`, which must outlive the model.
   SearchModel(const ConfigFeatures& features, const std::vector<Observation>& observed);
 
-  /// log(good density / bad density) at `candidate`: higher is more promising.
+  /// log(good density / slow density) + log(chance to run) at `candidate`: higher is more
+  /// promising.
   double log_score(std::size_t candidate) const;
 
  private:
-  double log_density(const std::vector<std::size_t>& group, std::size_t candidate) const;
+  double log_factored_density(const std::vector<std::size_t>& group, std::size_t candidate) const;
+  double log_joint_density(const std::vector<std::size_t>& group, std::size_t candidate) const;
 
   const ConfigFeatures& features_;
   std::vector<std::size_t> good_;
-  std::vector<std::size_t> bad_;
+  std::vector<std::size_t> slow_;
+  FeasibilityModel feasibility_;
 };
 
 }  // namespace disttune::detail

@@ -36,7 +36,7 @@ constexpr std::size_t kAheadRounds = 4;
 constexpr double kLieShare = 0.999;
 /// The last share of the budget goes to neighbours (one level in one parameter) of the
 /// fastest candidates so far, this many of them.
-constexpr double kPolishShare = 0.15;
+constexpr double kPolishShare = 0.30;
 constexpr std::size_t kPolishCentres = 3;
 
 /// A named effort level: the share of the space to measure and the fewest candidates.
@@ -49,8 +49,8 @@ constexpr Effort kEfforts[] = {{"quick", 0.02, 12}, {"default", 0.045, 24}, {"th
 
 /// Rounds: (1) the baseline and the prior's candidates, then a space-filling sample
 /// (Mitchell's best candidate), so that a third of the budget is measured; (2) rounds of
-/// `batch` candidates, the best scores of the SearchModel (a Parzen estimator of what fast
-/// candidates look like against slow and failed ones), until the budget (candidates, or
+/// `batch` candidates, the best scores of the SearchModel (Parzen estimates of what fast
+/// candidates look like against slow ones, times the chance to run), until the budget (candidates, or
 /// device seconds) is spent; (3) the `shortlist` fastest race with the converge strategy,
 /// which makes the choice (with the baseline, if it ran). A space no larger than the budget is raced whole. Exploring
 /// rounds never name a candidate twice; every choice is a function of the seed and the

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -177,9 +178,13 @@ TEST(ReplayWallClock, AheadCompilesDuringTheRoundBefore) {
   EXPECT_NEAR(replay_tuning(table, m, 0, WallClock{1, 0.0}).wall_s, 3.001, 1e-9);
 }
 
+/// Seeds 0 .. kQualitySeeds-1: enough that one lucky or unlucky seed moves nothing.
+constexpr std::uint64_t kQualitySeeds = 50;
+
 struct Quality {
   double median_ratio;
   double worst_ratio;
+  int within_1_05;  ///< seeds whose choice is within 1.05x of the table's best
   double most_measured;
 };
 
@@ -188,20 +193,22 @@ Quality quality(const ReplayTable& table, const std::string& strategy) {
   m.strategy = strategy;
   std::vector<double> ratios;
   double most = 0.0;
-  for (std::uint64_t seed = 0; seed < 10; ++seed) {
+  for (std::uint64_t seed = 0; seed < kQualitySeeds; ++seed) {
     const ReplayRun run = replay_tuning(table, m, seed);
     ratios.push_back(run.chosen ? run.ratio : 1e9);
     most = std::max(most, run.measured_fraction);
   }
+  const auto within = std::count_if(ratios.begin(), ratios.end(), [](double r) { return r <= 1.05; });
   return {summarize(ratios, Statistic::median), *std::max_element(ratios.begin(), ratios.end()),
-          most};
+          static_cast<int>(within), most};
 }
 
-// The recorded tables (tests/data/replay, measured on an H200): over 10 seeds the search
-// reaches a median within 1.02x of the table's best with at most 5% of the space measured,
-// and beats random search on the same budget. The worst-seed target is 1.05x; the
-// split-K table's worst seed is 1.067x today, so the worst seed is held to 1.10x here
-// (docs/strategies.md has the numbers).
+// The recorded tables (tests/data/replay, measured on an H200), seeds 0-49: the search
+// reaches a median within 1.01x of the table's best with at most 5% of the space measured,
+// at least 38 of 50 seeds within 1.05x (today 42 on split-K, 49 on the others), no seed
+// beyond 1.25x (today's worst: 1.213x on split-K, whose three configs within 1.05x sit in a
+// narrow basin), and beats random search on the same budget. docs/strategies.md and
+// BENCHMARKS.md have the numbers. Replay is deterministic given the seed: no wall clock.
 TEST(ReplayQuality, SearchOnEveryRecordedTable) {
   std::vector<std::filesystem::path> tables;
   for (const auto& file : std::filesystem::directory_iterator(DISTTUNE_REPLAY_TABLES)) {
@@ -214,12 +221,14 @@ TEST(ReplayQuality, SearchOnEveryRecordedTable) {
     const Quality search = quality(table, "search");
     const Quality random = quality(table, "random");
     std::cout << table.kernel << ": search median x" << search.median_ratio << " worst x"
-              << search.worst_ratio << "; random median x" << random.median_ratio << " worst x"
+              << search.worst_ratio << ", " << search.within_1_05 << " of " << kQualitySeeds
+              << " within 1.05x; random median x" << random.median_ratio << " worst x"
               << random.worst_ratio << "; at most " << 100.0 * search.most_measured
               << "% measured\n";
     EXPECT_LE(search.most_measured, 0.05) << table.kernel;
-    EXPECT_LE(search.median_ratio, 1.02) << table.kernel;
-    EXPECT_LE(search.worst_ratio, 1.10) << table.kernel;
+    EXPECT_LE(search.median_ratio, 1.01) << table.kernel;
+    EXPECT_GE(search.within_1_05, 38) << table.kernel;
+    EXPECT_LE(search.worst_ratio, 1.25) << table.kernel;
     EXPECT_LT(search.median_ratio, random.median_ratio) << table.kernel;
   }
 }
