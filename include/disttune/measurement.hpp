@@ -20,22 +20,16 @@ struct Measurement {
   /// "exhaustive" (the spec's), "adaptive" or "converge"; empty: TRITON_DIST_AUTOTUNE_STRATEGY
   /// if set, else "converge" (docs/strategies.md).
   std::string strategy;
-  /// converge: a candidate is measured enough once the relative standard error of its
-  /// statistic is at most this (0.005: 0.5%) ...
-  double max_noise = 0.005;
-  /// ... and it has run for at least this much device time (ms, by its agreed time).
-  double min_time_ms = 0.5;
-  /// converge: total device time (ms, by the agreed times) for all candidates together;
-  /// 0 means no budget. Measurement stops adding samples once it is spent.
-  double budget_ms = 0.0;
   /// Canonical JSON of the space entry to keep unless another is faster by more than the
   /// noise (any strategy); empty: none. A key whose candidates lack it (pruned) has none.
   std::string baseline;
   /// The strategy's own named parameters (as nvbench's criterion params), values as text,
-  /// e.g. {{"effort", "quick"}, {"seed", "7"}}. Each strategy declares its names with
-  /// defaults and refuses any other name or a bad value with InvalidSetting when it is
-  /// made; "seed" (an unsigned integer, default 0, the same on every rank) is taken by every
-  /// built-in strategy (docs/strategies.md). Empty: the strategy's defaults.
+  /// e.g. {{"effort", "quick"}, {"seed", "7"}} for search, {{"max_noise", "0.01"}} for
+  /// converge (whose max_noise, min_time_ms and budget_ms were fields of Measurement
+  /// before). Each strategy declares its names with defaults and refuses any other name or
+  /// a bad value with InvalidSetting when it is made; "seed" (an unsigned integer, default
+  /// 0, the same on every rank) is taken by every built-in strategy (docs/strategies.md
+  /// has the table of who owns which). Empty: the strategy's defaults.
   std::map<std::string, std::string> strategy_options;
 };
 
@@ -46,7 +40,8 @@ inline constexpr int kMostRuns = 1'000'000;
 void validate_run_count(long long count, std::string_view setting, int least);
 
 /// Throws InvalidSetting (a std::invalid_argument) naming the field when a setting is out of
-/// range: warmup_runs in [0, kMostRuns], timed_runs in [1, kMostRuns].
+/// range: warmup_runs in [0, kMostRuns], timed_runs in [1, kMostRuns]. The strategy's
+/// options are checked by the strategy when it is made (make_strategy).
 void validate(const Measurement& measurement);
 
 /// "median", "mean" or "min"; parse_statistic throws InvalidSetting otherwise.

@@ -10,8 +10,11 @@
 //   "hardware": object, "hardware_digest": str, "deps": object,
 //   "measurement": {"warmup_runs": int, "timed_runs": int, "statistic": str,
 //                   "strategy": str, "flush_l2": bool, "timer": str (optional),
-//                   optional: "max_noise", "min_time_ms", "budget_ms": num (converge),
-//                   "baseline": <JSON value> (the baseline entry, when one was set)},
+//                   optional: "max_noise", "min_time_ms", "budget_ms": num (converge's
+//                   strategy options, those given; older records wrote all three; read
+//                   back into Measurement::strategy_options as texts),
+//                   "strategy_options": {str: str} (the strategy's other named options,
+//                   when set), "baseline": <JSON value> (the baseline entry, when one was set)},
 //   "candidates": [{"config": <JSON value>, "status": "ok"|"dropped"|"failed"|"skipped",
 //                   "error": str, "samples_ms": [num], "local_ms": num|null,
 //                   "agreed_ms": num|null, "noise": num}],

@@ -87,17 +87,20 @@ std::unique_ptr<Strategy> make_adaptive_strategy(const Measurement& measurement)
 
 /// A race: one warm-up and one timed run of every candidate screen out the obvious losers;
 /// then, per candidate, samples until the relative standard error of its statistic is under
-/// measurement.max_noise after measurement.min_time_ms of device time, or until its
-/// confidence interval shows it cannot beat the leader; within measurement.budget_ms in
-/// total; then candidates still within noise of the leader run interleaved (A B A B ...)
-/// and are compared on those runs (docs/strategies.md).
+/// max_noise after min_time_ms of device time, or until its confidence interval shows it
+/// cannot beat the leader; within budget_ms in total; then candidates still within noise
+/// of the leader run interleaved (A B A B ...) and are compared on those runs
+/// (docs/strategies.md). Its strategy_options: max_noise (0, 1), default 0.005;
+/// min_time_ms >= 0, default 0.5; budget_ms >= 0, default 0 (none); seed. InvalidSetting
+/// naming the option for any other name or a value out of range.
 std::unique_ptr<Strategy> make_converge_strategy(const Measurement& measurement);
 
 /// A search for large spaces: measures a budgeted fraction of the candidates, chosen from
 /// what is measured so far by a model over the candidates' own parameters (numbers and
 /// categories of their canonical JSON; failures are observations), then races a shortlist
 /// with the converge strategy. Deterministic given its seed and the agreed numbers. Its
-/// strategy_options: effort, fraction, budget_s, batch, shortlist, seed (docs/strategies.md).
+/// strategy_options: effort, fraction, budget_s, batch, shortlist, seed, and converge's
+/// max_noise and min_time_ms, handed to its race (docs/strategies.md).
 std::unique_ptr<Strategy> make_search_strategy(const Measurement& measurement);
 
 /// The baseline a search must beat: the same budget and options as "search", candidates

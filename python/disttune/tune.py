@@ -35,15 +35,15 @@ __all__ = ["autotune", "to_hashable", "AutotunedFunction"]
 # The most stored records of other keys read for out-of-resources configs (as a warm start's).
 _MOST_RECORDS_READ = 256
 
-# The engine's defaults (C++ TunerOptions{}); the signature of autotune() shows them.
+# The defaults of the engine's options (the binding's one table of them); the signature of
+# autotune() shows them, and a test checks that it does.
 _DEFAULTS = _core.function_defaults
-# autotune()'s options that the engine's FunctionTuner takes; those of the per-candidate runs
-# (isolation, output check, restored inputs) are candidate_options()'s keyword parameters.
-_ENGINE_OPTIONS = (
-    "warmup_runs", "timed_runs", "statistic", "strategy", "baseline", "budget_ms", "max_noise", "min_time_ms",
-    "strategy_options", "collective_timeout_s", "cache_dir", "disk_cache", "redis_url", "split_across_ranks",
-    "key_distance",
-)
+# The engine options (that table's names) this module sets itself for each tuner, or leaves
+# to the environment; autotune() passes every other one through as given.
+_SET_PER_TUNER = ("timer", "hardware_json", "deps_json", "communicator", "redis_prefix", "redis_timeout_s")
+_ENGINE_OPTIONS = tuple(name for name in _core.function_option_names if name not in _SET_PER_TUNER)
+# autotune()'s options of the per-candidate runs (isolation, output check, restored inputs)
+# are candidate_options()'s keyword parameters.
 _CANDIDATE_OPTIONS = tuple(
     p.name for p in inspect.signature(candidate_options).parameters.values() if p.kind is p.KEYWORD_ONLY
 )
@@ -358,22 +358,22 @@ def autotune(
     statistic: str = _DEFAULTS["statistic"],
     strategy: Optional[str] = _DEFAULTS["strategy"],
     baseline: Optional[Mapping[str, Any]] = _DEFAULTS["baseline"],
-    budget_ms: float = _DEFAULTS["budget_ms"],
-    max_noise: float = _DEFAULTS["max_noise"],
-    min_time_ms: float = _DEFAULTS["min_time_ms"],
-    strategy_options: Optional[Mapping[str, Any]] = None,
+    budget_ms: Optional[float] = _DEFAULTS["budget_ms"],
+    max_noise: Optional[float] = _DEFAULTS["max_noise"],
+    min_time_ms: Optional[float] = _DEFAULTS["min_time_ms"],
+    strategy_options: Optional[Mapping[str, Any]] = _DEFAULTS["strategy_options"],
     flush_l2: bool = False,
     graph_runs: int = 0,
     collective_timeout_s: Optional[float] = _DEFAULTS["collective_timeout_s"],
     cache_dir: Optional[str] = _DEFAULTS["cache_dir"],
     disk_cache: bool = _DEFAULTS["disk_cache"],
-    redis_url: Optional[str] = None,
+    redis_url: Optional[str] = _DEFAULTS["redis_url"],
     precompile: Optional[Callable] = None,
     precompile_threads: int = 16,
     compile_timeout_s: Optional[float] = None,
     timer: Any = None,
-    split_across_ranks: bool = False,
-    key_distance: Optional[Callable[[Any, Any], float]] = None,
+    split_across_ranks: bool = _DEFAULTS["split_across_ranks"],
+    key_distance: Optional[Callable[[Any, Any], float]] = _DEFAULTS["key_distance"],
     isolate: bool = False,
     candidate_timeout_s: Optional[float] = None,
     reference: Optional[_checks.Reference] = None,
@@ -393,7 +393,9 @@ def autotune(
     "adaptive" or "converge"); None takes TRITON_DIST_AUTOTUNE_STRATEGY, else "exhaustive".
     "converge" stops sampling an entry once the relative error of its statistic is under
     `max_noise` after `min_time_ms` of device time; `budget_ms` > 0 bounds the total
-    (docs/strategies.md). "search" measures a budgeted fraction of a large space chosen by a
+    (docs/strategies.md). These three are converge's own parameters: a keyword fills
+    strategy_options of the same name (None: the strategy's default); a strategy that does
+    not declare it refuses it (InvalidSetting), as does giving it both ways. "search" measures a budgeted fraction of a large space chosen by a
     model of the entries' parameters, then races a shortlist; `strategy_options` are the
     strategy's own named parameters, e.g. {"effort": "quick", "seed": 7} (values str, int or
     float; each strategy refuses names it does not declare). `baseline`, an entry of `config_space`, is kept unless another entry

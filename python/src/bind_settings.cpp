@@ -9,31 +9,13 @@
 
 #include "bindings.hpp"
 #include "disttune/context.hpp"
-#include "disttune/function_tuner.hpp"
 #include "disttune/settings.hpp"
+#include "function_options.hpp"
 
 namespace nb = nanobind;
 
 namespace disttune::python {
 namespace {
-
-/// The defaults of a function-level tuner (TunerOptions{}), by the Python names.
-nb::dict function_defaults() {
-  const TunerOptions options{};
-  nb::dict defaults;
-  defaults["warmup_runs"] = options.measurement.warmup_runs;
-  defaults["timed_runs"] = options.measurement.timed_runs;
-  defaults["statistic"] = to_string(options.measurement.statistic);
-  defaults["strategy"] = nb::none();  // TRITON_DIST_AUTOTUNE_STRATEGY, else kSpecStrategy
-  defaults["baseline"] = nb::none();  // no baseline entry
-  defaults["budget_ms"] = options.measurement.budget_ms;
-  defaults["max_noise"] = options.measurement.max_noise;
-  defaults["min_time_ms"] = options.measurement.min_time_ms;
-  defaults["collective_timeout_s"] = nb::none();  // TRITON_DIST_AUTOTUNE_TIMEOUT, else 600
-  defaults["cache_dir"] = nb::none();  // TRITON_DIST_AUTOTUNE_CACHE_DIR, else DEFAULT_CACHE_ROOT
-  defaults["disk_cache"] = options.disk_cache;
-  return defaults;
-}
 
 /// The defaults of a contextual tuner (ContextOptions{}), by the spec's names.
 nb::dict contextual_defaults() {
@@ -56,7 +38,10 @@ double seconds_of(std::chrono::milliseconds timeout) {
 }  // namespace
 
 void bind_settings(nb::module_& module) {
-  module.attr("function_defaults") = function_defaults();
+  module.attr("function_defaults") = function_option_defaults();
+  nb::list names;
+  for (const FunctionOption& option : function_options()) names.append(option.name);
+  module.attr("function_option_names") = nb::tuple(names);
   module.attr("contextual_defaults") = contextual_defaults();
   module.attr("DEFAULT_CACHE_ROOT") = std::string(kDefaultCacheRoot);
   module.def(

@@ -3,12 +3,14 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 #include "disttune/store.hpp"
+#include "util/number_text.hpp"
 
 namespace disttune {
 namespace {
@@ -16,6 +18,9 @@ namespace {
 constexpr const char* kSchemaName = "disttune.record";
 /// How a split tuning shared the candidates out (Record::split_ranks).
 constexpr const char* kSplitAssignment = "index modulo ranks";
+/// The converge strategy's options that records keep as numbers, as they did when these
+/// were Measurement fields: "measurement.max_noise" and not "measurement.strategy_options".
+constexpr const char* kConvergeNumberOptions[] = {"max_noise", "min_time_ms", "budget_ms"};
 
 [[noreturn]] void bad_field(const std::string& field, const std::string& problem) {
   throw std::runtime_error("disttune: record field '" + field + "' " + problem);
@@ -205,10 +210,7 @@ void read_measurement(const Value& json, Record& record) {
   }
   measurement.strategy = fields.string("strategy");
   if (measurement.strategy.empty()) bad_field(fields.path("strategy"), "must not be empty");
-  // Optional (older records lack them): the converge strategy's settings and the baseline.
-  if (fields.has("max_noise")) measurement.max_noise = fields.number("max_noise");
-  if (fields.has("min_time_ms")) measurement.min_time_ms = fields.number("min_time_ms");
-  if (fields.has("budget_ms")) measurement.budget_ms = fields.number("budget_ms");
+  // Optional (older records lack it): the baseline.
   if (fields.has("baseline")) measurement.baseline = fields.canonical("baseline");
   // Optional (records of strategies without options lack it): the strategy's own options.
   if (fields.has("strategy_options")) {
@@ -216,6 +218,10 @@ void read_measurement(const Value& json, Record& record) {
     for (const auto& [name, value] : fields.any("strategy_options").items()) {
       measurement.strategy_options[name] = options.string(name);
     }
+  }
+  // Optional: converge's numeric options, back into the strategy's options as texts.
+  for (const char* name : kConvergeNumberOptions) {
+    if (fields.has(name)) measurement.strategy_options[name] = detail::number_text(fields.number(name));
   }
   record.flush_l2 = fields.boolean("flush_l2");
   // Optional: records written before the timer was named lack it.
@@ -361,12 +367,18 @@ Value record_to_json(const Record& record) {
         {"config", parse_config(record.candidates[record.best_index].config, record.best_index)}}},
       {"ranks", record.ranks},
       {"created_utc", record.created_utc}};
+  std::map<std::string, std::string> options = m.strategy_options;
   if (m.strategy == "converge") {
-    json["measurement"]["max_noise"] = m.max_noise;
-    json["measurement"]["min_time_ms"] = m.min_time_ms;
-    json["measurement"]["budget_ms"] = m.budget_ms;
+    for (const char* name : kConvergeNumberOptions) {
+      const auto given = options.find(name);
+      if (given == options.end()) continue;
+      if (const std::optional<double> number = detail::finite_number(given->second)) {
+        json["measurement"][name] = *number;
+        options.erase(given);
+      }
+    }
   }
-  if (!m.strategy_options.empty()) json["measurement"]["strategy_options"] = m.strategy_options;
+  if (!options.empty()) json["measurement"]["strategy_options"] = options;
   if (record.clocks.is_object() && !record.clocks.empty()) json["clocks"] = record.clocks;
   if (!m.baseline.empty()) {
     json["measurement"]["baseline"] = Value::parse(m.baseline);

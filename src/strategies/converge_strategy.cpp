@@ -1,11 +1,13 @@
 // The converge strategy: race the candidates, sample survivors until their time is known well enough, settle near-ties by interleaved runs.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <vector>
 
 #include "disttune/strategy.hpp"
 #include "strategies/noise_interval.hpp"
+#include "strategies/strategy_options.hpp"
 
 namespace disttune {
 namespace {
@@ -32,6 +34,28 @@ constexpr int kRewarmRuns = 1;
 /// Interleaved runs per contender in the near-tie round.
 constexpr int kPairedRuns = 10;
 
+/// converge's named parameters (strategy_options; docs/strategies.md has their table).
+struct ConvergeParameters {
+  /// A candidate is measured enough once the relative standard error of its statistic is at
+  /// most this (0.005: 0.5%) ...
+  double max_noise = 0.005;
+  /// ... and it has run for at least this much device time (ms, by its agreed time).
+  double min_time_ms = 0.5;
+  /// Total device time (ms, by the agreed times) for all candidates together; 0: no budget.
+  double budget_ms = 0.0;
+};
+
+/// The parameters given in `measurement` (the others at their defaults); InvalidSetting
+/// naming any other option or a value out of range.
+ConvergeParameters read_parameters(const Measurement& measurement) {
+  const detail::StrategyOptions options(measurement, "converge", {"max_noise", "min_time_ms", "budget_ms"});
+  const ConvergeParameters defaults;
+  constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+  return {options.proportion("max_noise", defaults.max_noise),
+          options.number("min_time_ms", defaults.min_time_ms, 0.0, kUnbounded),
+          options.number("budget_ms", defaults.budget_ms, 0.0, kUnbounded)};
+}
+
 TimeEstimate overall(const CandidateStanding& s) { return {s.time_ms, s.noise, s.samples}; }
 TimeEstimate last_round(const CandidateStanding& s) {
   return {s.round_time_ms, s.round_noise, s.round_samples};
@@ -46,10 +70,10 @@ TimeEstimate last_round(const CandidateStanding& s) {
 /// alone. Every decision is on agreed numbers, so every rank takes the same rounds.
 class ConvergeStrategy final : public Strategy {
  public:
-  explicit ConvergeStrategy(const Measurement& measurement)
-      : max_noise_(measurement.max_noise),
-        min_time_ms_(measurement.min_time_ms),
-        budget_ms_(measurement.budget_ms) {}
+  explicit ConvergeStrategy(const ConvergeParameters& parameters)
+      : max_noise_(parameters.max_noise),
+        min_time_ms_(parameters.min_time_ms),
+        budget_ms_(parameters.budget_ms) {}
 
   Round first_round(std::size_t count) override {
     Round round;
@@ -207,8 +231,7 @@ class ConvergeStrategy final : public Strategy {
 }  // namespace
 
 std::unique_ptr<Strategy> make_converge_strategy(const Measurement& measurement) {
-  check_strategy_options(measurement, "converge", {});
-  return std::make_unique<ConvergeStrategy>(measurement);
+  return std::make_unique<ConvergeStrategy>(read_parameters(measurement));
 }
 
 }  // namespace disttune

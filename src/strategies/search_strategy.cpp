@@ -60,8 +60,10 @@ class SearchStrategy final : public Strategy {
   /// `modelled`: picks by the model (the search); else uniformly at random (the baseline).
   SearchStrategy(const Measurement& measurement, const std::string& name, bool modelled)
       : measurement_(measurement), modelled_(modelled) {
-    const detail::StrategyOptions options(measurement, name,
-                                          {"effort", "fraction", "budget_s", "batch", "shortlist"});
+    std::vector<std::string> declared{"effort", "fraction", "budget_s", "batch", "shortlist"};
+    declared.insert(declared.end(), detail::kRaceParameters.begin(), detail::kRaceParameters.end());
+    const detail::StrategyOptions options(measurement, name, declared);
+    (void)make_converge_strategy(detail::race_settings(measurement));  // a bad race parameter fails now
     std::vector<std::string> efforts;
     for (const Effort& effort : kEfforts) efforts.push_back(effort.name);
     const std::string level = options.choice("effort", "default", efforts);

@@ -6,13 +6,19 @@
 
 namespace disttune::detail {
 
-ShortlistRace::ShortlistRace(const Measurement& measurement, std::vector<std::size_t> members)
-    : members_(std::move(members)) {
+Measurement race_settings(const Measurement& measurement) {
   Measurement settings = measurement;
   settings.strategy = "converge";
   settings.strategy_options.clear();
-  converge_ = make_converge_strategy(settings);
+  for (const std::string& name : kRaceParameters) {
+    const auto given = measurement.strategy_options.find(name);
+    if (given != measurement.strategy_options.end()) settings.strategy_options.insert(*given);
+  }
+  return settings;
 }
+
+ShortlistRace::ShortlistRace(const Measurement& measurement, std::vector<std::size_t> members)
+    : members_(std::move(members)), converge_(make_converge_strategy(race_settings(measurement))) {}
 
 Round ShortlistRace::first_round() {
   return to_space(converge_->first_round(members_.size()));

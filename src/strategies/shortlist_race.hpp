@@ -4,17 +4,24 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "disttune/strategy.hpp"
 
 namespace disttune::detail {
 
+/// The converge parameters a search takes and hands to its race (docs/strategies.md).
+inline const std::vector<std::string> kRaceParameters{"max_noise", "min_time_ms"};
+
+/// The settings converge races with: `measurement`'s, its options reduced to kRaceParameters.
+Measurement race_settings(const Measurement& measurement);
+
 /// Races `members` (ascending indices of the whole space) with the converge strategy, as if
 /// they were the whole space: converge's rounds name members, its standings are theirs.
 class ShortlistRace {
  public:
-  /// `measurement` gives converge its settings (its strategy_options are not passed on).
+  /// race_settings(measurement) are converge's; InvalidSetting for a bad race parameter.
   ShortlistRace(const Measurement& measurement, std::vector<std::size_t> members);
 
   Round first_round();

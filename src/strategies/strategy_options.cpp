@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <system_error>
 
 #include "disttune/error.hpp"
 #include "disttune/strategy.hpp"
+#include "util/number_text.hpp"
 
 namespace disttune {
 
@@ -57,15 +59,19 @@ void StrategyOptions::refuse(const std::string& name, const std::string& why) co
 double StrategyOptions::number(const std::string& name, double fallback, double least,
                                double most) const {
   if (!has(name)) return fallback;
-  const std::string& text = measurement_.strategy_options.at(name);
-  double value = 0.0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc{} || end != text.data() + text.size() ||
-      !std::isfinite(value) || value < least || value > most) {
-    refuse(name,
-           "must be a number in [" + std::to_string(least) + ", " + std::to_string(most) + "]");
+  const std::optional<double> value = finite_number(measurement_.strategy_options.at(name));
+  if (!value || *value < least || *value > most) {
+    refuse(name, std::isinf(most) ? "must be a finite number >= " + number_text(least)
+                                  : "must be a number in [" + number_text(least) + ", " + number_text(most) + "]");
   }
-  return value;
+  return *value;
+}
+
+double StrategyOptions::proportion(const std::string& name, double fallback) const {
+  if (!has(name)) return fallback;
+  const std::optional<double> value = finite_number(measurement_.strategy_options.at(name));
+  if (!value || *value <= 0.0 || *value >= 1.0) refuse(name, "must be a number in (0, 1)");
+  return *value;
 }
 
 long long StrategyOptions::integer(const std::string& name, long long fallback, long long least,

@@ -16,8 +16,11 @@ class StrategyOptions {
   StrategyOptions(const Measurement& measurement, std::string strategy,
                   const std::vector<std::string>& declared);
 
-  /// The option as a finite number in [least, most], or `fallback` when it is not given.
+  /// The option as a finite number in [least, most] (`most` infinite: no upper bound), or
+  /// `fallback` when it is not given.
   double number(const std::string& name, double fallback, double least, double most) const;
+  /// The option as a number strictly between 0 and 1, or `fallback` when it is not given.
+  double proportion(const std::string& name, double fallback) const;
   /// The option as an integer in [least, most], or `fallback` when it is not given.
   long long integer(const std::string& name, long long fallback, long long least,
                     long long most) const;

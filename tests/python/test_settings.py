@@ -41,6 +41,31 @@ def test_the_signatures_show_the_engines_defaults():
     assert contextual["statistic"].default == "mean"
 
 
+def test_autotunes_engine_keywords_are_the_bindings_table():
+    """autotune() spells its engine options out (the spec's API); the binding's one table of
+    FunctionTuner options defines them: the same names and the same defaults."""
+    parameters = inspect.signature(autotune).parameters
+    names = _core.function_option_names
+    assert set(_core.function_defaults) == set(names)
+    passed = set(disttune.tune._ENGINE_OPTIONS)
+    assert passed == {name for name in names if name in parameters} - {"timer"}
+    assert names and all(name in passed or name in disttune.tune._SET_PER_TUNER for name in names)
+    for name in passed:
+        assert parameters[name].kind is inspect.Parameter.KEYWORD_ONLY, name
+        assert parameters[name].default == _core.function_defaults[name], name
+    assert {name: _core.function_defaults[name] for name in ("max_noise", "min_time_ms", "budget_ms")} == {
+        "max_noise": None, "min_time_ms": None, "budget_ms": None}  # the strategy's defaults
+
+
+def test_the_function_tuner_refuses_an_option_outside_its_table():
+    with pytest.raises(_core.InvalidSetting, match="FunctionTuner has no option 'max_nois'"):
+        _core.FunctionTuner("f", "v1", max_nois=0.01, disk_cache=False)
+    with pytest.raises(TypeError, match="option disk_cache must be a bool"):
+        _core.FunctionTuner("f", "v1", disk_cache="no")
+    with pytest.raises(_core.InvalidSetting, match="max_noise must be a number or None"):
+        _core.FunctionTuner("f", "v1", strategy="converge", max_noise="0.01", disk_cache=False)
+
+
 def test_the_environment_table_names_every_variable():
     names = [name for name, _, _ in _core.environment_settings()]
     assert names == [

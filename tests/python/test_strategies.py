@@ -38,7 +38,47 @@ def test_converge_drops_clearly_slower_entries_after_one_sample(tmp_path):
     assert launcher.runs["slow"] == 2  # one warm-up and one timed run: 10x slower is screened out
     measurement = record_of(launch)["measurement"]
     assert measurement["strategy"] == "converge"
-    assert measurement["max_noise"] == 0.005 and measurement["budget_ms"] == 0.0
+    # None given: converge's defaults, which the record does not repeat.
+    assert not {"max_noise", "min_time_ms", "budget_ms", "strategy_options"} & set(measurement)
+
+
+def test_converges_keywords_fill_its_options_and_the_record_keeps_them_as_numbers(tmp_path):
+    launch = tuned(CountingLauncher(), strategy="converge", max_noise=0.01, budget_ms=50,
+                   strategy_options={"min_time_ms": "0.25"}, cache_dir=str(tmp_path))
+    assert launch(1)[2] == "fast"
+    measurement = record_of(launch)["measurement"]
+    assert (measurement["max_noise"], measurement["min_time_ms"], measurement["budget_ms"]) == (0.01, 0.25, 50)
+    assert "strategy_options" not in measurement
+
+
+def test_a_keyword_and_the_same_strategy_option_are_refused_together():
+    with pytest.raises(ValueError, match=r"max_noise= and strategy_options\['max_noise'\] are both given"):
+        tuned(CountingLauncher(), strategy="converge", max_noise=0.01, strategy_options={"max_noise": 0.02})
+
+
+def test_converges_keywords_are_refused_by_a_strategy_without_them():
+    # Before converge owned them they were silently ignored by the other strategies.
+    with pytest.raises(ValueError, match="strategy 'exhaustive' has no option 'max_noise'"):
+        tuned(CountingLauncher(), max_noise=0.01)  # the decorator's default strategy
+    with pytest.raises(ValueError, match="strategy 'adaptive' has no option 'budget_ms'"):
+        tuned(CountingLauncher(), strategy="adaptive", budget_ms=10.0)
+    # The search hands max_noise and min_time_ms to its final race; its budget is budget_s.
+    tuned(CountingLauncher(), strategy="search", max_noise=0.01, min_time_ms=0.1)
+    with pytest.raises(ValueError, match="strategy 'search' has no option 'budget_ms'"):
+        tuned(CountingLauncher(), strategy="search", budget_ms=10.0)
+
+
+def test_a_record_tuned_with_other_converge_settings_is_still_a_hit(tmp_path):
+    # Measurement settings are not part of a record's identity (function, hardware, key): a
+    # stored choice is reused whatever settings found it, as before converge owned them.
+    first = tuned(CountingLauncher(), strategy="converge", max_noise=0.005, cache_dir=str(tmp_path))
+    first(1)
+    assert first.last_report.source == "tuned"
+    launcher = CountingLauncher()
+    second = tuned(launcher, strategy="converge", max_noise=0.01, cache_dir=str(tmp_path))
+    second(1)
+    assert second.last_report.source == "disk"
+    assert launcher.runs.get("slow", 0) == 0
 
 
 def test_a_baseline_is_replaced_only_by_a_clearly_faster_entry(tmp_path):

@@ -461,6 +461,35 @@ TEST_F(AutotuneTest, RanksCompareWhetherTheirTimersFlushL2) {
   EXPECT_EQ(total_runs(), runs_before);  // refused before any run
 }
 
+TEST_F(AutotuneTest, RanksCompareTheStrategysParameters) {
+  const auto converge = [this](std::map<std::string, std::string> parameters) {
+    Tuned::Spec spec = make(kThree).spec();
+    spec.options.measurement.strategy = "converge";
+    spec.options.measurement.strategy_options = std::move(parameters);
+    return spec;
+  };
+  std::vector<std::string> strict_parts;
+  auto strict_ranks = two_ranks(strict_parts);
+  Tuned strict(converge({{"max_noise", "0.005"}}));
+  strict.call({.communicator = strict_ranks.get()}, 7);
+  ASSERT_FALSE(strict_parts.empty());
+
+  // The same tuning but this rank's converge stops at 1% noise: the ranks disagree.
+  Tuned loose(converge({{"max_noise", "0.01"}}));
+  const int runs_before = total_runs();
+  std::vector<std::string> loose_parts;
+  auto mixed_ranks = two_ranks(loose_parts, strict_parts.front());
+  try {
+    loose.call({.communicator = mixed_ranks.get()}, 7);
+    FAIL() << "ranks whose converge parameters differ must not tune together";
+  } catch (const RankDisagreement& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("rank 1 differs from rank 0 in measurement"), std::string::npos) << what;
+    EXPECT_NE(what.find(R"("max_noise":"0.005")"), std::string::npos) << what;
+  }
+  EXPECT_EQ(total_runs(), runs_before);  // refused before any run
+}
+
 const std::vector<SpinConfig> kFive = {{0, 400.0}, {1, 50.0}, {2, 200.0}, {3, 800.0}, {4, 300.0}};
 
 TEST_F(AutotuneTest, AdaptiveStrategyPicksTheFastestWithFewerRuns) {

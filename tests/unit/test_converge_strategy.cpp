@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "disttune/error.hpp"
 #include "disttune/strategy.hpp"
 #include "disttune/tuning.hpp"
 #include "tuning_replay.hpp"
@@ -191,7 +192,7 @@ TEST(ConvergeStrategy, ANoisyCandidateGetsMoreSamplesThanAQuietOne) {
 
 TEST(ConvergeStrategy, MinimumDeviceTimeKeepsShortKernelsSampling) {
   Measurement m = converge();
-  m.min_time_ms = 0.5;
+  m.strategy_options["min_time_ms"] = "0.5";
   Tuning tuning(names(1), m);
   replay_ranks({&tuning}, {noisy({0.01}, 0.001, 4)});  // 10 us: 50 runs make 0.5 ms
   EXPECT_GE(tuning.results()[0].samples.size(), 50u);
@@ -202,7 +203,7 @@ TEST(ConvergeStrategy, TheBudgetBoundsTheDeviceTimeOfABigSpace) {
   for (int i = 0; i < 40; ++i) base.push_back(1.0 + 0.001 * i);  // all close: no early drops
   Measurement unlimited = converge();
   Measurement limited = converge();
-  limited.budget_ms = 150.0;
+  limited.strategy_options["budget_ms"] = "150";
   Tuning free_tuning(names(base.size()), unlimited);
   Tuning bounded(names(base.size()), limited);
   replay_ranks({&free_tuning}, {noisy(base, 0.03, 5)});
@@ -301,16 +302,62 @@ TEST(ConvergeStrategy, IsTheDefaultWhenNoStrategyIsAsked) {
   EXPECT_EQ(strategy_name(spec), "exhaustive");
 }
 
-TEST(ConvergeStrategy, SettingsOutOfRangeAreClearErrors) {
+/// The error of making converge with one option set to `text`, or "" if it is made.
+std::string error_with(const std::string& name, const std::string& text) {
   Measurement m = converge();
-  m.max_noise = 0.0;
-  EXPECT_THROW(validate(m), std::invalid_argument);
-  m = converge();
-  m.budget_ms = -1.0;
-  EXPECT_THROW(validate(m), std::invalid_argument);
-  m = converge();
-  m.min_time_ms = std::numeric_limits<double>::infinity();
-  EXPECT_THROW(validate(m), std::invalid_argument);
+  m.strategy_options[name] = text;
+  try {
+    (void)make_strategy(m);
+  } catch (const InvalidSetting& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(ConvergeStrategy, ParametersOutOfRangeAreClearErrorsNamingThem) {
+  EXPECT_EQ(error_with("max_noise", "0"),
+            "disttune: strategy 'converge' option max_noise must be a number in (0, 1), got '0'");
+  EXPECT_NE(error_with("max_noise", "1").find("max_noise must be a number in (0, 1)"), std::string::npos);
+  EXPECT_EQ(error_with("budget_ms", "-1"),
+            "disttune: strategy 'converge' option budget_ms must be a finite number >= 0, got '-1'");
+  EXPECT_NE(error_with("min_time_ms", "inf").find("min_time_ms must be a finite number >= 0"), std::string::npos);
+  EXPECT_NE(error_with("min_time_ms", "0.5ms").find("min_time_ms"), std::string::npos);
+  EXPECT_NE(error_with("effort", "quick").find("strategy 'converge' has no option 'effort' (its options: seed, "
+                                               "max_noise, min_time_ms, budget_ms)"),
+            std::string::npos);
+  EXPECT_EQ(error_with("max_noise", "0.01"), "");
+  EXPECT_EQ(error_with("budget_ms", "0"), "");
+}
+
+TEST(ConvergeStrategy, OnlyConvergeAndTheSearchesTakeItsParameters) {
+  for (const char* strategy : {"exhaustive", "adaptive"}) {
+    Measurement m;
+    m.strategy = strategy;
+    m.strategy_options["max_noise"] = "0.01";
+    EXPECT_THROW((void)make_strategy(m), InvalidSetting) << strategy;
+  }
+  for (const char* strategy : {"search", "random"}) {
+    Measurement m;
+    m.strategy = strategy;
+    m.strategy_options["max_noise"] = "0.01";
+    m.strategy_options["min_time_ms"] = "1";
+    EXPECT_NO_THROW((void)make_strategy(m)) << strategy;
+    m.strategy_options["max_noise"] = "2";  // refused when the search is made, not at its race
+    EXPECT_THROW((void)make_strategy(m), InvalidSetting) << strategy;
+    m.strategy_options.erase("max_noise");
+    m.strategy_options["budget_ms"] = "100";  // the search's budget is its own budget_s
+    EXPECT_THROW((void)make_strategy(m), InvalidSetting) << strategy;
+  }
+}
+
+TEST(ConvergeStrategy, AMaxNoiseGivenChangesWhenSamplingStops) {
+  Measurement loose = converge();
+  loose.strategy_options["max_noise"] = "0.05";
+  Tuning strict(names(1), converge());
+  Tuning relaxed(names(1), loose);
+  replay_ranks({&strict}, {noisy({1.0}, 0.02, 3)});
+  replay_ranks({&relaxed}, {noisy({1.0}, 0.02, 3)});
+  EXPECT_LT(relaxed.results()[0].samples.size(), strict.results()[0].samples.size());
 }
 
 }  // namespace

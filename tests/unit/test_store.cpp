@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <regex>
 #include <stdexcept>
 
@@ -413,6 +414,37 @@ TEST_F(DiskStoreTest, ReadsARecordWrittenByAnotherBuild) {
   EXPECT_EQ(record->created_utc, "2026-11-29T09:30:00Z");
   // This build writes the same bytes back.
   EXPECT_EQ(record_to_json(*record).dump(2) + "\n", golden);
+}
+
+// Records of converge tunings keep its parameters as the numbers older builds wrote (when they
+// were Measurement fields); reading either gives the strategy's options as texts.
+TEST(ConvergeRecord, AnOlderRecordReadsToTheOptionsOfANewOneWithTheSameSettings) {
+  Value older = record_to_json(sample_record());
+  older["measurement"] = Value::parse(R"({"budget_ms": 0.0, "flush_l2": true, "max_noise": 0.01,
+      "min_time_ms": 0.5, "statistic": "mean", "strategy": "converge", "timed_runs": 10,
+      "timer": "cuda", "warmup_runs": 5})");
+  Record made = sample_record();
+  made.measurement.strategy = "converge";
+  made.measurement.strategy_options = {{"max_noise", "0.01"}, {"min_time_ms", "0.5"}, {"budget_ms", "0"}};
+  EXPECT_EQ(record_to_json(made)["measurement"], older["measurement"]);  // the same fields, numbers
+
+  const std::map<std::string, std::string> expected = made.measurement.strategy_options;
+  EXPECT_EQ(record_from_json(older).measurement.strategy_options, expected);
+  EXPECT_EQ(record_from_json(record_to_json(made)).measurement.strategy_options, expected);
+
+  // Only what was given is written; the other options stay texts.
+  made.measurement.strategy_options = {{"max_noise", "0.020"}, {"seed", "3"}};
+  const Value written = record_to_json(made)["measurement"];
+  EXPECT_EQ(written["max_noise"], 0.02);
+  EXPECT_FALSE(written.contains("min_time_ms"));
+  EXPECT_EQ(written["strategy_options"], Value::parse(R"({"seed": "3"})"));
+  EXPECT_EQ(record_from_json(record_to_json(made)).measurement.strategy_options,
+            (std::map<std::string, std::string>{{"max_noise", "0.02"}, {"seed", "3"}}));
+
+  // Another strategy's options of these names (a search's race) stay in strategy_options.
+  made.measurement.strategy = "search";
+  EXPECT_FALSE(record_to_json(made)["measurement"].contains("max_noise"));
+  EXPECT_EQ(record_from_json(record_to_json(made)).measurement.strategy_options, made.measurement.strategy_options);
 }
 
 // A file at the record's name that is not a usable record of it.

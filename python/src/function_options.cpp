@@ -1,0 +1,235 @@
+// FunctionTuner's keyword options from Python: the table, and TunerOptions made from it.
+#include "function_options.hpp"
+
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "disttune/config.hpp"
+#include "disttune/error.hpp"
+#include "disttune/redis_store.hpp"
+#include "disttune/settings.hpp"
+#include "disttune/timer.hpp"
+#include "facts_timer.hpp"
+#include "python_timer.hpp"
+#include "setting_values.hpp"
+
+namespace nb = nanobind;
+
+namespace disttune::python {
+
+/// The options as the keywords set them, before they become TunerOptions (the timer and its
+/// facts, and Redis over the environment's setting, are put together at the end).
+struct FunctionSettings {
+  TunerOptions options;
+  std::shared_ptr<Timer> timer;
+  std::string hardware_json;
+  std::string deps_json;
+  std::optional<std::string> redis_url;
+  std::optional<std::string> redis_prefix;
+  std::optional<double> redis_timeout_s;
+};
+
+namespace {
+
+/// `value` as a T; a TypeError naming the option and what it must be otherwise.
+template <typename T>
+T value_of(nb::handle value, const char* name, const char* expected) {
+  T result{};
+  if (!nb::try_cast(value, result)) {
+    throw nb::type_error(("disttune: option " + std::string(name) + " must be " + expected + ", got " +
+                          nb::cast<std::string>(nb::repr(value)))
+                             .c_str());
+  }
+  return result;
+}
+
+/// None stays nullopt; anything else is value_of<T>.
+template <typename T>
+std::optional<T> optional_of(nb::handle value, const char* name, const char* expected) {
+  if (value.is_none()) return std::nullopt;
+  return value_of<T>(value, name, expected);
+}
+
+/// Adds one of the strategy's named parameters; given twice (as a keyword and in
+/// strategy_options) is InvalidSetting naming both.
+void add_strategy_option(Measurement& measurement, const std::string& name, std::string text) {
+  if (!measurement.strategy_options.emplace(name, std::move(text)).second) {
+    throw InvalidSetting("disttune: " + name + "= and strategy_options['" + name +
+                         "'] are both given; give one");
+  }
+}
+
+/// A keyword that fills the strategy's named parameter of the same name (None: not given,
+/// the strategy's default). The strategy refuses it if it does not declare it.
+void apply_strategy_parameter(FunctionSettings& s, nb::handle value, const char* name) {
+  if (value.is_none()) return;
+  if (PyBool_Check(value.ptr()) || !(PyLong_Check(value.ptr()) || PyFloat_Check(value.ptr()))) {
+    throw InvalidSetting("disttune: " + std::string(name) + " must be a number or None, got " +
+                         nb::cast<std::string>(nb::repr(value)));
+  }
+  add_strategy_option(s.options.measurement, name, nb::cast<std::string>(nb::repr(value)));
+}
+
+nb::object none() { return nb::none(); }
+
+const FunctionOption kFunctionOptions[] = {
+    {"warmup_runs", []() -> nb::object { return nb::int_(Measurement{}.warmup_runs); },
+     [](FunctionSettings& s, nb::handle value, const char* name) {
+       s.options.measurement.warmup_runs = run_count(value_of<nb::int_>(value, name, "an int"), name, 0);
+     }},
+    {"timed_runs", []() -> nb::object { return nb::int_(Measurement{}.timed_runs); },
+     [](FunctionSettings& s, nb::handle value, const char* name) {
+       s.options.measurement.timed_runs = run_count(value_of<nb::int_>(value, name, "an int"), name, 1);
+     }},
+    {"statistic", []() -> nb::object { return nb::str(to_string(Measurement{}.statistic).c_str()); },
+     [](FunctionSettings& s, nb::handle value, const char* name) {
+       s.options.measurement.statistic = parse_statistic(value_of<std::string>(value, name, "a str"));
+     }},
+    // None: TRITON_DIST_AUTOTUNE_STRATEGY (left to the engine, which checks the name), else
+    // the spec's strategy (the C++ default, converge, is asked for by name from Python).
+    {"strategy", none,
+     [](FunctionSettings& s, nb::handle value, const char* name) {
+       if (auto strategy = optional_of<std::string>(value, name, "a str or None")) {
+         s.options.measurement.strategy = std::move(*strategy);
+       } else if (!strategy_setting()) {
+         s.options.measurement.strategy = std::string(kSpecStrategy);
+       }
+     }},
+    // Canonical JSON of the baseline entry; None: none.
+    {"baseline", none,
+     [](FunctionSettings& s, nb::handle value, const char* name) {
+       s.options.measurement.baseline = optional_of<std::string>(value, name, "a str or None").value_or("");
+     }},
+    {"strategy_options", none,
+     [](FunctionSettings& s, nb::handle value, const char* name) {
+       using Texts = std::map<std::string, std::string>;
+       for (auto& [option, text] : optional_of<Texts>(value, name, "a dict of str to str or None").value_or(Texts{})) {
+         add_strategy_option(s.options.measurement, option, std::move(text));
+       }
+     }},
+    // The converge strategy's parameters (docs/strategies.md), as keywords.
+    {"max_noise", none, apply_strategy_parameter},
+    {"min_time_ms", none, apply_strategy_parameter},
+    {"budget_ms", none, apply_strategy_parameter},
+    // None: CpuTimer.
+    {"timer", none,
+     [](FunctionSettings& s, nb::handle value, const char* name) {
+       s.timer = optional_of<std::shared_ptr<Timer>>(value, name, "a disttune._core.Timer or None")
+                     .value_or(nullptr);
+     }},
+    // The device and software facts the record keeps (JSON objects).
+    {"hardware_json", []() -> nb::object { return nb::str("{}"); },
+     [](FunctionSettings& s, nb::handle value, const char* name) {
+       s.hardware_json = value_of<std::string>(value, name, "a str");
+     }},
+    {"deps_json", []() -> nb::object { return nb::str("{}"); },
+     [](FunctionSettings& s, nb::handle value, const char* name) {
+       s.deps_json = value_of<std::string>(value, name, "a str");
+     }},
+    // None: one process.
+    {"communicator", none,
+     [](FunctionSettings& s, nb::handle value, const char* name) {
+       s.options.communicator =
+           optional_of<std::shared_ptr<Communicator>>(value, name, "a disttune._core.Communicator or None")
+               .value_or(nullptr);
+     }},
+    // None: TRITON_DIST_AUTOTUNE_TIMEOUT, else 600.
+    {"collective_timeout_s", none,
+     [](FunctionSettings& s, nb::handle value, const char* name) {
+       s.options.collective_timeout =
+           collective_timeout_from_seconds(optional_of<double>(value, name, "a number of seconds or None"));
+     }},
+    // None or "": TRITON_DIST_AUTOTUNE_CACHE_DIR, else DEFAULT_CACHE_ROOT.
+    {"cache_dir", none,
+     [](FunctionSettings& s, nb::handle value, const char*) { s.options.cache_root = cache_dir_from_python(value); }},
+    {"disk_cache", []() -> nb::object { return nb::bool_(TunerOptions{}.disk_cache); },
+     [](FunctionSettings& s, nb::handle value, const char* name) {
+       s.options.disk_cache = value_of<bool>(value, name, "a bool");
+     }},
+    {"split_across_ranks", []() -> nb::object { return nb::bool_(TunerOptions{}.split_across_ranks); },
+     [](FunctionSettings& s, nb::handle value, const char* name) {
+       s.options.split_across_ranks = value_of<bool>(value, name, "a bool");
+     }},
+    // None: the environment's Redis settings (what is given replaces them).
+    {"redis_url", none,
+     [](FunctionSettings& s, nb::handle value, const char* name) {
+       s.redis_url = optional_of<std::string>(value, name, "a str or None");
+     }},
+    {"redis_prefix", none,
+     [](FunctionSettings& s, nb::handle value, const char* name) {
+       s.redis_prefix = optional_of<std::string>(value, name, "a str or None");
+     }},
+    {"redis_timeout_s", none,
+     [](FunctionSettings& s, nb::handle value, const char* name) {
+       s.redis_timeout_s = optional_of<double>(value, name, "a number of seconds or None");
+     }},
+    // key_distance(a, b) over key texts; None: default_key_distance.
+    {"key_distance", none,
+     [](FunctionSettings& s, nb::handle value, const char* name) {
+       if (value.is_none()) return;
+       // Called by the engine without the GIL: taken for each call.
+       auto held = std::make_shared<nb::callable>(value_of<nb::callable>(value, name, "callable or None"));
+       s.options.key_distance = [held](const std::string& a, const std::string& b) {
+         nb::gil_scoped_acquire gil;
+         return nb::cast<double>((*held)(a, b));
+       };
+     }},
+};
+
+/// The options the table's values make, with the timer and Redis put together.
+TunerOptions finish(FunctionSettings s) {
+  TunerOptions options = std::move(s.options);
+  if (!s.timer) s.timer = std::make_shared<CpuTimer>();
+  options.timer = std::make_shared<FactsTimer>(std::move(s.timer), parse_json_object(s.hardware_json, "hardware facts"),
+                                               parse_json_object(s.deps_json, "dependency facts"));
+  if (s.redis_url || s.redis_prefix || s.redis_timeout_s) {
+    // What is given replaces the environment's setting; the rest comes from it.
+    options.redis = redis_options_from_environment();
+    if (s.redis_url) options.redis->url = std::move(*s.redis_url);
+    if (s.redis_prefix) options.redis->prefix = std::move(*s.redis_prefix);
+    if (s.redis_timeout_s) {
+      const double seconds = *s.redis_timeout_s;
+      if (!std::isfinite(seconds) || seconds < 0.001 || seconds > 86400.0) {
+        throw InvalidSetting("disttune: redis_timeout_s must be from 0.001 to 86400 seconds");
+      }
+      options.redis->timeout = std::chrono::milliseconds(std::llround(seconds * 1000.0));
+    }
+  }
+  return options;
+}
+
+}  // namespace
+
+std::span<const FunctionOption> function_options() { return kFunctionOptions; }
+
+TunerOptions function_tuner_options(const nb::kwargs& given) {
+  for (const auto& [key, value] : given) {
+    const std::string name = nb::cast<std::string>(key);
+    bool known = false;
+    for (const FunctionOption& option : kFunctionOptions) known = known || name == option.name;
+    if (!known) throw InvalidSetting("disttune: FunctionTuner has no option '" + name + "'");
+  }
+  FunctionSettings settings;
+  for (const FunctionOption& option : kFunctionOptions) {
+    const nb::object value = given.contains(option.name) ? nb::object(given[option.name]) : option.default_value();
+    option.apply(settings, value, option.name);
+  }
+  return finish(std::move(settings));
+}
+
+nb::dict function_option_defaults() {
+  nb::dict defaults;
+  for (const FunctionOption& option : kFunctionOptions) defaults[option.name] = option.default_value();
+  return defaults;
+}
+
+}  // namespace disttune::python

@@ -1,0 +1,30 @@
+// Numbers as option texts: the strict reading of a finite number, and the shortest writing.
+#pragma once
+
+#include <charconv>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <system_error>
+
+namespace disttune::detail {
+
+/// `text` as a finite number (the whole text, no spaces), or nullopt.
+inline std::optional<double> finite_number(const std::string& text) {
+  double value = 0.0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc{} || end != text.data() + text.size() || !std::isfinite(value)) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+/// The shortest text that reads back as `value` (0.005 -> "0.005", 1e-9 -> "1e-09", 0 -> "0",
+/// infinity -> "inf").
+inline std::string number_text(double value) {
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  char text[32];
+  return std::string(text, std::to_chars(text, text + sizeof text, value).ptr);
+}
+
+}  // namespace disttune::detail
