@@ -1,4 +1,4 @@
-// A cache-hit call of a tuned function versus a direct call of the same launcher.
+// A cache-hit call of a tuned function (both spellings) versus a direct call of the same launcher.
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
@@ -22,16 +22,31 @@ int launch(const AxpyConfig& c, int n, int m) {
 
 using Tuned = disttune::Autotuned<AxpyConfig, std::tuple<int, int>, int(int, int)>;
 
-Tuned make_tuned() {
+std::tuple<int, int> key_of(const int& n, const int& m) { return std::make_tuple(n, m); }
+
+Tuned::Spec spec_without_functions() {
   Tuned::Spec spec;
   spec.identity = {"bench_cache_hit", "v1"};
   spec.configs = {{1}, {2}, {4}};
-  spec.key = [](const int& n, const int& m) { return std::make_tuple(n, m); };
-  spec.launch = launch;
   spec.options.disk_cache = false;
   spec.options.measurement.warmup_runs = 1;
   spec.options.measurement.timed_runs = 3;
+  return spec;
+}
+
+/// The std::function spelling.
+Tuned make_tuned() {
+  Tuned::Spec spec = spec_without_functions();
+  spec.key = key_of;
+  spec.launch = launch;
   return Tuned(std::move(spec));
+}
+
+/// The direct spelling: lambdas, called directly on a hit.
+auto make_direct() {
+  return disttune::Autotuned(
+      spec_without_functions(), [](const int& n, const int& m) { return key_of(n, m); },
+      [](const AxpyConfig& c, int n, int m) { return launch(c, n, m); });
 }
 
 void direct_call(benchmark::State& state) {
@@ -47,6 +62,13 @@ void cache_hit_call(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(tuned(n, 3));
 }
 
+void cache_hit_call_direct_spelling(benchmark::State& state) {
+  auto tuned = make_direct();
+  int n = 1024;
+  tuned(n, 3);
+  for (auto _ : state) benchmark::DoNotOptimize(tuned(n, 3));
+}
+
 /// Hits while the cache holds many keys (the snapshot map, not a single entry).
 void cache_hit_call_64_keys(benchmark::State& state) {
   Tuned tuned = make_tuned();
@@ -57,6 +79,7 @@ void cache_hit_call_64_keys(benchmark::State& state) {
 
 BENCHMARK(direct_call);
 BENCHMARK(cache_hit_call);
+BENCHMARK(cache_hit_call_direct_spelling);
 BENCHMARK(cache_hit_call_64_keys);
 
 }  // namespace
