@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "../common/hit_spellings.hpp"
 #include "../common/paired_arms.hpp"
 #include "disttune/autotune.hpp"
 
@@ -45,28 +46,7 @@ struct LaunchTile {
   void operator()(const TileConfig& c, const float* x, float* y, Shape s) const { launch(c, x, y, s); }
 };
 
-using Erased = disttune::Autotuned<TileConfig, Key, Signature>;
-using Direct = disttune::Autotuned<TileConfig, Key, Signature, KeyOfShape, LaunchTile>;
-
-Erased::Spec base_spec(const char* name) {
-  Erased::Spec spec;
-  spec.identity = {name, "v1"};
-  spec.configs = {{1}, {2}, {4}, {8}};
-  spec.options.disk_cache = false;
-  spec.options.measurement.strategy = "exhaustive";
-  spec.options.measurement.warmup_runs = 0;
-  spec.options.measurement.timed_runs = 1;
-  return spec;
-}
-
-Erased make_erased() {
-  Erased::Spec spec = base_spec("hit_path_breakdown_erased");
-  spec.key = KeyOfShape{};
-  spec.launch = launch;
-  return Erased(std::move(spec));
-}
-
-Direct make_direct() { return Direct(base_spec("hit_path_breakdown_direct"), KeyOfShape{}, LaunchTile{}); }
+using Spellings = disttune::bench::HitSpellings<TileConfig, Key, Signature, KeyOfShape, LaunchTile>;
 
 }  // namespace
 
@@ -82,8 +62,9 @@ int main(int argc, char** argv) {
   float x[4] = {}, y[4] = {};
   const Shape shape{256, 256, 256};
   const Key key{shape.m, shape.n, shape.k};
-  Erased erased = make_erased();
-  Direct direct = make_direct();
+  const std::vector<TileConfig> configs = {{1}, {2}, {4}, {8}};
+  auto erased = Spellings::erased(Spellings::spec("hit_path_breakdown", configs, 0, 1), KeyOfShape{}, LaunchTile{});
+  auto direct = Spellings::direct(Spellings::spec("hit_path_breakdown_direct", configs, 0, 1), KeyOfShape{}, LaunchTile{});
   erased(x, y, shape);  // tunes once (CPU clock); every call below is a hit
   direct(x, y, shape);
   const TileConfig chosen = erased.spec().configs[*erased.cached_choice(key)];

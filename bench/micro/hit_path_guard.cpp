@@ -17,7 +17,7 @@
 #include <tuple>
 #include <vector>
 
-#include "disttune/autotune.hpp"
+#include "../common/hit_spellings.hpp"
 
 namespace {
 
@@ -58,28 +58,9 @@ struct LaunchChain {
   long operator()(const ChainConfig& c, long seed) const { return launch(c, seed); }
 };
 
-using Erased = disttune::Autotuned<ChainConfig, std::tuple<long>, long(long)>;
-using Direct = disttune::Autotuned<ChainConfig, std::tuple<long>, long(long), KeyOfSeed, LaunchChain>;
-
-Erased::Spec base_spec(const char* name) {
-  Erased::Spec spec;
-  spec.identity = {name, "v1"};
-  spec.configs = {{1}, {2}, {3}};
-  spec.options.disk_cache = false;
-  spec.options.measurement.strategy = "exhaustive";
-  spec.options.measurement.warmup_runs = 1;
-  spec.options.measurement.timed_runs = 3;
-  return spec;
-}
-
-Erased make_erased() {
-  Erased::Spec spec = base_spec("hit_path_guard");
-  spec.key = KeyOfSeed{};
-  spec.launch = launch;
-  return Erased(std::move(spec));
-}
-
-Direct make_direct() { return Direct(base_spec("hit_path_guard_direct"), KeyOfSeed{}, LaunchChain{}); }
+using Spellings = disttune::bench::HitSpellings<ChainConfig, std::tuple<long>, long(long), KeyOfSeed, LaunchChain>;
+using Erased = Spellings::Erased;
+using Direct = Spellings::Direct;
 
 template <class Call>
 double batch_ns(Call&& call) {
@@ -158,8 +139,9 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  Erased erased = make_erased();
-  Direct direct = make_direct();
+  const std::vector<ChainConfig> configs = {{1}, {2}, {3}};
+  Erased erased = Spellings::erased(Spellings::spec("hit_path_guard", configs, 1, 3), KeyOfSeed{}, LaunchChain{});
+  Direct direct = Spellings::direct(Spellings::spec("hit_path_guard_direct", configs, 1, 3), KeyOfSeed{}, LaunchChain{});
   const long seed = 7;
   (void)erased(seed);  // tunes once; every call below is a cache hit
   (void)direct(seed);
