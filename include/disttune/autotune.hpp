@@ -92,13 +92,13 @@ class Autotuned<Config, Key, Result(Args...), KeyOf, Launch> {
   /// The type-erased spelling: spec.key and spec.launch are required.
   explicit Autotuned(Spec spec)
     requires kErased
-      : Autotuned(std::move(spec), KeyFunction{}, Launcher{}, Erased{}) {}
+      : Autotuned(std::move(spec), KeyFunction{}, Launcher{}, Delegated{}) {}
 
   /// The direct spelling: `key` and `launch` keep their types; spec.key and spec.launch must
   /// be empty (std::invalid_argument otherwise: given twice).
   Autotuned(Spec spec, KeyFunction key, Launcher launch)
     requires(!kErased)
-      : Autotuned(std::move(spec), std::move(key), std::move(launch), Erased{}) {}
+      : Autotuned(std::move(spec), std::move(key), std::move(launch), Delegated{}) {}
 
   Result operator()(Args... args) { return hit_or_tune(nullptr, args...); }
 
@@ -125,9 +125,9 @@ class Autotuned<Config, Key, Result(Args...), KeyOf, Launch> {
   const Launcher& launcher() const { return launch_; }
 
  private:
-  struct Erased {};  ///< tags the constructor both spellings delegate to
+  struct Delegated {};  ///< tags the constructor both spellings delegate to
 
-  Autotuned(Spec spec, KeyFunction key, Launcher launch, Erased)
+  Autotuned(Spec spec, KeyFunction key, Launcher launch, Delegated)
       : spec_(std::move(spec)),
         key_([&]() -> KeyFunction {
           if constexpr (kErased) return spec_.key; else return std::move(key);
