@@ -136,8 +136,9 @@ step_bench_gemm() {
 }
 
 # Where the C++ hit path's time goes (issue 25): gemm_bench --hit-only, the tuned call split
-# into arms (direct, tuned, lookup+direct, launch hop) in one paired rotation, and the same
-# pair without launches (warm host caches). Builds gemm_bench first if the build step did not.
+# into arms (direct, tuned, tuned through the std::function spelling, lookup+direct, the launch
+# std::function alone) in one paired rotation, and the same without launches (warm host
+# caches). Builds gemm_bench first if the build step did not.
 step_bench_hit() {
   local log=$LOG_DIR/hit_breakdown.log
   if [[ ! -x $BUILD_DIR/bench/gpu/gemm_bench ]] &&

@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "../common/paired_arms.hpp"
 #include "disttune/autotune.hpp"
 #include "disttune/cuda.hpp"
 #include "gemm_check.cuh"
@@ -24,39 +25,58 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using Gemm = disttune::Autotuned<gemm::GemmConfig, std::tuple<int, int, int>,
-                                 void(const half*, const half*, float*, gemm::Shape)>;
+using disttune::bench::ArmFigure;
+using disttune::bench::median;
+using disttune::bench::PairedFigures;
+using GemmKey = std::tuple<int, int, int>;
+using GemmSignature = void(const half*, const half*, float*, gemm::Shape);
+
+/// The key and the launcher as function objects, so that both spellings of the tuned call
+/// can be built from them.
+struct KeyOfShape {
+  GemmKey operator()(const half* const&, const half* const&, float* const&, const gemm::Shape& s) const {
+    return {s.m, s.n, s.k};
+  }
+};
+struct LaunchGemm {
+  cudaStream_t stream = nullptr;
+  void operator()(const gemm::GemmConfig& c, const half* a, const half* b, float* out, gemm::Shape s) const {
+    gemm::gemm(c, a, b, out, s, stream);
+  }
+};
+
+/// The std::function spelling (the Spec's key and launch) and the direct spelling.
+using Gemm = disttune::Autotuned<gemm::GemmConfig, GemmKey, GemmSignature>;
+using GemmDirect = disttune::Autotuned<gemm::GemmConfig, GemmKey, GemmSignature, KeyOfShape, LaunchGemm>;
 
 constexpr int kTunings = 10;
 constexpr double kOracleMsPerConfig = 300.0;
 constexpr double kRegretTarget = 0.005;
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 double seconds_since(Clock::time_point begin) {
   return std::chrono::duration<double>(Clock::now() - begin).count();
 }
 
-/// A fresh tuned GEMM: its own in-process cache, no disk cache, L2 flushed before each run.
-std::unique_ptr<Gemm> make_gemm(cudaStream_t stream) {
+/// The spec of a fresh tuned GEMM without its key and launch: its own in-process cache, no
+/// disk cache, L2 flushed before each run.
+Gemm::Spec gemm_spec(cudaStream_t stream) {
   Gemm::Spec spec;
   spec.identity = {"bench_gemm_fp16_fp32", "bench-1"};
   spec.configs = gemm::config_space();
-  spec.key = [](const half* const&, const half* const&, float* const&, const gemm::Shape& s) {
-    return std::make_tuple(s.m, s.n, s.k);
-  };
   spec.prune = [](const gemm::GemmConfig& c, const half* const&, const half* const&, float* const&,
                   const gemm::Shape& s) { return gemm::fits(c, s); };
-  spec.launch = [stream](const gemm::GemmConfig& c, const half* a, const half* b, float* out,
-                         gemm::Shape s) { gemm::gemm(c, a, b, out, s, stream); };
   spec.options.timer = std::make_shared<disttune::CudaTimer>(
       disttune::CudaTimerOptions{.stream = stream, .flush_l2 = true});
   spec.options.disk_cache = false;
   spec.options.measurement.strategy = "exhaustive";  // the figures below are of the spec's 5 + 10
+  return spec;
+}
+
+/// A fresh tuned GEMM, the std::function spelling.
+std::unique_ptr<Gemm> make_gemm(cudaStream_t stream) {
+  Gemm::Spec spec = gemm_spec(stream);
+  spec.key = KeyOfShape{};
+  spec.launch = LaunchGemm{stream};
   return std::make_unique<Gemm>(std::move(spec));
 }
 
@@ -94,74 +114,22 @@ std::string device_name() {
 }
 
 /// (a) host ns per call: batches of calls enqueued on an idle stream (so no launch waits for
-/// queue space), synchronized between batches (not timed). Each round times one batch of
-/// every arm, the arm that goes first rotating from round to round (so none always follows
-/// the synchronize); an arm's overhead is the median of the rounds' paired differences
-/// against the direct launch, which cancels slow drift of the launch cost, with a
-/// distribution-free 95% confidence interval of that median (order statistics
-/// n/2 -+ 0.98 sqrt(n)). Many rounds make it narrow.
+/// queue space), synchronized between batches (not timed), in paired rounds
+/// (bench/common/paired_arms.hpp: the first arm rotating, the median of the paired
+/// differences against the direct launch and its 95% confidence interval). Many rounds make
+/// it narrow.
 ///
 /// The arms split the tuned call into its parts (issue 25: where the time goes):
 ///   direct         the chosen config's launch, called inline;
-///   tuned          the cache-hit call (key std::function, lookup, launch std::function);
-///   lookup+direct  the key built inline and looked up (cached_choice), then the inline launch:
-///                  tuned - this = the two std::function hops;
-///   launch hop     the Spec's launch std::function with the chosen config, no key or lookup.
+///   tuned          the cache-hit call, direct spelling (key and launcher called directly);
+///   tuned, std::function spelling  the same through the Spec's two std::functions;
+///   lookup+direct  the key built inline and looked up (cached_choice), then the inline launch;
+///   launch std::function alone  the Spec's launch std::function with the chosen config.
 /// Then the same paired method on the CPU alone (no launch: a Gemm-shaped tuned function whose
 /// launch does nothing), where the host caches stay warm between calls: the hit path's own
 /// cost, against which the launch loop's figure shows what the launches' cache misses add.
-struct ArmFigure {
-  std::string arm;
-  double per_call_ns = 0.0;   ///< median per-call time of the arm's batches
-  double overhead_ns = 0.0;   ///< median of per-round (arm - direct)
-  double ci_low_ns = 0.0;     ///< 95% confidence interval of that median
-  double ci_high_ns = 0.0;
-  double quartile_low_ns = 0.0;
-  double quartile_high_ns = 0.0;
-};
-struct HitOverhead {
-  std::vector<ArmFigure> arms;  ///< arms[0] is direct, arms[1] tuned
-  int rounds = 0;
-  int batch = 0;
-  const ArmFigure& tuned() const { return arms.at(1); }
-};
-
-/// Runs `rounds` rounds of every arm (`time_arm(arm)` times one batch, ns per call) after
-/// `warmup_rounds` not kept, and summarises each arm against arm 0.
-template <class TimeArm>
-HitOverhead paired_arms(const std::vector<std::string>& names, int rounds, int warmup_rounds, int batch,
-                        TimeArm&& time_arm) {
-  const std::size_t count = names.size();
-  std::vector<std::vector<double>> per_call(count), differences(count);
-  std::vector<double> times(count);
-  for (int round = 0; round < warmup_rounds + rounds; ++round) {
-    for (std::size_t k = 0; k < count; ++k) {
-      const std::size_t arm = (static_cast<std::size_t>(round) + k) % count;
-      times[arm] = time_arm(arm);
-    }
-    if (round < warmup_rounds) continue;
-    for (std::size_t arm = 0; arm < count; ++arm) {
-      per_call[arm].push_back(times[arm]);
-      differences[arm].push_back(times[arm] - times[0]);
-    }
-  }
-  HitOverhead hit;
-  hit.rounds = rounds;
-  hit.batch = batch;
-  for (std::size_t arm = 0; arm < count; ++arm) {
-    std::vector<double>& sorted = differences[arm];
-    std::sort(sorted.begin(), sorted.end());
-    const double n = static_cast<double>(sorted.size());
-    const double half_width = 0.98 * std::sqrt(n);  // 1.96 / 2 * sqrt(n) ranks
-    const auto rank = [&](double r) { return sorted[static_cast<std::size_t>(std::clamp(r, 0.0, n - 1.0))]; };
-    hit.arms.push_back({names[arm], median(per_call[arm]), median(sorted), rank(std::floor(n / 2 - half_width)),
-                        rank(std::ceil(n / 2 + half_width)), rank(n / 4), rank(n * 3 / 4)});
-  }
-  return hit;
-}
-
-HitOverhead hit_overhead(Gemm& tuned, const gemm::GemmConfig& chosen, gemm::Operands& operands,
-                         cudaStream_t stream) {
+PairedFigures hit_overhead(Gemm& erased, const gemm::GemmConfig& chosen, gemm::Operands& operands,
+                           cudaStream_t stream) {
   constexpr int kBatch = 200;
   constexpr int kWarmupRounds = 100;  // not kept: first launches, caches, clocks
   constexpr int kRounds = 6000;
@@ -169,22 +137,31 @@ HitOverhead hit_overhead(Gemm& tuned, const gemm::GemmConfig& chosen, gemm::Oper
   const half* b = operands.b.get();
   float* c = operands.c.get();
   const gemm::Shape shape = operands.shape;
-  const std::vector<gemm::GemmConfig>& space = tuned.spec().configs;
-  const auto& launch = tuned.spec().launch;
+  // The direct spelling over the same space, pruned to the config the other one chose, so
+  // that every arm launches the same kernel.
+  Gemm::Spec spec = gemm_spec(stream);
+  spec.prune = [&chosen](const gemm::GemmConfig& config, const half* const&, const half* const&, float* const&,
+                         const gemm::Shape&) { return gemm::describe(config) == gemm::describe(chosen); };
+  GemmDirect direct(std::move(spec), KeyOfShape{}, LaunchGemm{stream});
+  direct(a, b, c, shape);
+  const std::vector<gemm::GemmConfig>& space = erased.spec().configs;
+  const auto& launch = erased.spec().launch;
   auto time_batch = [&](auto&& call) {
     gemm::check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     const auto begin = Clock::now();
     for (int i = 0; i < kBatch; ++i) call();
     return seconds_since(begin) * 1e9 / kBatch;
   };
-  HitOverhead hit = paired_arms(
-      {"direct", "tuned", "lookup+direct", "launch hop"}, kRounds, kWarmupRounds, kBatch, [&](std::size_t arm) {
+  PairedFigures hit = disttune::bench::paired_arms(
+      {"direct", "tuned", "tuned, std::function spelling", "lookup+direct", "launch std::function alone"}, kRounds,
+      kWarmupRounds, kBatch, [&](std::size_t arm) {
         switch (arm) {
           case 0: return time_batch([&] { gemm::gemm(chosen, a, b, c, shape, stream); });
-          case 1: return time_batch([&] { tuned(a, b, c, shape); });
-          case 2:
+          case 1: return time_batch([&] { direct(a, b, c, shape); });
+          case 2: return time_batch([&] { erased(a, b, c, shape); });
+          case 3:
             return time_batch([&] {
-              const std::optional<std::size_t> hit = tuned.cached_choice(std::make_tuple(shape.m, shape.n, shape.k));
+              const std::optional<std::size_t> hit = erased.cached_choice(std::make_tuple(shape.m, shape.n, shape.k));
               gemm::gemm(space[*hit], a, b, c, shape, stream);
             });
           default: return time_batch([&] { launch(chosen, a, b, c, shape); });
@@ -196,41 +173,53 @@ HitOverhead hit_overhead(Gemm& tuned, const gemm::GemmConfig& chosen, gemm::Oper
 
 volatile int warm_sink = 0;  ///< what the no-launch arms write, so they are not optimised away
 
-/// The hit path without launches (host caches warm): a Gemm-shaped tuned function whose
-/// launch only touches its arguments, against the same no-op called inline.
-HitOverhead warm_hit_overhead(const gemm::Shape& shape) {
+/// A launch that only touches its arguments (the no-launch arms).
+struct NoLaunch {
+  void operator()(const gemm::GemmConfig& cfg, const half*, const half*, float*, gemm::Shape s) const {
+    warm_sink = cfg.tile_m + s.m;
+  }
+};
+
+/// The hit path without launches (host caches warm): Gemm-shaped tuned functions (both
+/// spellings, the same config) whose launch only touches its arguments, against the same
+/// no-op called inline.
+PairedFigures warm_hit_overhead(const gemm::Shape& shape) {
   constexpr int kBatch = 200;
   constexpr int kRounds = 6000;
-  auto noop = [](const gemm::GemmConfig& cfg, const half*, const half*, float*, gemm::Shape s) {
-    warm_sink = cfg.tile_m + s.m;
-  };
   Gemm::Spec spec;
   spec.identity = {"bench_gemm_warm_hit", "bench-1"};
   spec.configs = gemm::config_space();
-  spec.key = [](const half* const&, const half* const&, float* const&, const gemm::Shape& s) {
-    return std::make_tuple(s.m, s.n, s.k);
-  };
-  spec.launch = noop;
   spec.options.disk_cache = false;
   spec.options.measurement.strategy = "exhaustive";
   spec.options.measurement.warmup_runs = 0;
   spec.options.measurement.timed_runs = 1;
-  Gemm tuned(std::move(spec));
-  tuned(nullptr, nullptr, nullptr, shape);  // tunes on the CPU clock once; then hits
-  const gemm::GemmConfig chosen = tuned.spec().configs[*tuned.cached_choice(std::make_tuple(shape.m, shape.n, shape.k))];
+  Gemm::Spec erased_spec = spec;
+  erased_spec.key = KeyOfShape{};
+  erased_spec.launch = NoLaunch{};
+  Gemm erased(std::move(erased_spec));
+  erased(nullptr, nullptr, nullptr, shape);  // tunes on the CPU clock once; then hits
+  const gemm::GemmConfig chosen = spec.configs[*erased.cached_choice(std::make_tuple(shape.m, shape.n, shape.k))];
+  spec.prune = [&chosen](const gemm::GemmConfig& config, const half* const&, const half* const&, float* const&,
+                         const gemm::Shape&) { return gemm::describe(config) == gemm::describe(chosen); };
+  disttune::Autotuned<gemm::GemmConfig, GemmKey, GemmSignature, KeyOfShape, NoLaunch> direct(std::move(spec), KeyOfShape{},
+                                                                                             NoLaunch{});
+  direct(nullptr, nullptr, nullptr, shape);
   auto time_batch = [&](auto&& call) {
     const auto begin = Clock::now();
     for (int i = 0; i < kBatch; ++i) call();
     return seconds_since(begin) * 1e9 / kBatch;
   };
-  return paired_arms({"direct (no launch)", "tuned (no launch)"}, kRounds, 100, kBatch, [&](std::size_t arm) {
-    if (arm == 0) return time_batch([&] { noop(chosen, nullptr, nullptr, nullptr, shape); });
-    return time_batch([&] { tuned(nullptr, nullptr, nullptr, shape); });
-  });
+  return disttune::bench::paired_arms(
+      {"direct (no launch)", "tuned (no launch)", "tuned, std::function spelling (no launch)"}, kRounds, 100, kBatch,
+      [&](std::size_t arm) {
+        if (arm == 0) return time_batch([&] { NoLaunch{}(chosen, nullptr, nullptr, nullptr, shape); });
+        if (arm == 1) return time_batch([&] { direct(nullptr, nullptr, nullptr, shape); });
+        return time_batch([&] { erased(nullptr, nullptr, nullptr, shape); });
+      });
 }
 
 /// Markdown rows and JSON of a paired measurement.
-void describe_arms(const HitOverhead& hit, std::string& markdown, disttune::Value& json) {
+void describe_arms(const PairedFigures& hit, std::string& markdown, disttune::Value& json) {
   char line[512];
   for (const ArmFigure& arm : hit.arms) {
     std::snprintf(line, sizeof line, "| %s | %.1f | %+.1f [%+.1f, %+.1f] | %+.0f / %+.0f |\n", arm.arm.c_str(),
@@ -251,8 +240,8 @@ int hit_only(const std::filesystem::path& out_dir, cudaStream_t stream) {
   std::unique_ptr<Gemm> tuned = make_gemm(stream);
   (*tuned)(operands.a.get(), operands.b.get(), operands.c.get(), shape);
   const std::size_t choice = *tuned->cached_choice(std::make_tuple(shape.m, shape.n, shape.k));
-  const HitOverhead launch_loop = hit_overhead(*tuned, tuned->spec().configs[choice], operands, stream);
-  const HitOverhead warm = warm_hit_overhead(shape);
+  const PairedFigures launch_loop = hit_overhead(*tuned, tuned->spec().configs[choice], operands, stream);
+  const PairedFigures warm = warm_hit_overhead(shape);
   std::string markdown = "# Hit-path breakdown (" + device_name() + ", 256^3 key, " +
                          std::to_string(launch_loop.rounds) + " paired rounds of " +
                          std::to_string(launch_loop.batch) + " calls per arm)\n\n"
@@ -264,12 +253,14 @@ int hit_only(const std::filesystem::path& out_dir, cudaStream_t stream) {
   std::ofstream(out_dir / "hit_breakdown.json") << disttune::Value{{"device", device_name()}, {"arms", arms}}.dump(2) << "\n";
   std::ofstream(out_dir / "hit_breakdown.md") << markdown;
   std::printf("%s\n", markdown.c_str());
-  const ArmFigure& t = launch_loop.tuned();
-  const ArmFigure& lookup = launch_loop.arms.at(2);
-  const ArmFigure& hop = launch_loop.arms.at(3);
-  std::printf("SUMMARY hit_overhead_ns=%+.1f ci95=[%+.1f,%+.1f] lookup_ns=%+.1f launch_hop_ns=%+.1f warm_hit_ns=%+.1f\n",
-              t.overhead_ns, t.ci_low_ns, t.ci_high_ns, lookup.overhead_ns, hop.overhead_ns,
-              warm.tuned().overhead_ns);
+  const ArmFigure& t = launch_loop.arms.at(1);
+  const ArmFigure& erased = launch_loop.arms.at(2);
+  const ArmFigure& lookup = launch_loop.arms.at(3);
+  const ArmFigure& hop = launch_loop.arms.at(4);
+  std::printf("SUMMARY hit_overhead_ns=%+.1f ci95=[%+.1f,%+.1f] std_function_spelling_ns=%+.1f lookup_ns=%+.1f "
+              "launch_hop_ns=%+.1f warm_hit_ns=%+.1f\n",
+              t.overhead_ns, t.ci_low_ns, t.ci_high_ns, erased.overhead_ns, lookup.overhead_ns, hop.overhead_ns,
+              warm.arms.at(1).overhead_ns);
   return 0;
 }
 
@@ -332,12 +323,12 @@ int main(int argc, char** argv) {
     gemm::Operands hit_operands(gemm::Shape{hit_size, hit_size, hit_size}, 5);
     (*last)(hit_operands.a.get(), hit_operands.b.get(), hit_operands.c.get(), hit_operands.shape);
     const std::size_t hit_choice = *last->cached_choice(std::make_tuple(hit_size, hit_size, hit_size));
-    const HitOverhead hit = hit_overhead(*last, space[hit_choice], hit_operands, stream);
+    const PairedFigures hit = hit_overhead(*last, space[hit_choice], hit_operands, stream);
 
     const int within = static_cast<int>(std::count_if(regrets.begin(), regrets.end(),
                                                       [](double r) { return r <= kRegretTarget; }));
     const double max_regret = *std::max_element(regrets.begin(), regrets.end());
-    const ArmFigure& tuned_arm = hit.tuned();
+    const ArmFigure& tuned_arm = hit.arms.at(1);  // the direct spelling
     const double overhead_ns = tuned_arm.overhead_ns;
     const double tuning_median_ms = median(tuning_ms);
     const int runs_per_config = 5 + 10;

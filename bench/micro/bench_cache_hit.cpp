@@ -1,4 +1,4 @@
-// A cache-hit call of a tuned function versus a direct call of the same launcher.
+// Cache-hit calls (both Autotuned spellings, a TunableKernel) against a direct call of the launcher.
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "disttune/autotune.hpp"
+#include "disttune/context.hpp"
 
 namespace {
 
@@ -22,16 +23,31 @@ int launch(const AxpyConfig& c, int n, int m) {
 
 using Tuned = disttune::Autotuned<AxpyConfig, std::tuple<int, int>, int(int, int)>;
 
-Tuned make_tuned() {
+std::tuple<int, int> key_of(const int& n, const int& m) { return std::make_tuple(n, m); }
+
+Tuned::Spec spec_without_functions() {
   Tuned::Spec spec;
   spec.identity = {"bench_cache_hit", "v1"};
   spec.configs = {{1}, {2}, {4}};
-  spec.key = [](const int& n, const int& m) { return std::make_tuple(n, m); };
-  spec.launch = launch;
   spec.options.disk_cache = false;
   spec.options.measurement.warmup_runs = 1;
   spec.options.measurement.timed_runs = 3;
+  return spec;
+}
+
+/// The std::function spelling.
+Tuned make_tuned() {
+  Tuned::Spec spec = spec_without_functions();
+  spec.key = key_of;
+  spec.launch = launch;
   return Tuned(std::move(spec));
+}
+
+/// The direct spelling: lambdas, called directly on a hit.
+auto make_direct() {
+  return disttune::Autotuned(
+      spec_without_functions(), [](const int& n, const int& m) { return key_of(n, m); },
+      [](const AxpyConfig& c, int n, int m) { return launch(c, n, m); });
 }
 
 void direct_call(benchmark::State& state) {
@@ -47,6 +63,30 @@ void cache_hit_call(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(tuned(n, 3));
 }
 
+void cache_hit_call_direct_spelling(benchmark::State& state) {
+  auto tuned = make_direct();
+  int n = 1024;
+  tuned(n, 3);
+  for (auto _ : state) benchmark::DoNotOptimize(tuned(n, 3));
+}
+
+/// A TunableKernel's cached launch outside a contextual run: its key goes through canonical
+/// JSON text and the kernel's locked map, so the std::function hops are a small part of it.
+void tunable_kernel_hit_call(benchmark::State& state) {
+  using Kernel = disttune::TunableKernel<AxpyConfig, std::tuple<int, int>, int(int, int)>;
+  Kernel::Spec spec;
+  spec.name = "bench_tunable_kernel_hit";
+  spec.configs = {{1}, {2}, {4}};
+  spec.key = key_of;
+  spec.launch = launch;
+  spec.isolated.measurement.warmup_runs = 1;
+  spec.isolated.measurement.timed_runs = 3;
+  Kernel kernel(std::move(spec));
+  int n = 1024;
+  kernel(n, 3);
+  for (auto _ : state) benchmark::DoNotOptimize(kernel(n, 3));
+}
+
 /// Hits while the cache holds many keys (the snapshot map, not a single entry).
 void cache_hit_call_64_keys(benchmark::State& state) {
   Tuned tuned = make_tuned();
@@ -57,7 +97,9 @@ void cache_hit_call_64_keys(benchmark::State& state) {
 
 BENCHMARK(direct_call);
 BENCHMARK(cache_hit_call);
+BENCHMARK(cache_hit_call_direct_spelling);
 BENCHMARK(cache_hit_call_64_keys);
+BENCHMARK(tunable_kernel_hit_call);
 
 }  // namespace
 

@@ -14,22 +14,31 @@ namespace {
 
 using scale_example::ScaleConfig;
 
-using Scale = disttune::Autotuned<ScaleConfig, std::tuple<std::size_t, std::string>,
-                                  void(std::span<const float>, std::span<float>, float)>;
+using Key = std::tuple<std::size_t, std::string>;
+using Signature = void(std::span<const float>, std::span<float>, float);
 
-Scale make_scale() {
-  Scale::Spec spec;
+/// The Spec of both spellings of the tuned function.
+using Spec = disttune::Autotuned<ScaleConfig, Key, Signature>::Spec;
+
+/// The direct spelling: the key function and the launcher keep their own types, so a cache
+/// hit calls them directly (the type-erased spelling, spec.key and spec.launch set and
+/// `disttune::Autotuned<ScaleConfig, Key, Signature>`, works the same through two std::functions).
+auto make_scale() {
+  Spec spec;
   spec.identity = DISTTUNE_FUNCTION("scale");
   spec.configs = scale_example::config_space();
-  // The key: the input's layout (alpha does not change which config is best).
-  spec.key = [](const std::span<const float>& x, const std::span<float>&, const float&) {
-    return std::make_tuple(x.size(), std::string("float32"));
-  };
   // Like the spec's prune_fn: a block must fit in 32 KiB.
   spec.prune = [](const ScaleConfig& c, const std::span<const float>&, const std::span<float>&,
                   const float&) { return scale_example::block_fits(c); };
-  spec.launch = scale_example::scale_launch;
-  return Scale(std::move(spec));
+  return disttune::Autotuned(
+      std::move(spec),
+      // The key: the input's layout (alpha does not change which config is best).
+      [](const std::span<const float>& x, const std::span<float>&, const float&) {
+        return std::make_tuple(x.size(), std::string("float32"));
+      },
+      [](const ScaleConfig& c, std::span<const float> x, std::span<float> y, float alpha) {
+        scale_example::scale_launch(c, x, y, alpha);
+      });
 }
 
 void check(std::span<const float> x, std::span<const float> y, float alpha) {
@@ -47,7 +56,7 @@ int main(int argc, char** argv) {
   std::uniform_real_distribution<float> uniform(-0.5f, 0.5f);
   for (auto& v : x) v = uniform(engine);
 
-  Scale scale = make_scale();
+  auto scale = make_scale();
   std::printf("scale: %zu floats, %zu configs in the space\n", n, scale.spec().configs.size());
 
   scale.call({.autotune = true, .verbose = false}, x, y, 2.5f);

@@ -32,7 +32,10 @@
 
 namespace disttune {
 
-template <class Config, class Key, class Signature>
+/// `KeyOf` and `Launch` void (the default): the key function and the launcher are the Spec's
+/// std::function members. Otherwise they are these types, given to the constructor, and a
+/// cache hit calls them directly (inlined where the compiler can): see the class.
+template <class Config, class Key, class Signature, class KeyOf = void, class Launch = void>
 class Autotuned;
 
 /// What a tuned function is made of. `Config` needs `Value describe(const Config&)`
@@ -60,41 +63,48 @@ struct AutotuneSpec {
 /// A launcher tuned per key. Calls with a key seen before run the remembered best config;
 /// a new key is pruned, looked up on disk, else tuned (every rank agreeing), and the
 /// launcher then runs once more with the best config and that result is returned.
-/// Thread-safe: concurrent calls with one new key tune once.
-template <class Config, class Key, class Result, class... Args>
-class Autotuned<Config, Key, Result(Args...)> {
+/// Thread-safe: concurrent calls with one new key tune once (the key function and the
+/// launcher may be called from concurrent calls at once).
+///
+/// Two spellings, one behaviour. `Autotuned<Config, Key, Result(Args...)>` takes the key
+/// function and the launcher as the Spec's std::function members (each hit then makes two
+/// indirect calls through them). `Autotuned(std::move(spec), key, launch)` (deduced) or
+/// `Autotuned<Config, Key, Result(Args...), KeyOf, Launch>` keeps the key function's and
+/// the launcher's own types (lambdas, function objects, function pointers), so a hit calls
+/// them directly; the Spec's key and launch are then left empty.
+template <class Config, class Key, class Result, class... Args, class KeyOf, class Launch>
+class Autotuned<Config, Key, Result(Args...), KeyOf, Launch> {
+  static constexpr bool kErased = std::is_void_v<KeyOf>;
+  static_assert(kErased == std::is_void_v<Launch>,
+                "disttune::Autotuned: give both KeyOf and Launch, or neither (the Spec's std::functions)");
+
  public:
   using Spec = AutotuneSpec<Config, Key, Result, Args...>;
+  /// What computes a call's key: the Spec's std::function, or KeyOf.
+  using KeyFunction = std::conditional_t<kErased, std::function<Key(const Args&...)>, KeyOf>;
+  /// What runs the work with a config: the Spec's std::function, or Launch.
+  using Launcher = std::conditional_t<kErased, std::function<Result(const Config&, Args...)>, Launch>;
+  static_assert(std::is_invocable_r_v<Key, KeyFunction&, const Args&...>,
+                "disttune::Autotuned: the key function must take (const Args&...) and return the Key");
+  static_assert(std::is_invocable_r_v<Result, Launcher&, const Config&, Args&...>,
+                "disttune::Autotuned: the launcher must take (const Config&, Args...) and return the Result");
 
+  /// The type-erased spelling: spec.key and spec.launch are required.
   explicit Autotuned(Spec spec)
-      : spec_(std::move(spec)),
-        worker_timer_(spec_.isolation ? std::make_shared<WorkerTimer>() : nullptr),
-        engine_(spec_.identity, engine_options(spec_, worker_timer_)) {
-    if (spec_.configs.empty()) {
-      throw std::invalid_argument("disttune: function '" + spec_.identity.name +
-                                  "' has an empty config space");
-    }
-    if (!spec_.key) throw std::invalid_argument("disttune: '" + spec_.identity.name + "' has no key function");
-    if (!spec_.launch) throw std::invalid_argument("disttune: '" + spec_.identity.name + "' has no launcher");
-    if constexpr (!std::is_void_v<Result>) {
-      if (spec_.check.reference_config && *spec_.check.reference_config >= spec_.configs.size()) {
-        throw std::invalid_argument("disttune: the reference config of '" + spec_.identity.name +
-                                    "' is not an index of its config space");
-      }
-    }
-    for (const auto& config : spec_.configs) candidate_json_.push_back(canonical_json(describe(config)));
-  }
+    requires kErased
+      : Autotuned(std::move(spec), KeyFunction{}, Launcher{}, Delegated{}) {}
 
-  Result operator()(Args... args) { return call(CallOptions{}, args...); }
+  /// The direct spelling: `key` and `launch` keep their types; spec.key and spec.launch must
+  /// be empty (std::invalid_argument otherwise: given twice).
+  Autotuned(Spec spec, KeyFunction key, Launcher launch)
+    requires(!kErased)
+      : Autotuned(std::move(spec), std::move(key), std::move(launch), Delegated{}) {}
+
+  Result operator()(Args... args) { return hit_or_tune(nullptr, args...); }
 
   Result call(const CallOptions& flags, Args... args) {
-    if (!flags.autotune) return spec_.launch(spec_.configs.front(), args...);
-    Key key = spec_.key(args...);
-    const Snapshot* seen = cache_.current();
-    if (const Entry* hit = HitCache::find(seen, key)) {
-      return spec_.launch(spec_.configs[hit->config], args...);
-    }
-    return tune_and_run(flags, std::move(key), seen, args...);
+    if (!flags.autotune) return launch_(spec_.configs.front(), args...);
+    return hit_or_tune(&flags, args...);
   }
 
   /// The index into the config space chosen for `key`, if it is cached in this process.
@@ -109,9 +119,63 @@ class Autotuned<Config, Key, Result(Args...)> {
     return last_report_;
   }
 
+  /// The Spec as given (with the direct spelling its key and launch are empty).
   const Spec& spec() const { return spec_; }
+  /// The launcher every run goes through (the Spec's launch, or the one given).
+  const Launcher& launcher() const { return launch_; }
 
  private:
+  struct Delegated {};  ///< tags the constructor both spellings delegate to
+
+  Autotuned(Spec spec, KeyFunction key, Launcher launch, Delegated)
+      : spec_(std::move(spec)),
+        key_([&]() -> KeyFunction {
+          if constexpr (kErased) return spec_.key; else return std::move(key);
+        }()),
+        launch_([&]() -> Launcher {
+          if constexpr (kErased) return spec_.launch; else return std::move(launch);
+        }()),
+        worker_timer_(spec_.isolation ? std::make_shared<WorkerTimer>() : nullptr),
+        engine_(spec_.identity, engine_options(spec_, worker_timer_)) {
+    const std::string& name = spec_.identity.name;
+    if (spec_.configs.empty()) {
+      throw std::invalid_argument("disttune: function '" + name + "' has an empty config space");
+    }
+    if constexpr (kErased) {
+      if (!spec_.key) throw std::invalid_argument("disttune: '" + name + "' has no key function");
+      if (!spec_.launch) throw std::invalid_argument("disttune: '" + name + "' has no launcher");
+    } else {
+      if (spec_.key || spec_.launch) {
+        throw std::invalid_argument("disttune: '" + name + "' is given its key function or launcher twice: " +
+                                    "leave spec.key and spec.launch empty when passing them to the constructor");
+      }
+      if constexpr (std::is_pointer_v<KeyFunction>) {
+        if (key_ == nullptr) throw std::invalid_argument("disttune: '" + name + "' has no key function");
+      }
+      if constexpr (std::is_pointer_v<Launcher>) {
+        if (launch_ == nullptr) throw std::invalid_argument("disttune: '" + name + "' has no launcher");
+      }
+    }
+    if constexpr (!std::is_void_v<Result>) {
+      if (spec_.check.reference_config && *spec_.check.reference_config >= spec_.configs.size()) {
+        throw std::invalid_argument("disttune: the reference config of '" + name +
+                                    "' is not an index of its config space");
+      }
+    }
+    for (const auto& config : spec_.configs) candidate_json_.push_back(canonical_json(describe(config)));
+  }
+
+  /// The hit path: the key, one lookup in the current snapshot, the launch; else a miss.
+  /// `flags` nullptr: the defaults (CallOptions{}).
+  Result hit_or_tune(const CallOptions* flags, Args&... args) {
+    Key key = key_(std::as_const(args)...);
+    const Snapshot* seen = cache_.current();
+    if (const Entry* hit = HitCache::find(seen, key)) [[likely]] {
+      return launch_(spec_.configs[hit->config], args...);
+    }
+    return tune_and_run(flags != nullptr ? *flags : CallOptions{}, std::move(key), seen, args...);
+  }
+
   struct Entry {
     std::size_t config;
   };
@@ -180,7 +244,7 @@ class Autotuned<Config, Key, Result(Args...)> {
     if (const Snapshot* now = cache_.current(); now != seen) {
       if (const Entry* hit = HitCache::find(now, key)) {
         lock.unlock();
-        return spec_.launch(spec_.configs[hit->config], args...);
+        return launch_(spec_.configs[hit->config], args...);
       }
     }
     std::vector<std::size_t> surviving;
@@ -198,7 +262,7 @@ class Autotuned<Config, Key, Result(Args...)> {
         spec_.save_inputs ? spec_.save_inputs(args...) : std::function<void()>([] {});
     CandidateChecks checks(*this, surviving, args...);
     const auto run = [&](std::size_t candidate) {
-      (void)spec_.launch(spec_.configs[surviving[candidate]], args...);
+      (void)launch_(spec_.configs[surviving[candidate]], args...);
     };
     std::optional<ForkedWorker> worker;
     std::optional<std::size_t> opened;
@@ -231,14 +295,14 @@ class Autotuned<Config, Key, Result(Args...)> {
     cache_.insert(key, Entry{chosen});
     last_report_ = std::move(report);
     lock.unlock();
-    return spec_.launch(spec_.configs[chosen], args...);
+    return launch_(spec_.configs[chosen], args...);
   }
 
   /// One tuning's output checks: the reference computed once (on restored inputs), and each
   /// candidate's result compared with it once.
   class CandidateChecks {
    public:
-    CandidateChecks(const Autotuned& tuned, const std::vector<std::size_t>& surviving, Args&... args)
+    CandidateChecks(Autotuned& tuned, const std::vector<std::size_t>& surviving, Args&... args)
         : tuned_(tuned), surviving_(surviving), args_(args...) {}
 
     /// Why candidate `c` fails its check (nullopt if it passes or was checked before).
@@ -256,13 +320,13 @@ class Autotuned<Config, Key, Result(Args...)> {
                 try {
                   expected_.emplace(check.reference
                                         ? check.reference(args...)
-                                        : spec.launch(spec.configs[*check.reference_config], args...));
+                                        : tuned_.launch_(spec.configs[*check.reference_config], args...));
                 } catch (const std::exception& error) {
                   return std::string("disttune: the reference failed: ") + error.what();
                 }
               }
               restore();
-              const Result result = spec.launch(spec.configs[surviving_[c]], args...);
+              const Result result = tuned_.launch_(spec.configs[surviving_[c]], args...);
               if (checked_.size() <= c) checked_.resize(c + 1, false);
               checked_[c] = true;
               std::optional<std::string> where;
@@ -280,7 +344,7 @@ class Autotuned<Config, Key, Result(Args...)> {
 
    private:
     using Stored = std::conditional_t<std::is_void_v<Result>, int, Result>;
-    const Autotuned& tuned_;
+    Autotuned& tuned_;
     const std::vector<std::size_t>& surviving_;
     std::tuple<Args&...> args_;
     std::optional<Stored> expected_;
@@ -301,6 +365,8 @@ class Autotuned<Config, Key, Result(Args...)> {
   }
 
   Spec spec_;
+  KeyFunction key_;
+  Launcher launch_;
   std::shared_ptr<WorkerTimer> worker_timer_;  ///< the engine's timer when isolated
   FunctionTuner engine_;
   std::vector<std::string> candidate_json_;
@@ -308,5 +374,15 @@ class Autotuned<Config, Key, Result(Args...)> {
   mutable std::mutex tuning_mutex_;
   std::optional<TuningReport> last_report_;
 };
+
+/// `Autotuned tuned(std::move(spec))`: the type-erased spelling, its types deduced.
+template <class Config, class Key, class Result, class... Args>
+Autotuned(AutotuneSpec<Config, Key, Result, Args...>) -> Autotuned<Config, Key, Result(Args...)>;
+
+/// `Autotuned tuned(std::move(spec), key, launch)`: the direct spelling, key and launch
+/// keeping their own types.
+template <class Config, class Key, class Result, class... Args, class KeyOf, class Launch>
+Autotuned(AutotuneSpec<Config, Key, Result, Args...>, KeyOf, Launch)
+    -> Autotuned<Config, Key, Result(Args...), KeyOf, Launch>;
 
 }  // namespace disttune

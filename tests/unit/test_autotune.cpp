@@ -568,5 +568,97 @@ TEST_F(AutotuneTest, EachCallRunsTheKeyFunctionOnceAndAMissLooksTheCacheUpOnce) 
   EXPECT_EQ(counted_key_hashes.load(), 1);  // the hit
 }
 
+/// The direct spelling's launcher: a function object with state of its own that
+/// std::function could not hold (move-only), counting its runs per config id.
+struct MoveOnlyLauncher {
+  std::unique_ptr<std::map<int, int>> runs = std::make_unique<std::map<int, int>>();
+  int operator()(const SpinConfig& c, int n) {
+    ++(*runs)[c.id];
+    if (c.throws) throw std::runtime_error("config " + std::to_string(c.id) + " is broken");
+    last_run_cost_ms = c.cost_us / 1000.0;
+    return n * 100 + c.id;
+  }
+};
+
+TEST_F(AutotuneTest, TheDirectSpellingTunesHitsAndStoresLikeTheStdFunctionOne) {
+  const std::vector<SpinConfig> configs = {{0, 400.0}, {1, 50.0}, {2, 200.0}, {3, 0.0, true}};
+  Tuned erased = make(configs);
+  EXPECT_EQ(erased(7), 701);
+  EXPECT_EQ(erased(7), 701);
+
+  Tuned::Spec spec = make(configs).spec();
+  spec.key = nullptr;
+  spec.launch = nullptr;
+  spec.options.cache_root = root_ / "direct";
+  int key_calls = 0;
+  Autotuned direct(
+      std::move(spec),
+      [&key_calls](const int& n) {
+        ++key_calls;
+        return n;
+      },
+      MoveOnlyLauncher{});
+  static_assert(std::is_same_v<decltype(direct)::Launcher, MoveOnlyLauncher>);
+  EXPECT_EQ(direct(7), 701);
+  EXPECT_EQ(key_calls, 1);
+  const std::map<int, int> tuned_runs = *direct.launcher().runs;
+  EXPECT_EQ(direct(7), 701);  // a hit: one key call, one launch of the best
+  EXPECT_EQ(key_calls, 2);
+  EXPECT_EQ((*direct.launcher().runs)[1], tuned_runs.at(1) + 1);
+  // The same runs per config as the std::function spelling (the broken one failed alike).
+  std::map<int, int> erased_runs;
+  for (int id = 0; id < 4; ++id) erased_runs[id] = runs(id);
+  EXPECT_EQ(*direct.launcher().runs, erased_runs);
+  EXPECT_EQ(direct.cached_choice(7), erased.cached_choice(7));
+  EXPECT_EQ(direct.last_report()->candidates.size(), 4u);
+  EXPECT_FALSE(direct.last_report()->candidates[3].error.empty());
+  // The record on disk, read back by the std::function spelling: a disk hit, no tuning.
+  Tuned::Spec again = make(configs).spec();
+  again.options.cache_root = root_ / "direct";
+  Tuned reader(std::move(again));
+  const int before = total_runs();
+  EXPECT_EQ(reader(7), 701);
+  EXPECT_EQ(total_runs(), before + 1);
+  EXPECT_EQ(direct.call(CallOptions{.autotune = false}, 8), 800);
+  EXPECT_FALSE(direct.cached_choice(8));
+}
+
+TEST_F(AutotuneTest, TheDirectSpellingRefusesAKeyOrLauncherGivenTwiceOrNull) {
+  const auto key = [](const int& n) { return n; };
+  const auto launch = [](const SpinConfig& c, int n) { return n + c.id; };
+  Tuned::Spec twice = make(kThree).spec();  // spec.key and spec.launch are set
+  try {
+    Autotuned tuned(twice, key, launch);
+    FAIL() << "a launcher given twice was accepted";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("twice"), std::string::npos) << error.what();
+  }
+  Tuned::Spec bare = twice;
+  bare.key = nullptr;
+  bare.launch = nullptr;
+  int (*no_launcher)(const SpinConfig&, int) = nullptr;
+  try {
+    Autotuned tuned(bare, key, no_launcher);
+    FAIL() << "a null launcher was accepted";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("has no launcher"), std::string::npos) << error.what();
+  }
+  bare.configs.clear();
+  EXPECT_THROW(Autotuned(bare, key, launch), std::invalid_argument);
+}
+
+TEST_F(AutotuneTest, TheDirectSpellingChecksOutputsWithItsOwnLauncher) {
+  using Checked = Autotuned<SpinConfig, int, int(int), int (*)(const int&), MoveOnlyLauncher>;
+  Checked::Spec spec = make(kThree).spec();
+  spec.key = nullptr;
+  spec.launch = nullptr;
+  spec.options.disk_cache = false;
+  // Config 1, the fastest, returns n * 100 + 1: it differs from the reference's n * 100 + 2.
+  spec.check.reference = [](int n) { return n * 100 + 2; };
+  Checked tuned(std::move(spec), [](const int& n) { return n; }, MoveOnlyLauncher{});
+  EXPECT_EQ(tuned(7), 702);  // config 1 and config 0 failed their check; config 2 is chosen
+  EXPECT_NE(tuned.last_report()->candidates[1].error.find("differs from the reference"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace disttune
