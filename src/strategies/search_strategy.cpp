@@ -50,11 +50,11 @@ constexpr Effort kEfforts[] = {{"quick", 0.02, 12}, {"default", 0.045, 24}, {"th
 /// Rounds: (1) the baseline and the prior's candidates, then a space-filling sample
 /// (Mitchell's best candidate), so that a third of the budget is measured; (2) rounds of
 /// `batch` candidates, the best scores of the SearchModel (Parzen estimates of what fast
-/// candidates look like against slow ones, times the chance to run), until the budget (candidates, or
-/// device seconds) is spent; (3) the `shortlist` fastest race with the converge strategy,
-/// which makes the choice (with the baseline, if it ran). A space no larger than the budget is raced whole. Exploring
-/// rounds never name a candidate twice; every choice is a function of the seed and the
-/// agreed numbers, ties to the lower index.
+/// candidates look like against slow ones, times the chance to run), until the budget (candidates,
+/// or device seconds) is spent; (3) the `shortlist` fastest race with the converge strategy, which
+/// makes the choice (with the baseline, if it ran). A space no larger than the budget is raced
+/// whole. Exploring rounds never name a candidate twice; every choice is a function of the seed and
+/// the agreed numbers, ties to the lower index.
 class SearchStrategy final : public Strategy {
  public:
   /// `modelled`: picks by the model (the search); else uniformly at random (the baseline).
@@ -113,7 +113,8 @@ class SearchStrategy final : public Strategy {
       // The baseline races too (if it ran): it is kept unless another is faster beyond noise.
       for (std::size_t c = 0; c < standings.size(); ++c) {
         const bool listed = std::find(shortlist.begin(), shortlist.end(), c) != shortlist.end();
-        if (standings[c].baseline && !standings[c].failed && named_[c] && !listed) shortlist.push_back(c);
+        if (standings[c].baseline && !standings[c].failed && named_[c] && !listed)
+          shortlist.push_back(c);
       }
       std::sort(shortlist.begin(), shortlist.end());
       return start_race(std::move(shortlist));

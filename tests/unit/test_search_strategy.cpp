@@ -244,8 +244,10 @@ TEST(SearchStrategy, AheadNamesTheNeighboursThatTheNextPolishRoundTakes) {
   while (named.size() < 60) {
     const bool polishing = named.size() >= 60 - 18;
     for (std::size_t c : round.candidates) {
-      const bool near = std::any_of(ran.begin(), ran.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(3, ran.size())),
-                                    [c](std::size_t centre) { return bowl_neighbours(c, centre); });
+      const bool near = std::any_of(
+          ran.begin(),
+          ran.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(3, ran.size())),
+          [c](std::size_t centre) { return bowl_neighbours(c, centre); });
       if (polishing && near) {
         EXPECT_NE(std::find(ahead.begin(), ahead.end(), c), ahead.end()) << c;
         ++foreseen;
@@ -253,7 +255,8 @@ TEST(SearchStrategy, AheadNamesTheNeighboursThatTheNextPolishRoundTakes) {
     }
     for (std::size_t c : round.candidates) {
       named.insert(c);
-      const bool fails = std::find(space.failing.begin(), space.failing.end(), c) != space.failing.end();
+      const bool fails =
+          std::find(space.failing.begin(), space.failing.end(), c) != space.failing.end();
       standings[c] = {fails, space.times[c], 0.0, 3};
       if (!fails) ran.push_back(c);
     }
