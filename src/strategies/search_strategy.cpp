@@ -50,11 +50,11 @@ constexpr Effort kEfforts[] = {{"quick", 0.02, 12}, {"default", 0.045, 24}, {"th
 /// Rounds: (1) the baseline and the prior's candidates, then a space-filling sample
 /// (Mitchell's best candidate), so that a third of the budget is measured; (2) rounds of
 /// `batch` candidates, the best scores of the SearchModel (Parzen estimates of what fast
-/// candidates look like against slow ones, times the chance to run), until the budget (candidates, or
-/// device seconds) is spent; (3) the `shortlist` fastest race with the converge strategy,
-/// which makes the choice (with the baseline, if it ran). A space no larger than the budget is raced whole. Exploring
-/// rounds never name a candidate twice; every choice is a function of the seed and the
-/// agreed numbers, ties to the lower index.
+/// candidates look like against slow ones, times the chance to run), until the budget (candidates,
+/// or device seconds) is spent; (3) the `shortlist` fastest race with the converge strategy, which
+/// makes the choice (with the baseline, if it ran). A space no larger than the budget is raced
+/// whole. Exploring rounds never name a candidate twice; every choice is a function of the seed and
+/// the agreed numbers, ties to the lower index.
 class SearchStrategy final : public Strategy {
  public:
   /// `modelled`: picks by the model (the search); else uniformly at random (the baseline).
@@ -115,7 +115,8 @@ class SearchStrategy final : public Strategy {
       // The baseline races too (if it ran): it is kept unless another is faster beyond noise.
       for (std::size_t c = 0; c < standings.size(); ++c) {
         const bool listed = std::find(shortlist.begin(), shortlist.end(), c) != shortlist.end();
-        if (standings[c].baseline && !standings[c].failed && named_[c] && !listed) shortlist.push_back(c);
+        if (standings[c].baseline && !standings[c].failed && named_[c] && !listed)
+          shortlist.push_back(c);
       }
       std::sort(shortlist.begin(), shortlist.end());
       return start_race(std::move(shortlist));
@@ -225,35 +226,80 @@ class SearchStrategy final : public Strategy {
     return ranked;
   }
 
-  /// What a front end may compile during the round of `picks`, kAheadRounds rounds' worth:
-  /// the model's next best (`ranked`), interleaved with its next best were `picks` to come
-  /// back just faster than the fastest so far (a constant liar; failed, if nothing ran yet):
-  /// the next round's picks move towards this round's fast ones, which the plain ranking does
-  /// not foresee. On the recorded tables this cut the simulated first call's waits on
-  /// compiles (BENCHMARKS.md); it changes no pick.
+  /// Whether a round proposed with `named` candidates named so far polishes: the last
+  /// kPolishShare of the budget.
+  bool polishing(std::size_t named) const {
+    return named <= budget_ &&
+           budget_ - named <= static_cast<std::size_t>(kPolishShare * static_cast<double>(budget_));
+  }
+
+  /// The order in which a polishing round takes candidates: the neighbours of each of the
+  /// first kPolishCentres `centres` in turn, best ranked first, then the rest of `ranked`
+  /// (the taker skips repeats and named candidates).
+  std::vector<std::size_t> polish_order(const std::vector<std::size_t>& centres,
+                                        const std::vector<std::size_t>& ranked) const {
+    std::vector<std::size_t> order;
+    for (std::size_t k = 0; k < std::min(kPolishCentres, centres.size()); ++k) {
+      for (std::size_t c : ranked) {
+        if (features_.neighbours(c, centres[k])) order.push_back(c);
+      }
+    }
+    order.insert(order.end(), ranked.begin(), ranked.end());
+    return order;
+  }
+
+  /// Names ahead the first `count` candidates of `order` not named yet, within `room`.
+  void name_ahead(const std::vector<std::size_t>& order, std::size_t count, std::size_t room) {
+    for (std::size_t c : order) {
+      if (count == 0 || ahead_.size() >= room) return;
+      if (named_[c] || std::find(ahead_.begin(), ahead_.end(), c) != ahead_.end()) continue;
+      ahead_.push_back(c);
+      --count;
+    }
+  }
+
+  /// What a front end may compile during the round of `picks`, kAheadRounds rounds' worth,
+  /// as the coming rounds will likely take it (a compile named ahead in vain delays those
+  /// queued after it, so fewer right names beat more). Exploring: the model's next best
+  /// (`ranked`), interleaved with its next best were `picks` to come back just faster than
+  /// the fastest so far (a constant liar; failed, if nothing ran yet), as the next round's
+  /// picks move towards this round's fast ones. Polishing next: the next round were the
+  /// fastest to stay (the polish order around them), then for each pick the first it would
+  /// take were that pick to become the fastest, then the rest of the first order. Nothing
+  /// when the race comes next: its shortlist is compiled. It changes no pick (BENCHMARKS.md
+  /// has the simulated first call's waits).
   void speculate(const std::vector<std::size_t>& ranked, const std::vector<std::size_t>& picks) {
     ahead_.clear();
     const std::vector<std::size_t> fastest = fastest_runs();
+    if (named_count() >= budget_ && !fastest.empty()) return;
     double best_ms = 0.0;
     for (const Observation& o : observed_) {
       if (!fastest.empty() && o.candidate == fastest.front()) best_ms = o.time_ms;
     }
     std::vector<Observation> believed = observed_;
     for (std::size_t c : picks) believed.push_back({c, fastest.empty(), best_ms * kLieShare});
-    const std::vector<std::vector<std::size_t>> lists{ranked, ranked_by(believed)};
+    const std::vector<std::size_t> lied = ranked_by(believed);
     const std::size_t room = kAheadRounds * batch_;
-    for (std::size_t k = 0; ahead_.size() < room && k < ranked.size(); ++k) {
-      for (const std::vector<std::size_t>& list : lists) {
-        if (k >= list.size()) continue;
-        const std::size_t c = list[k];
-        if (ahead_.size() < room && !named_[c] && std::find(ahead_.begin(), ahead_.end(), c) == ahead_.end())
-          ahead_.push_back(c);
+    if (polishing(named_count())) {
+      const std::vector<std::size_t> stay = polish_order(fastest, ranked);
+      name_ahead(stay, batch_, room);
+      for (std::size_t c : picks) {
+        std::vector<std::size_t> centres{c};
+        centres.insert(centres.end(), fastest.begin(), fastest.end());
+        name_ahead(polish_order(centres, lied), 1, room);
       }
+      name_ahead(stay, room, room);
+      return;
+    }
+    for (std::size_t k = 0; ahead_.size() < room && k < ranked.size(); ++k) {
+      name_ahead({ranked[k]}, 1, room);
+      if (k < lied.size()) name_ahead({lied[k]}, 1, room);
     }
   }
 
   /// The next `room` candidates: the best scores of the model (random ones for the
-  /// baseline); then what a front end may prepare ahead (speculate()).
+  /// baseline), polishing: neighbours of the fastest so far first; then what a front end
+  /// may prepare ahead (speculate()).
   std::vector<std::size_t> propose(std::size_t room) {
     std::vector<std::size_t> picks;
     if (!modelled_) {
@@ -261,17 +307,9 @@ class SearchStrategy final : public Strategy {
       return picks;
     }
     const std::vector<std::size_t> ranked = ranked_by(observed_);
-    // The last part of the budget polishes: neighbours of the fastest so far, fastest first.
-    if (budget_ - named_count() <=
-        static_cast<std::size_t>(kPolishShare * static_cast<double>(budget_))) {
-      const std::vector<std::size_t> fastest = fastest_runs();
-      for (std::size_t k = 0; k < std::min(kPolishCentres, fastest.size()); ++k) {
-        for (std::size_t c : ranked) {
-          if (picks.size() < room && features_.neighbours(c, fastest[k])) pick(c, picks);
-        }
-      }
-    }
-    for (std::size_t c : ranked) {
+    const std::vector<std::size_t> order =
+        polishing(named_count()) ? polish_order(fastest_runs(), ranked) : ranked;
+    for (std::size_t c : order) {
       if (picks.size() >= room) break;
       pick(c, picks);
     }

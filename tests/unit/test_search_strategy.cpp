@@ -215,6 +215,62 @@ TEST(SearchStrategy, AheadForeseesTheNextRoundWhenThisRoundIsFastest) {
   }
 }
 
+/// Whether bowl() configs `a` and `b` are one level apart in one parameter (its index is
+/// ((BLOCK * 4 + WARPS) * 3 + MODE) * 5 + STAGES, in levels).
+bool bowl_neighbours(std::size_t a, std::size_t b) {
+  int steps = 0;
+  for (const std::size_t radix : {5u, 3u, 4u, 5u}) {
+    const int gap = static_cast<int>(a % radix) - static_cast<int>(b % radix);
+    steps += radix == 3u ? (gap != 0 ? 1 : 0) : std::abs(gap);  // MODE is categorical
+    a /= radix;
+    b /= radix;
+  }
+  return steps == 1;
+}
+
+// In polish (the last 30% of the budget: 18 of 60 here) each round takes neighbours of the
+// three fastest so far, which ahead() named during the round before. Before the race,
+// ahead() names nothing (its shortlist is compiled).
+TEST(SearchStrategy, AheadNamesTheNeighboursThatTheNextPolishRoundTakes) {
+  const Space space = bowl();
+  std::unique_ptr<Strategy> strategy = make_strategy(search({{"fraction", "0.2"}}));  // 60
+  strategy->begin(SpaceInfo{space.configs, {}, 0});
+  Round round = strategy->first_round(space.configs.size());
+  std::vector<CandidateStanding> standings(space.configs.size());
+  std::vector<std::size_t> ran;  // fastest first
+  std::set<std::size_t> named;
+  std::size_t foreseen = 0;
+  std::vector<std::size_t> ahead;
+  while (named.size() < 60) {
+    const bool polishing = named.size() >= 60 - 18;
+    for (std::size_t c : round.candidates) {
+      const bool near = std::any_of(
+          ran.begin(),
+          ran.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(3, ran.size())),
+          [c](std::size_t centre) { return bowl_neighbours(c, centre); });
+      if (polishing && near) {
+        EXPECT_NE(std::find(ahead.begin(), ahead.end(), c), ahead.end()) << c;
+        ++foreseen;
+      }
+    }
+    for (std::size_t c : round.candidates) {
+      named.insert(c);
+      const bool fails =
+          std::find(space.failing.begin(), space.failing.end(), c) != space.failing.end();
+      standings[c] = {fails, space.times[c], 0.0, 3};
+      if (!fails) ran.push_back(c);
+    }
+    std::stable_sort(ran.begin(), ran.end(),
+                     [&](std::size_t x, std::size_t y) { return space.times[x] < space.times[y]; });
+    ahead = strategy->ahead();
+    if (named.size() == 60) {
+      EXPECT_TRUE(ahead.empty());
+    }
+    round = strategy->next_round(standings);
+  }
+  EXPECT_GE(foreseen, 4u);  // a polish round's worth were checked
+}
+
 TEST(SearchStrategy, ASpaceWithinTheBudgetIsRacedWhole) {
   Tuning tuning(simulation::names(10), search());
   simulation::replay(tuning, as_runs({5, 4, 3, 2, 1.5, 1, 6, 7, 8, 9}));
