@@ -15,6 +15,7 @@ kernel with its best config, and its result is returned. Afterwards each kernel'
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 from typing import Any, Callable, Generic, Mapping, Optional
 
@@ -24,52 +25,38 @@ from disttune._strategy_options import strategy_option_texts
 
 __all__ = ["contextual_autotune", "ContextualFunction"]
 
-# The engine's defaults (C++ ContextOptions{}); the signature of contextual_autotune() shows them.
+# The defaults of the engine's options (the binding's one table of them, from C++
+# ContextOptions{}); the signature of contextual_autotune() shows them, and a test checks that it does.
 _DEFAULTS = _core.contextual_defaults
+# The engine options (that table's names) this module sets itself for each tuner;
+# contextual_autotune() passes every other one through as given.
+_SET_PER_TUNER = ("timer", "communicator")
+_ENGINE_OPTIONS = tuple(name for name in _core.contextual_option_names if name not in _SET_PER_TUNER)
 
 
 class ContextualFunction(Generic[P, R]):
     """An outer function whose triton.autotune kernels are tuned in its real context; called
     with the outer function's own parameters, it returns its result."""
 
-    def __init__(
-        self,
-        fn: Callable[P, R],
-        *,
-        is_dist: bool,
-        n_repeat: int,
-        n_warmup: int,
-        statistic: str,
-        flush_l2: bool,
-        compile_threads: int,
-        collective_timeout_s: Optional[float],
-        log_dir: Optional[str],
-        timer: Any = None,
-        split_across_ranks: bool = False,
-        strategy: str = "exhaustive",
-        strategy_options: Optional[Mapping[str, Any]] = None,
-    ) -> None:
+    def __init__(self, fn: Callable[P, R], **options: Any) -> None:
+        """`options` are contextual_autotune()'s keyword options: its signature is their one
+        definition (names, defaults); an unknown name is a TypeError."""
+        chosen = inspect.signature(contextual_autotune).bind(**options)
+        chosen.apply_defaults()
+        option = chosen.arguments
         if not callable(fn):
             raise _core.NotCallable("disttune: contextual_autotune decorates a callable")
         self.fn = fn
         self.name = fn.__name__
-        self._options = dict(
-            is_dist=is_dist,
-            n_warmup=n_warmup,
-            n_repeat=n_repeat,
-            statistic=statistic,
-            strategy=strategy,
-            strategy_options=strategy_option_texts(strategy_options),
-            collective_timeout_s=collective_timeout_s,
-            log_dir=log_dir,
-        )
-        self._flush_l2 = flush_l2
-        _timing.check_timer_choice(timer, self.name)
-        self.timer = timer
-        self._compile_threads = compile_threads
+        self._options = {name: option[name] for name in _ENGINE_OPTIONS}
+        self._options["strategy_options"] = strategy_option_texts(option["strategy_options"])
+        self._flush_l2 = option["flush_l2"]
+        _timing.check_timer_choice(option["timer"], self.name)
+        self.timer = option["timer"]
+        self._compile_threads = option["compile_threads"]
         # Check the settings now (the engine validates them) rather than at the first call.
         _core.ContextualAutotuner(self.name, **{**self._options, "is_dist": False})
-        if is_dist and split_across_ranks:
+        if option["is_dist"] and option["split_across_ranks"]:
             # Refused by the engine: every rank must run the same config at the same time.
             _core.ContextualAutotuner(self.name, is_dist=True, split_across_ranks=True)
         self._tuners: dict[Any, Any] = {}
@@ -125,11 +112,11 @@ def contextual_autotune(
     flush_l2: bool = True,
     compile_threads: int = min(32, os.cpu_count() or 1),
     collective_timeout_s: Optional[float] = _DEFAULTS["collective_timeout_s"],
-    log_dir: Optional[str] = None,
+    log_dir: Optional[str] = _DEFAULTS["log_dir"],
     timer: Any = None,
-    split_across_ranks: bool = False,
-    strategy: str = "exhaustive",
-    strategy_options: Optional[Mapping[str, Any]] = None,
+    split_across_ranks: bool = _DEFAULTS["split_across_ranks"],
+    strategy: str = _DEFAULTS["strategy"],
+    strategy_options: Optional[Mapping[str, Any]] = _DEFAULTS["strategy_options"],
 ) -> Callable[[Callable[P, R]], ContextualFunction[P, R]]:
     """Tunes the triton.autotune kernels launched inside the decorated function, in context.
 
@@ -153,22 +140,10 @@ def contextual_autotune(
     its own options, as in autotune().
     """
 
+    options = dict(locals())  # exactly the parameters above, by name
+
     def decorate(fn: Callable[P, R]) -> ContextualFunction[P, R]:
-        contextual = ContextualFunction(
-            fn,
-            is_dist=is_dist,
-            n_repeat=n_repeat,
-            n_warmup=n_warmup,
-            statistic=statistic,
-            flush_l2=flush_l2,
-            compile_threads=compile_threads,
-            collective_timeout_s=collective_timeout_s,
-            log_dir=log_dir,
-            timer=timer,
-            split_across_ranks=split_across_ranks,
-            strategy=strategy,
-            strategy_options=strategy_options,
-        )
+        contextual = ContextualFunction(fn, **options)
         functools.update_wrapper(contextual, fn)
         return contextual
 

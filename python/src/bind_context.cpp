@@ -1,25 +1,21 @@
 // Binds contextual tuning: KernelTuningState, ContextualAutotuner (run, active, launch).
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/filesystem.h>
-#include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include <chrono>
-#include <filesystem>
-#include <map>
 #include <memory>
-#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bindings.hpp"
+#include "context_options.hpp"
 #include "disttune/context.hpp"
 #include "failure_text.hpp"
-#include "setting_values.hpp"
 
 namespace nb = nanobind;
 
@@ -29,29 +25,6 @@ namespace {
 /// The Python type of OuterRunAbandoned, to turn it back into the C++ exception when it
 /// has crossed the user's outer function.
 nb::handle outer_run_abandoned_type;
-
-ContextOptions make_context_options(bool is_dist, const nb::int_& n_warmup, const nb::int_& n_repeat,
-                                    const std::string& statistic, std::string strategy,
-                                    std::map<std::string, std::string> strategy_options,
-                                    std::shared_ptr<Timer> timer,
-                                    std::shared_ptr<Communicator> communicator,
-                                    std::optional<double> collective_timeout_s,
-                                    std::optional<std::filesystem::path> log_dir,
-                                    bool split_across_ranks) {
-  ContextOptions options;
-  options.is_dist = is_dist;
-  options.n_warmup = run_count(n_warmup, "n_warmup", 0);
-  options.n_repeat = run_count(n_repeat, "n_repeat", 1);
-  options.statistic = parse_statistic(statistic);
-  options.strategy = std::move(strategy);
-  options.strategy_options = std::move(strategy_options);
-  options.timer = std::move(timer);
-  options.communicator = std::move(communicator);
-  options.collective_timeout = collective_timeout_from_seconds(collective_timeout_s);
-  if (log_dir) options.log_dir = std::move(*log_dir);
-  options.split_across_ranks = split_across_ranks;
-  return options;
-}
 
 /// Runs the Python `outer` through the tuner; the GIL is released between outer runs.
 void run_outer(ContextualAutotuner& tuner, nb::callable outer) {
@@ -111,28 +84,13 @@ void bind_context(nb::module_& module) {
       "launched inside through launch() is tuned, then once more with every best config.")
       .def(
           "__init__",
-          [](ContextualAutotuner* self, std::string function_name, bool is_dist,
-             const nb::int_& n_warmup, const nb::int_& n_repeat, const std::string& statistic,
-             std::string strategy, std::map<std::string, std::string> strategy_options,
-             std::shared_ptr<Timer> timer, std::shared_ptr<Communicator> communicator,
-             std::optional<double> collective_timeout_s,
-             std::optional<std::filesystem::path> log_dir, bool split_across_ranks) {
-            new (self) ContextualAutotuner(
-                std::move(function_name),
-                make_context_options(is_dist, n_warmup, n_repeat, statistic, std::move(strategy),
-                                     std::move(strategy_options), std::move(timer), std::move(communicator),
-                                     collective_timeout_s, std::move(log_dir), split_across_ranks));
+          [](ContextualAutotuner* self, std::string function_name, const nb::kwargs& options) {
+            new (self) ContextualAutotuner(std::move(function_name), contextual_tuner_options(options));
           },
-          nb::arg("function_name"), nb::kw_only(), nb::arg("is_dist") = ContextOptions{}.is_dist,
-          nb::arg("n_warmup") = nb::int_(ContextOptions{}.n_warmup),
-          nb::arg("n_repeat") = nb::int_(ContextOptions{}.n_repeat),
-          nb::arg("statistic") = to_string(ContextOptions{}.statistic),
-          nb::arg("strategy") = ContextOptions{}.strategy,
-          nb::arg("strategy_options") = std::map<std::string, std::string>{},
-          nb::arg("timer").none() = nb::none(),
-          nb::arg("communicator").none() = nb::none(),
-          nb::arg("collective_timeout_s").none() = nb::none(),
-          nb::arg("log_dir").none() = nb::none(), nb::arg("split_across_ranks") = false)
+          nb::arg("function_name"), nb::arg("options"),
+          "The contextual tuner of `function_name`; its keyword options are those of "
+          "contextual_option_names, with contextual_defaults' defaults. An unknown option is "
+          "InvalidSetting naming it.")
       .def("run", &run_outer, nb::arg("outer"),
            "Calls outer() until tuning is done; the last call is the final run.")
       .def_static("active", &ContextualAutotuner::active, nb::rv_policy::reference,

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "bindings.hpp"
-#include "disttune/context.hpp"
+#include "context_options.hpp"
 #include "disttune/settings.hpp"
 #include "function_options.hpp"
 
@@ -16,19 +16,6 @@ namespace nb = nanobind;
 
 namespace disttune::python {
 namespace {
-
-/// The defaults of a contextual tuner (ContextOptions{}), by the spec's names.
-nb::dict contextual_defaults() {
-  const ContextOptions options{};
-  nb::dict defaults;
-  defaults["is_dist"] = options.is_dist;
-  defaults["n_repeat"] = options.n_repeat;
-  defaults["n_warmup"] = options.n_warmup;
-  defaults["statistic"] = to_string(options.statistic);
-  defaults["collective_timeout_s"] = nb::none();
-  defaults["log_dir"] = options.log_dir.string();
-  return defaults;
-}
 
 double seconds_of(std::chrono::milliseconds timeout) {
   if (timeout == kNoDeadline) return std::numeric_limits<double>::infinity();
@@ -38,11 +25,10 @@ double seconds_of(std::chrono::milliseconds timeout) {
 }  // namespace
 
 void bind_settings(nb::module_& module) {
-  module.attr("function_defaults") = function_option_defaults();
-  nb::list names;
-  for (const FunctionOption& option : function_options()) names.append(option.name);
-  module.attr("function_option_names") = nb::tuple(names);
-  module.attr("contextual_defaults") = contextual_defaults();
+  module.attr("function_defaults") = keyword_option_defaults(function_options());
+  module.attr("function_option_names") = keyword_option_names(function_options());
+  module.attr("contextual_defaults") = keyword_option_defaults(context_options());
+  module.attr("contextual_option_names") = keyword_option_names(context_options());
   module.attr("DEFAULT_CACHE_ROOT") = std::string(kDefaultCacheRoot);
   module.def(
       "environment_settings",

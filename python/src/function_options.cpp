@@ -40,25 +40,6 @@ struct FunctionSettings {
 
 namespace {
 
-/// `value` as a T; a TypeError naming the option and what it must be otherwise.
-template <typename T>
-T value_of(nb::handle value, const char* name, const char* expected) {
-  T result{};
-  if (!nb::try_cast(value, result)) {
-    throw nb::type_error(("disttune: option " + std::string(name) + " must be " + expected + ", got " +
-                          nb::cast<std::string>(nb::repr(value)))
-                             .c_str());
-  }
-  return result;
-}
-
-/// None stays nullopt; anything else is value_of<T>.
-template <typename T>
-std::optional<T> optional_of(nb::handle value, const char* name, const char* expected) {
-  if (value.is_none()) return std::nullopt;
-  return value_of<T>(value, name, expected);
-}
-
 /// Adds one of the strategy's named parameters; given twice (as a keyword and in
 /// strategy_options) is InvalidSetting naming both.
 void add_strategy_option(Measurement& measurement, const std::string& name, std::string text) {
@@ -79,8 +60,6 @@ void apply_strategy_parameter(FunctionSettings& s, nb::handle value, const char*
   add_strategy_option(s.options.measurement, name, nb::cast<std::string>(nb::repr(value)));
 }
 
-nb::object none() { return nb::none(); }
-
 const FunctionOption kFunctionOptions[] = {
     {"warmup_runs", []() -> nb::object { return nb::int_(Measurement{}.warmup_runs); },
      [](FunctionSettings& s, nb::handle value, const char* name) {
@@ -96,7 +75,7 @@ const FunctionOption kFunctionOptions[] = {
      }},
     // None: TRITON_DIST_AUTOTUNE_STRATEGY (left to the engine, which checks the name), else
     // the spec's strategy (the C++ default, converge, is asked for by name from Python).
-    {"strategy", none,
+    {"strategy", none_default,
      [](FunctionSettings& s, nb::handle value, const char* name) {
        if (auto strategy = optional_of<std::string>(value, name, "a str or None")) {
          s.options.measurement.strategy = std::move(*strategy);
@@ -105,11 +84,11 @@ const FunctionOption kFunctionOptions[] = {
        }
      }},
     // Canonical JSON of the baseline entry; None: none.
-    {"baseline", none,
+    {"baseline", none_default,
      [](FunctionSettings& s, nb::handle value, const char* name) {
        s.options.measurement.baseline = optional_of<std::string>(value, name, "a str or None").value_or("");
      }},
-    {"strategy_options", none,
+    {"strategy_options", none_default,
      [](FunctionSettings& s, nb::handle value, const char* name) {
        using Texts = std::map<std::string, std::string>;
        for (auto& [option, text] : optional_of<Texts>(value, name, "a dict of str to str or None").value_or(Texts{})) {
@@ -117,11 +96,11 @@ const FunctionOption kFunctionOptions[] = {
        }
      }},
     // The converge strategy's parameters (docs/strategies.md), as keywords.
-    {"max_noise", none, apply_strategy_parameter},
-    {"min_time_ms", none, apply_strategy_parameter},
-    {"budget_ms", none, apply_strategy_parameter},
+    {"max_noise", none_default, apply_strategy_parameter},
+    {"min_time_ms", none_default, apply_strategy_parameter},
+    {"budget_ms", none_default, apply_strategy_parameter},
     // None: CpuTimer.
-    {"timer", none,
+    {"timer", none_default,
      [](FunctionSettings& s, nb::handle value, const char* name) {
        s.timer = optional_of<std::shared_ptr<Timer>>(value, name, "a disttune._core.Timer or None")
                      .value_or(nullptr);
@@ -136,20 +115,20 @@ const FunctionOption kFunctionOptions[] = {
        s.deps_json = value_of<std::string>(value, name, "a str");
      }},
     // None: one process.
-    {"communicator", none,
+    {"communicator", none_default,
      [](FunctionSettings& s, nb::handle value, const char* name) {
        s.options.communicator =
            optional_of<std::shared_ptr<Communicator>>(value, name, "a disttune._core.Communicator or None")
                .value_or(nullptr);
      }},
     // None: TRITON_DIST_AUTOTUNE_TIMEOUT, else 600.
-    {"collective_timeout_s", none,
+    {"collective_timeout_s", none_default,
      [](FunctionSettings& s, nb::handle value, const char* name) {
        s.options.collective_timeout =
            collective_timeout_from_seconds(optional_of<double>(value, name, "a number of seconds or None"));
      }},
     // None or "": TRITON_DIST_AUTOTUNE_CACHE_DIR, else DEFAULT_CACHE_ROOT.
-    {"cache_dir", none,
+    {"cache_dir", none_default,
      [](FunctionSettings& s, nb::handle value, const char*) { s.options.cache_root = cache_dir_from_python(value); }},
     {"disk_cache", []() -> nb::object { return nb::bool_(TunerOptions{}.disk_cache); },
      [](FunctionSettings& s, nb::handle value, const char* name) {
@@ -160,20 +139,20 @@ const FunctionOption kFunctionOptions[] = {
        s.options.split_across_ranks = value_of<bool>(value, name, "a bool");
      }},
     // None: the environment's Redis settings (what is given replaces them).
-    {"redis_url", none,
+    {"redis_url", none_default,
      [](FunctionSettings& s, nb::handle value, const char* name) {
        s.redis_url = optional_of<std::string>(value, name, "a str or None");
      }},
-    {"redis_prefix", none,
+    {"redis_prefix", none_default,
      [](FunctionSettings& s, nb::handle value, const char* name) {
        s.redis_prefix = optional_of<std::string>(value, name, "a str or None");
      }},
-    {"redis_timeout_s", none,
+    {"redis_timeout_s", none_default,
      [](FunctionSettings& s, nb::handle value, const char* name) {
        s.redis_timeout_s = optional_of<double>(value, name, "a number of seconds or None");
      }},
     // key_distance(a, b) over key texts; None: default_key_distance.
-    {"key_distance", none,
+    {"key_distance", none_default,
      [](FunctionSettings& s, nb::handle value, const char* name) {
        if (value.is_none()) return;
        // Called by the engine without the GIL: taken for each call.
@@ -212,24 +191,9 @@ TunerOptions finish(FunctionSettings s) {
 std::span<const FunctionOption> function_options() { return kFunctionOptions; }
 
 TunerOptions function_tuner_options(const nb::kwargs& given) {
-  for (const auto& [key, value] : given) {
-    const std::string name = nb::cast<std::string>(key);
-    bool known = false;
-    for (const FunctionOption& option : kFunctionOptions) known = known || name == option.name;
-    if (!known) throw InvalidSetting("disttune: FunctionTuner has no option '" + name + "'");
-  }
   FunctionSettings settings;
-  for (const FunctionOption& option : kFunctionOptions) {
-    const nb::object value = given.contains(option.name) ? nb::object(given[option.name]) : option.default_value();
-    option.apply(settings, value, option.name);
-  }
+  apply_keyword_options(function_options(), given, "FunctionTuner", settings);
   return finish(std::move(settings));
-}
-
-nb::dict function_option_defaults() {
-  nb::dict defaults;
-  for (const FunctionOption& option : kFunctionOptions) defaults[option.name] = option.default_value();
-  return defaults;
 }
 
 }  // namespace disttune::python

@@ -4,6 +4,7 @@ bounds on numeric options, and collective deadlines (also with two gloo ranks)."
 import inspect
 import json
 import math
+import pathlib
 
 import pytest
 import torch.distributed as dist
@@ -39,22 +40,35 @@ def test_the_signatures_show_the_engines_defaults():
     assert contextual["n_warmup"].default == _core.contextual_defaults["n_warmup"] == 3
     assert contextual["is_dist"].default is False
     assert contextual["statistic"].default == "mean"
-
-
-def test_autotunes_engine_keywords_are_the_bindings_table():
-    """autotune() spells its engine options out (the spec's API); the binding's one table of
-    FunctionTuner options defines them: the same names and the same defaults."""
-    parameters = inspect.signature(autotune).parameters
-    names = _core.function_option_names
-    assert set(_core.function_defaults) == set(names)
-    passed = set(disttune.tune._ENGINE_OPTIONS)
-    assert passed == {name for name in names if name in parameters} - {"timer"}
-    assert names and all(name in passed or name in disttune.tune._SET_PER_TUNER for name in names)
-    for name in passed:
-        assert parameters[name].kind is inspect.Parameter.KEYWORD_ONLY, name
-        assert parameters[name].default == _core.function_defaults[name], name
     assert {name: _core.function_defaults[name] for name in ("max_noise", "min_time_ms", "budget_ms")} == {
         "max_noise": None, "min_time_ms": None, "budget_ms": None}  # the strategy's defaults
+    assert contextual["strategy"].default == _core.contextual_defaults["strategy"] == "exhaustive"  # the spec's
+    assert contextual["log_dir"].default is _core.contextual_defaults["log_dir"] is None  # ./.autotune_logs
+
+
+@pytest.mark.parametrize(
+    "decorator, module, names, defaults, positional",
+    [
+        (autotune, disttune.tune, _core.function_option_names, _core.function_defaults, ()),
+        (contextual_autotune, disttune.autotuner, _core.contextual_option_names, _core.contextual_defaults,
+         ("is_dist", "n_repeat", "n_warmup")),
+    ],
+    ids=["autotune", "contextual_autotune"],
+)
+def test_the_decorators_engine_keywords_are_the_bindings_table(decorator, module, names, defaults, positional):
+    """Each decorator spells its engine options out (the spec's API: contextual_autotune takes
+    is_dist, n_repeat and n_warmup positionally first, the rest by keyword); the binding's one
+    table of its tuner's options defines them: the same names and the same defaults."""
+    parameters = inspect.signature(decorator).parameters
+    assert set(defaults) == set(names)
+    passed = set(module._ENGINE_OPTIONS)
+    assert passed == {name for name in names if name in parameters} - {"timer"}
+    assert names and all(name in passed or name in module._SET_PER_TUNER for name in names)
+    assert tuple(parameters)[: len(positional)] == positional
+    for name in passed:
+        kind = inspect.Parameter.POSITIONAL_OR_KEYWORD if name in positional else inspect.Parameter.KEYWORD_ONLY
+        assert parameters[name].kind is kind, name
+        assert parameters[name].default == defaults[name], name
 
 
 def test_the_function_tuner_refuses_an_option_outside_its_table():
@@ -64,6 +78,29 @@ def test_the_function_tuner_refuses_an_option_outside_its_table():
         _core.FunctionTuner("f", "v1", disk_cache="no")
     with pytest.raises(_core.InvalidSetting, match="max_noise must be a number or None"):
         _core.FunctionTuner("f", "v1", strategy="converge", max_noise="0.01", disk_cache=False)
+
+
+def test_the_contextual_tuner_refuses_an_option_outside_its_table():
+    with pytest.raises(_core.InvalidSetting, match="ContextualAutotuner has no option 'n_warmpu'"):
+        _core.ContextualAutotuner("f", n_warmpu=1)
+    with pytest.raises(TypeError, match="option is_dist must be a bool"):
+        _core.ContextualAutotuner("f", is_dist="no")
+    with pytest.raises(TypeError, match="option n_repeat must be an int"):
+        _core.ContextualAutotuner("f", n_repeat=2.5)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'n_warmpu'"):
+        contextual_autotune(n_warmpu=1)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'n_warmpu'"):
+        disttune.autotuner.ContextualFunction(lambda: None, n_warmpu=1)
+
+
+def test_the_contextual_log_dir_takes_paths_and_none_or_empty_is_the_default(tmp_path):
+    default = pathlib.Path(".autotune_logs") / "rank-0.log"
+    assert _core.ContextualAutotuner("f").log_path == default
+    assert _core.ContextualAutotuner("f", log_dir=None).log_path == default
+    assert _core.ContextualAutotuner("f", log_dir="").log_path == default
+    assert _core.ContextualAutotuner("f", log_dir=tmp_path).log_path == tmp_path / "rank-0.log"
+    with pytest.raises(disttune.InvalidSetting, match="log_dir .* holds a NUL byte"):
+        _core.ContextualAutotuner("f", log_dir="a\0b")
 
 
 def test_the_environment_table_names_every_variable():
