@@ -6,7 +6,7 @@
 #include <string>
 
 #include "disttune/error.hpp"
-#include "settings/setting_text.hpp"
+#include "util/number_text.hpp"
 
 namespace disttune {
 
