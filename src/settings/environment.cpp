@@ -5,13 +5,14 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "disttune/settings.hpp"
+#include "util/number_text.hpp"
 
 namespace disttune {
 namespace {
@@ -93,13 +94,12 @@ std::filesystem::path cache_root_setting() {
 std::size_t cache_keep_setting() {
   const std::optional<std::string> text = read(kCacheKeep);
   if (!text) return kDefaultKeptPerKey;
-  std::size_t keep = 0;
-  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), keep);
-  if (error != std::errc() || end != text->data() + text->size() || keep > kMostKeptPerKey) {
+  const std::optional<std::size_t> keep = detail::whole_integer<std::size_t>(*text);
+  if (!keep || *keep > kMostKeptPerKey) {
     throw InvalidSetting(std::string("disttune: ") + kCacheKeep + " must be a whole number from 0 to " +
                          std::to_string(kMostKeptPerKey) + ", got '" + *text + "'");
   }
-  return keep;
+  return *keep;
 }
 
 bool always_tune_setting() { return read_switch(kAlwaysTune); }

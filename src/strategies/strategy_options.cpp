@@ -2,10 +2,8 @@
 #include "strategies/strategy_options.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <optional>
-#include <system_error>
 
 #include "disttune/error.hpp"
 #include "disttune/strategy.hpp"
@@ -28,14 +26,12 @@ void check_strategy_options(const Measurement& measurement, const std::string& s
 std::uint64_t strategy_seed(const Measurement& measurement) {
   const auto found = measurement.strategy_options.find("seed");
   if (found == measurement.strategy_options.end()) return 0;
-  const std::string& text = found->second;
-  std::uint64_t seed = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seed);
-  if (text.empty() || error != std::errc{} || end != text.data() + text.size()) {
+  const std::optional<std::uint64_t> seed = detail::whole_integer<std::uint64_t>(found->second);
+  if (!seed) {
     throw InvalidSetting("disttune: strategy option seed must be an unsigned integer, got '" +
-                         text + "'");
+                         found->second + "'");
   }
-  return seed;
+  return *seed;
 }
 
 namespace detail {
@@ -77,15 +73,12 @@ double StrategyOptions::proportion(const std::string& name, double fallback) con
 long long StrategyOptions::integer(const std::string& name, long long fallback, long long least,
                                    long long most) const {
   if (!has(name)) return fallback;
-  const std::string& text = measurement_.strategy_options.at(name);
-  long long value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc{} || end != text.data() + text.size() || value < least ||
-      value > most) {
+  const std::optional<long long> value = whole_integer<long long>(measurement_.strategy_options.at(name));
+  if (!value || *value < least || *value > most) {
     refuse(name,
            "must be an integer in [" + std::to_string(least) + ", " + std::to_string(most) + "]");
   }
-  return value;
+  return *value;
 }
 
 std::string StrategyOptions::choice(const std::string& name, const std::string& fallback,

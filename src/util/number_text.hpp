@@ -1,4 +1,4 @@
-// Numbers as option texts: the strict reading of a finite number, and the shortest writing.
+// Numbers as option and setting texts: strict readings of a whole text, and the shortest writing.
 #pragma once
 
 #include <charconv>
@@ -16,6 +16,15 @@ inline std::optional<double> finite_number(const std::string& text) {
   if (text.empty() || error != std::errc{} || end != text.data() + text.size() || !std::isfinite(value)) {
     return std::nullopt;
   }
+  return value;
+}
+
+/// `text` as an Integer (the whole text: no sign where Integer has none, no spaces), or nullopt.
+template <class Integer>
+std::optional<Integer> whole_integer(const std::string& text) {
+  Integer value{};
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
   return value;
 }
 
