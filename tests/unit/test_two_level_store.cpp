@@ -3,12 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "disttune/function_tuner.hpp"
 #include "disttune/redis_store.hpp"
 #include "redis_server.hpp"
+#include "said_timer.hpp"
 #include "store/redis_store.hpp"
 #include "store_test_support.hpp"
 
@@ -23,12 +25,15 @@ const std::vector<std::string> kCandidates = {R"({"block":1})", R"({"block":2})"
                                               R"({"block":3})"};
 
 // One "node": a tuner on its own cache root, sharing `redis_url`, counting candidate runs.
+// Candidate i takes 1 + 0.1 i ms by a said clock, so choices and counts never depend on load.
 struct Node {
   Node(const fs::path& root, const std::string& redis_url)
-      : tuner({"scale", "v1"}, options(root, redis_url)) {}
+      : timer(std::make_shared<testing::SaidTimer>()), tuner({"scale", "v1"}, options(root, redis_url, timer)) {}
 
-  static TunerOptions options(const fs::path& root, const std::string& redis_url) {
+  static TunerOptions options(const fs::path& root, const std::string& redis_url,
+                              std::shared_ptr<testing::SaidTimer> timer) {
     TunerOptions options;
+    options.timer = std::move(timer);
     options.measurement.strategy = "exhaustive";  // the run counts below are its
     options.measurement.warmup_runs = 0;
     options.measurement.timed_runs = 1;
@@ -42,10 +47,14 @@ struct Node {
     TuningRequest request;
     request.key = key;
     request.candidates = std::move(candidates);
-    request.run = [this](std::size_t) { ++runs; };
+    request.run = [this](std::size_t i) {
+      ++runs;
+      timer->said_ms = 1.0 + 0.1 * static_cast<double>(i);
+    };
     return tuner.resolve(request);
   }
 
+  std::shared_ptr<testing::SaidTimer> timer;
   FunctionTuner tuner;
   int runs = 0;
 };
