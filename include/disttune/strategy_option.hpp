@@ -1,4 +1,5 @@
-// A strategy's declared options: each name's kind, accepted values and default, read to one canonical text.
+// A strategy's declared options: each name's kind, accepted values and default, read to one
+// canonical text.
 #pragma once
 
 #include <limits>

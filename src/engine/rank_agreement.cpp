@@ -1,4 +1,5 @@
-// Rank agreement: digest check of what the ranks are about to tune (strategy options by value), and the cache vote.
+// Rank agreement: digest check of what the ranks are about to tune (strategy options by value), and
+// the cache vote.
 #include "engine/rank_agreement.hpp"
 
 #include <array>
@@ -15,8 +16,7 @@ namespace disttune::detail {
 
 CollectiveContext ContextMaker::operator()(std::string phase,
                                            std::optional<std::size_t> candidate) const {
-  return CollectiveContext{std::move(phase), function, key, candidate,
-                           deadline_after(timeout)};
+  return CollectiveContext{std::move(phase), function, key, candidate, deadline_after(timeout)};
 }
 
 namespace {
@@ -52,8 +52,8 @@ Value tuning_summary(const FunctionIdentity& identity, const std::string& key,
 
 /// One line per leaf where `other` differs from `reference`, named by its path
 /// ("measurement.strategy_options.max_noise"); a side without the field reads "(absent)".
-void describe_differences(const Value& other, const Value& reference, const std::string& path, int rank,
-                          std::ostringstream& out) {
+void describe_differences(const Value& other, const Value& reference, const std::string& path,
+                          int rank, std::ostringstream& out) {
   if (other.is_object() && reference.is_object()) {
     std::vector<std::string> fields;
     for (const auto& [field, value] : reference.items()) fields.push_back(field);
@@ -64,11 +64,14 @@ void describe_differences(const Value& other, const Value& reference, const std:
     for (const std::string& field : fields) {
       const Value& mine = other.contains(field) ? other.at(field) : absent;
       const Value& theirs = reference.contains(field) ? reference.at(field) : absent;
-      if (mine != theirs) describe_differences(mine, theirs, path.empty() ? field : path + "." + field, rank, out);
+      if (mine != theirs)
+        describe_differences(mine, theirs, path.empty() ? field : path + "." + field, rank, out);
     }
     return;
   }
-  const auto text = [](const Value& value) { return value.is_null() ? std::string("(absent)") : value.dump(); };
+  const auto text = [](const Value& value) {
+    return value.is_null() ? std::string("(absent)") : value.dump();
+  };
   out << "\n  rank " << rank << " differs from rank 0 in " << path << ": " << text(other) << " vs "
       << text(reference);
 }
@@ -81,20 +84,24 @@ void check_ranks_agree(Communicator& comm, const ContextMaker& context,
                        const Timer& timer, bool split_across_ranks) {
   std::optional<std::string> refusal;
   const Value options = effective_options(measurement, refusal);
-  const std::string mine = canonical_json(tuning_summary(identity, key, candidates, measurement, options,
-                                                         timer.flushes_l2(), split_across_ranks));
+  const std::string mine = canonical_json(tuning_summary(
+      identity, key, candidates, measurement, options, timer.flushes_l2(), split_across_ranks));
   const std::vector<std::string> all = comm.all_gather(mine, context("digest check", std::nullopt));
   if (refusal) throw InvalidSetting(*refusal);
   const Value reference = Value::parse(all.front());
   std::ostringstream differences;
   for (std::size_t rank = 1; rank < all.size(); ++rank) {
-    if (all[rank] != all.front()) describe_differences(Value::parse(all[rank]), reference, "", static_cast<int>(rank), differences);
+    if (all[rank] != all.front())
+      describe_differences(Value::parse(all[rank]), reference, "", static_cast<int>(rank),
+                           differences);
   }
   const std::string text = differences.str();
   if (!text.empty()) {
     throw RankDisagreement("disttune: ranks disagree on what to tune for function '" +
-                           identity.name + "' (key, config count, order and pruning, and the "
-                           "measurement settings, must be the same on every rank):" + text);
+                           identity.name +
+                           "' (key, config count, order and pruning, and the "
+                           "measurement settings, must be the same on every rank):" +
+                           text);
   }
 }
 

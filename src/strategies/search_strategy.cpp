@@ -66,8 +66,9 @@ class SearchStrategy final : public Strategy {
     for (const Effort& effort : kEfforts) {
       if (level == effort.name) effort_ = effort;
     }
-    fraction_ = options.given("fraction") ? options.number("fraction") : effort_.fraction;
-    least_ = options.given("fraction") ? 1 : effort_.least;
+    // fraction has no default: without it, the effort's share and least.
+    fraction_ = options.has("fraction") ? options.number("fraction") : effort_.fraction;
+    least_ = options.has("fraction") ? 1 : effort_.least;
     budget_ms_ = options.number("budget_s") * 1000.0;
     batch_ = static_cast<std::size_t>(options.integer("batch"));
     shortlist_ = static_cast<std::size_t>(options.integer("shortlist"));

@@ -1,4 +1,5 @@
-// A strategy's named parameters: declared options read to one canonical text, unknown names refused, typed reads.
+// A strategy's named parameters: declared options read to one canonical text, unknown names
+// refused, typed reads.
 #include "strategies/strategy_options.hpp"
 
 #include <algorithm>
@@ -28,11 +29,13 @@ std::string range_text(const StrategyOption& option) {
   const bool low = std::isfinite(option.least);
   const bool high = std::isfinite(option.most);
   if (low && high) {
-    return noun + " in " + (option.open_range ? "(" : "[") + detail::number_text(option.least) + ", " +
-           detail::number_text(option.most) + (option.open_range ? ")" : "]");
+    return noun + " in " + (option.open_range ? "(" : "[") + detail::number_text(option.least) +
+           ", " + detail::number_text(option.most) + (option.open_range ? ")" : "]");
   }
-  if (low) return unbounded + (option.open_range ? " > " : " >= ") + detail::number_text(option.least);
-  if (high) return unbounded + (option.open_range ? " < " : " <= ") + detail::number_text(option.most);
+  if (low)
+    return unbounded + (option.open_range ? " > " : " >= ") + detail::number_text(option.least);
+  if (high)
+    return unbounded + (option.open_range ? " < " : " <= ") + detail::number_text(option.most);
   return unbounded;
 }
 
@@ -49,14 +52,15 @@ std::optional<std::string> integer_text(const StrategyOption& option, const std:
   }
   // Beyond long long: an unsigned option (a seed) still reads up to 2^64 - 1.
   const std::optional<unsigned long long> value = detail::whole_integer<unsigned long long>(text);
-  if (!value || option.least < 0.0 || !in_range(option, static_cast<double>(*value))) return std::nullopt;
+  if (!value || option.least < 0.0 || !in_range(option, static_cast<double>(*value)))
+    return std::nullopt;
   return std::to_string(*value);
 }
 
 }  // namespace
 
-StrategyOption StrategyOption::number(std::string name, std::optional<double> fallback, double least,
-                                      double most) {
+StrategyOption StrategyOption::number(std::string name, std::optional<double> fallback,
+                                      double least, double most) {
   StrategyOption option{std::move(name), OptionKind::number, std::nullopt, least, most, false, {}};
   if (fallback) option.fallback = detail::number_text(*fallback);
   return option;
@@ -68,8 +72,8 @@ StrategyOption StrategyOption::proportion(std::string name, double fallback) {
   return option;
 }
 
-StrategyOption StrategyOption::integer(std::string name, std::optional<long long> fallback, double least,
-                                       double most) {
+StrategyOption StrategyOption::integer(std::string name, std::optional<long long> fallback,
+                                       double least, double most) {
   StrategyOption option{std::move(name), OptionKind::integer, std::nullopt, least, most, false, {}};
   if (fallback) option.fallback = std::to_string(*fallback);
   return option;
@@ -77,10 +81,13 @@ StrategyOption StrategyOption::integer(std::string name, std::optional<long long
 
 StrategyOption StrategyOption::text(std::string name, std::optional<std::string> fallback,
                                     std::vector<std::string> choices) {
-  return {std::move(name), OptionKind::text, std::move(fallback), 0.0, 0.0, false, std::move(choices)};
+  return {std::move(name), OptionKind::text,  std::move(fallback), 0.0, 0.0,
+          false,           std::move(choices)};
 }
 
-StrategyOption StrategyOption::seed() { return integer("seed", 0, 0.0); }
+StrategyOption StrategyOption::seed() {
+  return integer("seed", 0, 0.0);
+}
 
 std::string canonical_option_text(const std::string& strategy, const StrategyOption& option,
                                   const std::string& text) {
@@ -90,7 +97,8 @@ std::string canonical_option_text(const std::string& strategy, const StrategyOpt
     case OptionKind::number: {
       const std::optional<double> value = detail::finite_number(text);
       // -0 and 0 are one value: one text.
-      if (value && in_range(option, *value)) canonical = detail::number_text(*value == 0.0 ? 0.0 : *value);
+      if (value && in_range(option, *value))
+        canonical = detail::number_text(*value == 0.0 ? 0.0 : *value);
       accepted = range_text(option);
       break;
     }
@@ -104,22 +112,24 @@ std::string canonical_option_text(const std::string& strategy, const StrategyOpt
           std::find(option.choices.begin(), option.choices.end(), text) != option.choices.end()) {
         canonical = text;
       }
-      for (const std::string& choice : option.choices) accepted += (accepted.empty() ? "one of " : ", ") + choice;
+      for (const std::string& choice : option.choices)
+        accepted += (accepted.empty() ? "one of " : ", ") + choice;
       break;
   }
   if (!canonical) {
-    throw InvalidSetting("disttune: strategy '" + strategy + "' option " + option.name + " must be " +
-                         accepted + ", got '" + text + "'");
+    throw InvalidSetting("disttune: strategy '" + strategy + "' option " + option.name +
+                         " must be " + accepted + ", got '" + text + "'");
   }
   return *canonical;
 }
 
-std::map<std::string, std::string> read_declared_options(const std::string& strategy,
-                                                         const std::vector<StrategyOption>& declared,
-                                                         const std::map<std::string, std::string>& given) {
+std::map<std::string, std::string> read_declared_options(
+    const std::string& strategy, const std::vector<StrategyOption>& declared,
+    const std::map<std::string, std::string>& given) {
   for (const auto& [name, text] : given) {
-    const bool known = std::any_of(declared.begin(), declared.end(),
-                                   [&name = name](const StrategyOption& option) { return option.name == name; });
+    const bool known =
+        std::any_of(declared.begin(), declared.end(),
+                    [&name = name](const StrategyOption& option) { return option.name == name; });
     if (!known) {
       throw InvalidSetting("disttune: strategy '" + strategy + "' has no option '" + name +
                            "' (its options: " + names_of(declared) + ")");
@@ -140,7 +150,8 @@ std::map<std::string, std::string> read_declared_options(const std::string& stra
 void check_strategy_options(const Measurement& measurement, const std::string& strategy,
                             const std::vector<std::string>& declared) {
   std::vector<StrategyOption> options{StrategyOption::seed()};
-  for (const std::string& name : declared) options.push_back(StrategyOption::text(name, std::nullopt));
+  for (const std::string& name : declared)
+    options.push_back(StrategyOption::text(name, std::nullopt));
   (void)read_declared_options(strategy, options, measurement.strategy_options);
 }
 
@@ -165,7 +176,6 @@ const std::vector<StrategyOption>& seed_only_options() {
 StrategyOptions::StrategyOptions(const Measurement& measurement, const std::string& strategy,
                                  const std::vector<StrategyOption>& declared)
     : strategy_(strategy),
-      given_(measurement.strategy_options),
       values_(read_declared_options(strategy, declared, measurement.strategy_options)) {}
 
 const std::string& StrategyOptions::value(const std::string& name) const {
@@ -177,17 +187,22 @@ const std::string& StrategyOptions::value(const std::string& name) const {
   return found->second;
 }
 
-double StrategyOptions::number(const std::string& name) const { return finite_number(value(name)).value(); }
+double StrategyOptions::number(const std::string& name) const {
+  return finite_number(value(name)).value();
+}
 
 long long StrategyOptions::integer(const std::string& name) const {
   const std::optional<long long> read = whole_integer<long long>(value(name));
-  if (!read) throw std::logic_error("disttune: strategy option " + name + " is not a signed integer");
+  if (!read)
+    throw std::logic_error("disttune: strategy option " + name + " is not a signed integer");
   return *read;
 }
 
-const std::string& StrategyOptions::text(const std::string& name) const { return value(name); }
+const std::string& StrategyOptions::text(const std::string& name) const {
+  return value(name);
+}
 
-bool StrategyOptions::given(const std::string& name) const { return given_.count(name) > 0; }
+bool StrategyOptions::has(const std::string& name) const { return values_.count(name) > 0; }
 
 }  // namespace detail
 }  // namespace disttune

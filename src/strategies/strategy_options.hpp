@@ -1,4 +1,5 @@
-// A strategy's named parameters: typed reads of its declared options, and the built-in strategies' tables.
+// A strategy's named parameters: typed reads of its declared options, and the built-in strategies'
+// tables.
 #pragma once
 
 #include <map>
@@ -31,15 +32,14 @@ class StrategyOptions {
   long long integer(const std::string& name) const;
   /// A declared text option's value (given, else its default).
   const std::string& text(const std::string& name) const;
-  /// Whether the option was given (not its default).
-  bool given(const std::string& name) const;
+  /// Whether the option has a value: given, or declared with a default.
+  bool has(const std::string& name) const;
 
  private:
   /// The option's canonical text; std::logic_error if it is neither given nor defaulted.
   const std::string& value(const std::string& name) const;
 
   std::string strategy_;
-  std::map<std::string, std::string> given_;
   std::map<std::string, std::string> values_;
 };
 

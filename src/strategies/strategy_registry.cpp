@@ -52,9 +52,13 @@ std::string joined(const std::vector<Entry>& entries) {
 /// the option accepts.
 void check_declared(const std::string& strategy, const std::vector<StrategyOption>& declared) {
   for (auto option = declared.begin(); option != declared.end(); ++option) {
-    if (option->name.empty()) throw std::invalid_argument("disttune: strategy '" + strategy + "' declares an option without a name");
-    if (std::any_of(declared.begin(), option, [&](const StrategyOption& o) { return o.name == option->name; })) {
-      throw std::invalid_argument("disttune: strategy '" + strategy + "' declares option " + option->name + " twice");
+    if (option->name.empty())
+      throw std::invalid_argument("disttune: strategy '" + strategy +
+                                  "' declares an option without a name");
+    if (std::any_of(declared.begin(), option,
+                    [&](const StrategyOption& o) { return o.name == option->name; })) {
+      throw std::invalid_argument("disttune: strategy '" + strategy + "' declares option " +
+                                  option->name + " twice");
     }
     try {
       if (option->fallback) (void)canonical_option_text(strategy, *option, *option->fallback);
@@ -66,13 +70,15 @@ void check_declared(const std::string& strategy, const std::vector<StrategyOptio
 
 void add_entry(Entry entry) {
   if (entry.name.empty()) throw std::invalid_argument("disttune: a strategy needs a name");
-  if (!entry.factory) throw std::invalid_argument("disttune: strategy '" + entry.name + "' has no factory");
+  if (!entry.factory)
+    throw std::invalid_argument("disttune: strategy '" + entry.name + "' has no factory");
   if (entry.declared) check_declared(entry.name, *entry.declared);
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
   const bool taken = std::any_of(r.entries.begin(), r.entries.end(),
                                  [&](const Entry& other) { return other.name == entry.name; });
-  if (taken) throw std::invalid_argument("disttune: strategy '" + entry.name + "' is already registered");
+  if (taken)
+    throw std::invalid_argument("disttune: strategy '" + entry.name + "' is already registered");
   r.entries.push_back(std::move(entry));
 }
 
@@ -84,7 +90,8 @@ Entry entry_of(const std::string& name) {
   const auto found = std::find_if(r.entries.begin(), r.entries.end(),
                                   [&](const Entry& entry) { return entry.name == name; });
   if (found == r.entries.end()) {
-    throw InvalidSetting("disttune: unknown strategy '" + name + "' (registered: " + joined(r.entries) + ")");
+    throw InvalidSetting("disttune: unknown strategy '" + name +
+                         "' (registered: " + joined(r.entries) + ")");
   }
   return *found;
 }
@@ -95,7 +102,8 @@ void register_strategy(const std::string& name, StrategyFactory factory) {
   add_entry(Entry{name, std::move(factory), std::nullopt});
 }
 
-void register_strategy(const std::string& name, std::vector<StrategyOption> options, StrategyFactory factory) {
+void register_strategy(const std::string& name, std::vector<StrategyOption> options,
+                       StrategyFactory factory) {
   add_entry(Entry{name, std::move(factory), std::move(options)});
 }
 
@@ -111,9 +119,12 @@ std::unique_ptr<Strategy> make_strategy(const Measurement& measurement) {
   const std::string name = strategy_name(measurement);
   const Entry entry = entry_of(name);
   Measurement effective = measurement;
-  if (entry.declared) effective.strategy_options = read_declared_options(name, *entry.declared, measurement.strategy_options);
+  if (entry.declared)
+    effective.strategy_options =
+        read_declared_options(name, *entry.declared, measurement.strategy_options);
   std::unique_ptr<Strategy> strategy = entry.factory(effective);
-  if (!strategy) throw std::logic_error("disttune: strategy '" + name + "' factory returned nothing");
+  if (!strategy)
+    throw std::logic_error("disttune: strategy '" + name + "' factory returned nothing");
   return strategy;
 }
 

@@ -1,4 +1,5 @@
-// Tests of strategy options (src/strategies/strategy_options.cpp, the registry's effective options): one canonical text per value.
+// Tests of strategy options (src/strategies/strategy_options.cpp, the registry's effective
+// options): one canonical text per value.
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -78,11 +79,16 @@ TEST(StrategyOptions, AValueAnOptionDoesNotAcceptIsRefusedNamingItAndWhatItTakes
 
 TEST(StrategyOptions, ConvergeReadsTheSameSettingsSpelledAnyWayToTheSameOptions) {
   const Options defaults = effective_strategy_options(with("converge", {}));
-  EXPECT_EQ(defaults, (Options{{"budget_ms", "0"}, {"max_noise", "0.005"}, {"min_time_ms", "0.5"}, {"seed", "0"}}));
+  EXPECT_EQ(
+      defaults,
+      (Options{{"budget_ms", "0"}, {"max_noise", "0.005"}, {"min_time_ms", "0.5"}, {"seed", "0"}}));
   EXPECT_EQ(effective_strategy_options(with("converge", {{"max_noise", "0.005"}})), defaults);
-  EXPECT_EQ(effective_strategy_options(with("converge", {{"max_noise", "5e-3"}, {"seed", "000"}})), defaults);
-  EXPECT_EQ(effective_strategy_options(with("converge", {{"budget_ms", "0.0"}, {"min_time_ms", ".5e0"}})).at("min_time_ms"),
-            "0.5");
+  EXPECT_EQ(effective_strategy_options(with("converge", {{"max_noise", "5e-3"}, {"seed", "000"}})),
+            defaults);
+  EXPECT_EQ(
+      effective_strategy_options(with("converge", {{"budget_ms", "0.0"}, {"min_time_ms", ".5e0"}}))
+          .at("min_time_ms"),
+      "0.5");
   EXPECT_NE(effective_strategy_options(with("converge", {{"max_noise", "0.01"}})), defaults);
 }
 
@@ -93,16 +99,19 @@ TEST(StrategyOptions, AnOptionWithoutADefaultStaysAbsentUnlessGiven) {
   EXPECT_EQ(defaults.at("effort"), "default");
   EXPECT_EQ(defaults.at("batch"), "4");
   EXPECT_EQ(defaults.at("max_noise"), "0.005");
-  EXPECT_EQ(effective_strategy_options(with("search", {{"fraction", "5e-2"}})).at("fraction"), "0.05");
+  EXPECT_EQ(effective_strategy_options(with("search", {{"fraction", "5e-2"}})).at("fraction"),
+            "0.05");
   EXPECT_EQ(effective_strategy_options(with("random", {{"batch", "08"}})).at("batch"), "8");
 }
 
 TEST(StrategyOptions, EffectiveOptionsRefuseWhatMakingTheStrategyRefuses) {
   EXPECT_EQ(refusal("exhaustive", {{"max_noise", "0.01"}}),
             "disttune: strategy 'exhaustive' has no option 'max_noise' (its options: seed)");
-  EXPECT_NE(refusal("search", {{"effort", "huge"}}).find("effort must be one of quick, default, thorough"),
+  EXPECT_NE(refusal("search", {{"effort", "huge"}})
+                .find("effort must be one of quick, default, thorough"),
             std::string::npos);
-  EXPECT_NE(refusal("no-such-strategy", {}).find("unknown strategy 'no-such-strategy'"), std::string::npos);
+  EXPECT_NE(refusal("no-such-strategy", {}).find("unknown strategy 'no-such-strategy'"),
+            std::string::npos);
   EXPECT_EQ(refusal("adaptive", {{"seed", "3"}}), "");
 }
 
@@ -130,30 +139,38 @@ TEST(StrategyOptions, ADeclaringStrategyGetsEveryOptionReadAndRefusesOthers) {
     (void)make_strategy(with("declares-options", {{"treshold", "0.3"}}));
     ADD_FAILURE() << "an undeclared option was accepted";
   } catch (const InvalidSetting& error) {
-    EXPECT_STREQ(error.what(), "disttune: strategy 'declares-options' has no option 'treshold' "
-                               "(its options: seed, threshold, mode)");
+    EXPECT_STREQ(error.what(),
+                 "disttune: strategy 'declares-options' has no option 'treshold' "
+                 "(its options: seed, threshold, mode)");
   }
   EXPECT_THROW((void)make_strategy(with("declares-options", {{"threshold", "2"}})), InvalidSetting);
 }
 
 TEST(StrategyOptions, ATableWithATwiceNamedOptionOrABadDefaultIsRefusedAtRegistration) {
-  const StrategyFactory factory = [](const Measurement& m) { return std::make_unique<Recording>(m); };
-  EXPECT_THROW(register_strategy("twice", {StrategyOption::seed(), StrategyOption::seed()}, factory),
-               std::invalid_argument);
+  const StrategyFactory factory = [](const Measurement& m) {
+    return std::make_unique<Recording>(m);
+  };
+  EXPECT_THROW(
+      register_strategy("twice", {StrategyOption::seed(), StrategyOption::seed()}, factory),
+      std::invalid_argument);
   try {
     register_strategy("bad-default", {StrategyOption::integer("batch", 0, 1, 8)}, factory);
     ADD_FAILURE() << "a default out of its option's range was accepted";
   } catch (const std::invalid_argument& error) {
-    EXPECT_NE(std::string(error.what()).find("option batch must be an integer in [1, 8], got '0' (its default)"),
+    EXPECT_NE(std::string(error.what())
+                  .find("option batch must be an integer in [1, 8], got '0' (its default)"),
               std::string::npos)
         << error.what();
   }
   const std::vector<std::string> names = registered_strategies();
-  EXPECT_EQ(std::count(names.begin(), names.end(), "twice") + std::count(names.begin(), names.end(), "bad-default"), 0);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "twice") +
+                std::count(names.begin(), names.end(), "bad-default"),
+            0);
 }
 
 TEST(StrategyOptions, AStrategyRegisteredWithoutATableGetsTheTextsAsGiven) {
-  register_strategy("undeclared", [](const Measurement& m) { return std::make_unique<Recording>(m); });
+  register_strategy("undeclared",
+                    [](const Measurement& m) { return std::make_unique<Recording>(m); });
   const Options given{{"anything", "5e-3"}};
   EXPECT_EQ(effective_strategy_options(with("undeclared", given)), given);
   (void)make_strategy(with("undeclared", given));
