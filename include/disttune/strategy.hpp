@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "disttune/measurement.hpp"
+#include "disttune/strategy_option.hpp"
 
 namespace disttune {
 
@@ -112,7 +113,8 @@ std::unique_ptr<Strategy> make_random_strategy(const Measurement& measurement);
 std::uint64_t strategy_seed(const Measurement& measurement);
 
 /// Throws InvalidSetting naming `strategy` and the name unless every key of
-/// measurement.strategy_options is "seed" or one of `declared`.
+/// measurement.strategy_options is "seed" or one of `declared` (for a strategy registered
+/// without declaring its options; one that declares them is checked by the registry).
 void check_strategy_options(const Measurement& measurement, const std::string& strategy,
                             const std::vector<std::string>& declared);
 
@@ -141,17 +143,30 @@ using StrategyFactory = std::function<std::unique_ptr<Strategy>(const Measuremen
 
 /// Makes `name` selectable (Measurement::strategy, TRITON_DIST_AUTOTUNE_STRATEGY) for every
 /// later tuning in this process. "exhaustive", "adaptive", "converge", "search" and
-/// "random" are registered from the start.
+/// "random" are registered from the start. This form declares no options: the factory gets
+/// measurement.strategy_options as given, checks them itself (check_strategy_options), and
+/// the ranks compare them as given texts.
 /// Throws std::invalid_argument for an empty name, a name already registered, or no factory.
 /// Every rank must register the same strategies (the ranks compare the name before tuning).
 /// Thread-safe.
 void register_strategy(const std::string& name, StrategyFactory factory);
 
+/// The same, for a strategy that declares its options (every built-in one does; list
+/// StrategyOption::seed() to take the seed): any other name, or a value an option does not
+/// accept, is InvalidSetting when the strategy is made, and the factory's
+/// measurement.strategy_options are as read_declared_options reads them (every option given
+/// or defaulted, one canonical text each, which std::stod or std::stoll read). Throws
+/// std::invalid_argument, besides the above, for two options of one name or a default its
+/// option does not accept.
+void register_strategy(const std::string& name, std::vector<StrategyOption> options,
+                       StrategyFactory factory);
+
 /// The registered names, built-in ones first, then in registration order.
 std::vector<std::string> registered_strategies();
 
 /// A new strategy of the registered name strategy_name(measurement); throws InvalidSetting
-/// (a std::invalid_argument) for an unknown name, listing the registered ones.
+/// (a std::invalid_argument) for an unknown name, listing the registered ones, or for
+/// options the strategy does not declare or accept (register_strategy with options).
 std::unique_ptr<Strategy> make_strategy(const Measurement& measurement);
 
 }  // namespace disttune

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, List, NamedTuple, Protocol
+from typing import Callable, List, Mapping, NamedTuple, Optional, Protocol, Union
 
 from . import _core
 
@@ -28,12 +28,21 @@ class Strategy(Protocol):
     def next_round(self, standings: List[CandidateStanding]) -> Round: ...
 
 
-def register_strategy(name: str, factory: Callable[..., Strategy]) -> None:
+def register_strategy(
+    name: str, factory: Callable[..., Strategy], options: Optional[Mapping[str, Union[float, int, str]]] = None
+) -> None:
     """Makes `name` selectable (`autotune(strategy=name)`, TRITON_DIST_AUTOTUNE_STRATEGY) for
     the rest of the process. `factory(warmup_runs=, timed_runs=, statistic=)` makes one
     tuning's strategy (a class works). Every rank must register the same strategies.
-    ValueError if `name` is taken."""
-    _core.register_strategy(name, factory)
+
+    `options` declares the strategy's own options, name -> default; the default's type is the
+    option's (float: a finite number, int: an integer, str: any text). The factory then also
+    gets `options=`: a dict of every declared option and `seed` (int, default 0), each the
+    value given in `strategy_options=` or its default, typed as its default. Without
+    `options`, the strategy takes none: any strategy option, `seed` too, is InvalidSetting
+    naming it, as is a name it does not declare or a value of the wrong type.
+    ValueError if `name` is taken; TypeError for a default of another type."""
+    _core.register_strategy(name, factory, None if options is None else dict(options))
 
 
 def registered_strategies() -> List[str]:

@@ -1,10 +1,15 @@
-// Binds the strategy registry: Python code registers a strategy (first_round/next_round) by name.
+// Binds the strategy registry: Python code registers a strategy (first_round/next_round) by name,
+// with its options.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -13,6 +18,7 @@
 #include "bindings.hpp"
 #include "disttune/measurement.hpp"
 #include "disttune/strategy.hpp"
+#include "disttune/strategy_option.hpp"
 
 namespace nb = nanobind;
 
@@ -49,7 +55,8 @@ class PythonStrategy final : public Strategy {
     if (!nb::try_cast(returned, round)) {
       throw nb::type_error(("disttune: strategy '" + name_ + "': " + method +
                             "() must return (candidates: list[int], warmup_runs: int, timed_runs: "
-                            "int), got " + nb::cast<std::string>(nb::repr(returned)))
+                            "int), got " +
+                            nb::cast<std::string>(nb::repr(returned)))
                                .c_str());
     }
     return Round{std::move(std::get<0>(round)), std::get<1>(round), std::get<2>(round)};
@@ -59,24 +66,95 @@ class PythonStrategy final : public Strategy {
   nb::object instance_;
 };
 
-void register_python_strategy(const std::string& name, nb::callable factory) {
+/// The options a Python strategy declares: `defaults` maps each name to its default, whose
+/// type is the option's (float: a finite number, int: an integer, str: any text), and
+/// "seed" (an unsigned integer, default 0) unless declared there.
+std::vector<StrategyOption> declared_options(const std::string& strategy,
+                                             const nb::dict& defaults) {
+  std::vector<StrategyOption> declared;
+  for (const auto& [key, value] : defaults) {
+    std::string name;
+    const auto refuse = [&](const std::string& why) {
+      throw nb::type_error(("disttune: strategy '" + strategy + "' option " + name + ": " + why +
+                            ", got " + nb::cast<std::string>(nb::repr(value)))
+                               .c_str());
+    };
+    if (!nb::try_cast(key, name)) refuse("option names must be str");
+    if (nb::isinstance<nb::bool_>(value)) {
+      refuse("the default must be a float, int or str (a bool is neither: use 0 and 1)");
+    } else if (nb::isinstance<nb::float_>(value)) {
+      declared.push_back(StrategyOption::number(name, nb::cast<double>(value)));
+    } else if (nb::isinstance<nb::int_>(value)) {
+      long long fallback = 0;
+      if (!nb::try_cast(value, fallback)) refuse("an int default must fit in 64 bits");
+      declared.push_back(StrategyOption::integer(name, fallback));
+    } else if (nb::isinstance<nb::str>(value)) {
+      declared.push_back(StrategyOption::text(name, nb::cast<std::string>(value)));
+    } else {
+      refuse("the default must be a float, int or str");
+    }
+  }
+  const bool has_seed =
+      std::any_of(declared.begin(), declared.end(),
+                  [](const StrategyOption& option) { return option.name == "seed"; });
+  if (!has_seed) declared.insert(declared.begin(), StrategyOption::seed());
+  return declared;
+}
+
+/// The options as the strategy reads them (canonical texts) as Python values of their kinds.
+nb::dict typed_options(const std::vector<StrategyOption>& declared,
+                       const std::map<std::string, std::string>& values) {
+  nb::dict typed;
+  for (const StrategyOption& option : declared) {
+    const auto found = values.find(option.name);
+    if (found == values.end()) continue;
+    const nb::str text(found->second.c_str(), found->second.size());
+    switch (option.kind) {
+      case OptionKind::number:
+        typed[option.name.c_str()] = nb::float_(text);
+        break;
+      case OptionKind::integer:
+        typed[option.name.c_str()] = nb::int_(text);
+        break;
+      case OptionKind::text:
+        typed[option.name.c_str()] = text;
+        break;
+    }
+  }
+  return typed;
+}
+
+void register_python_strategy(const std::string& name, nb::callable factory,
+                              std::optional<nb::dict> defaults) {
+  // Declared now (a bad default fails the registration); without `options` the strategy
+  // declares none, so any option, the seed too, is refused rather than ignored.
+  std::vector<StrategyOption> declared =
+      defaults ? declared_options(name, *defaults) : std::vector<StrategyOption>{};
+  const bool takes_options = defaults.has_value();
   // A registered strategy lives as long as the process: its factory is never released, so
   // the registry (destroyed after the interpreter) holds no reference to give back.
   PyObject* kept = factory.release().ptr();
-  register_strategy(name, [name, kept](const Measurement& measurement) -> std::unique_ptr<Strategy> {
-    nb::gil_scoped_acquire gil;
-    nb::object instance = nb::handle(kept)(nb::arg("warmup_runs") = measurement.warmup_runs,
-                                           nb::arg("timed_runs") = measurement.timed_runs,
-                                           nb::arg("statistic") = to_string(measurement.statistic));
-    return std::make_unique<PythonStrategy>(name, std::move(instance));
-  });
+  register_strategy(name, declared,
+                    [name, kept, declared,
+                     takes_options](const Measurement& measurement) -> std::unique_ptr<Strategy> {
+                      nb::gil_scoped_acquire gil;
+                      nb::dict settings;
+                      settings["warmup_runs"] = measurement.warmup_runs;
+                      settings["timed_runs"] = measurement.timed_runs;
+                      settings["statistic"] = to_string(measurement.statistic);
+                      if (takes_options)
+                        settings["options"] = typed_options(declared, measurement.strategy_options);
+                      nb::object instance = nb::handle(kept)(**settings);
+                      return std::make_unique<PythonStrategy>(name, std::move(instance));
+                    });
 }
 
 }  // namespace
 
 void bind_strategy(nb::module_& module) {
-  nb::class_<CandidateStanding>(module, "CandidateStanding",
-                                "What a strategy knows of one candidate after a round (agreed across ranks).")
+  nb::class_<CandidateStanding>(
+      module, "CandidateStanding",
+      "What a strategy knows of one candidate after a round (agreed across ranks).")
       .def_ro("failed", &CandidateStanding::failed)
       .def_ro("time_ms", &CandidateStanding::time_ms, "Agreed statistic; meaningless when failed.")
       .def_ro("noise", &CandidateStanding::noise, "Agreed relative spread of the samples.")
@@ -87,11 +165,15 @@ void bind_strategy(nb::module_& module) {
                ", samples=" + std::to_string(s.samples) + ")";
       });
   module.def("register_strategy", &register_python_strategy, nb::arg("name"), nb::arg("factory"),
+             nb::arg("options") = nb::none(),
              "Makes `name` selectable as a strategy. factory(warmup_runs=, timed_runs=, "
              "statistic=) returns an object with first_round(count) and "
              "next_round(standings: list[CandidateStanding]), each returning (candidates, "
              "warmup_runs, timed_runs); a round without timed runs ends measurement and names "
-             "the finalists. ValueError for a name already registered.");
+             "the finalists. `options` (name -> default: float, int or str) declares the "
+             "strategy's options; the factory then also gets options= (every declared option "
+             "and seed, given or defaulted, typed as its default). Any other strategy option is "
+             "InvalidSetting naming it. ValueError for a name already registered.");
   module.def("registered_strategies", &registered_strategies,
              "The registered strategy names, built-in ones first.");
 }

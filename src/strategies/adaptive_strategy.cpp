@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "disttune/strategy.hpp"
+#include "strategies/strategy_options.hpp"
 
 namespace disttune {
 namespace {
@@ -74,7 +75,7 @@ class AdaptiveStrategy final : public Strategy {
 }  // namespace
 
 std::unique_ptr<Strategy> make_adaptive_strategy(const Measurement& measurement) {
-  check_strategy_options(measurement, "adaptive", {});
+  (void)read_declared_options("adaptive", detail::seed_only_options(), measurement.strategy_options);
   return std::make_unique<AdaptiveStrategy>(measurement);
 }
 

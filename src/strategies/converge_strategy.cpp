@@ -1,7 +1,6 @@
 // The converge strategy: race the candidates, sample survivors until their time is known well enough, settle near-ties by interleaved runs.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <optional>
 #include <vector>
 
@@ -37,23 +36,19 @@ constexpr int kPairedRuns = 10;
 /// converge's named parameters (strategy_options; docs/strategies.md has their table).
 struct ConvergeParameters {
   /// A candidate is measured enough once the relative standard error of its statistic is at
-  /// most this (0.005: 0.5%) ...
-  double max_noise = 0.005;
-  /// ... and it has run for at least this much device time (ms, by its agreed time).
-  double min_time_ms = 0.5;
+  /// most max_noise (0.005: 0.5%) ...
+  double max_noise;
+  /// ... and it has run for at least min_time_ms of device time (by its agreed time).
+  double min_time_ms;
   /// Total device time (ms, by the agreed times) for all candidates together; 0: no budget.
-  double budget_ms = 0.0;
+  double budget_ms;
 };
 
 /// The parameters given in `measurement` (the others at their defaults); InvalidSetting
 /// naming any other option or a value out of range.
 ConvergeParameters read_parameters(const Measurement& measurement) {
-  const detail::StrategyOptions options(measurement, "converge", {"max_noise", "min_time_ms", "budget_ms"});
-  const ConvergeParameters defaults;
-  constexpr double kUnbounded = std::numeric_limits<double>::infinity();
-  return {options.proportion("max_noise", defaults.max_noise),
-          options.number("min_time_ms", defaults.min_time_ms, 0.0, kUnbounded),
-          options.number("budget_ms", defaults.budget_ms, 0.0, kUnbounded)};
+  const detail::StrategyOptions options(measurement, "converge", detail::converge_options());
+  return {options.number("max_noise"), options.number("min_time_ms"), options.number("budget_ms")};
 }
 
 TimeEstimate overall(const CandidateStanding& s) { return {s.time_ms, s.noise, s.samples}; }
@@ -229,6 +224,17 @@ class ConvergeStrategy final : public Strategy {
 };
 
 }  // namespace
+
+namespace detail {
+
+const std::vector<StrategyOption>& converge_options() {
+  static const std::vector<StrategyOption> options{
+      StrategyOption::seed(), StrategyOption::proportion("max_noise", 0.005),
+      StrategyOption::number("min_time_ms", 0.5, 0.0), StrategyOption::number("budget_ms", 0.0, 0.0)};
+  return options;
+}
+
+}  // namespace detail
 
 std::unique_ptr<Strategy> make_converge_strategy(const Measurement& measurement) {
   return std::make_unique<ConvergeStrategy>(read_parameters(measurement));

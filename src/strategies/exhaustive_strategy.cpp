@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "strategies/strategy_options.hpp"
+
 namespace disttune {
 namespace {
 
@@ -35,7 +37,7 @@ class ExhaustiveStrategy final : public Strategy {
 }  // namespace
 
 std::unique_ptr<Strategy> make_exhaustive_strategy(const Measurement& measurement) {
-  check_strategy_options(measurement, "exhaustive", {});
+  (void)read_declared_options("exhaustive", detail::seed_only_options(), measurement.strategy_options);
   return std::make_unique<ExhaustiveStrategy>(measurement);
 }
 

@@ -60,21 +60,18 @@ class SearchStrategy final : public Strategy {
   /// `modelled`: picks by the model (the search); else uniformly at random (the baseline).
   SearchStrategy(const Measurement& measurement, const std::string& name, bool modelled)
       : measurement_(measurement), modelled_(modelled) {
-    std::vector<std::string> declared{"effort", "fraction", "budget_s", "batch", "shortlist"};
-    declared.insert(declared.end(), detail::kRaceParameters.begin(), detail::kRaceParameters.end());
-    const detail::StrategyOptions options(measurement, name, declared);
+    const detail::StrategyOptions options(measurement, name, detail::search_options());
     (void)make_converge_strategy(detail::race_settings(measurement));  // a bad race parameter fails now
-    std::vector<std::string> efforts;
-    for (const Effort& effort : kEfforts) efforts.push_back(effort.name);
-    const std::string level = options.choice("effort", "default", efforts);
+    const std::string& level = options.text("effort");
     for (const Effort& effort : kEfforts) {
       if (level == effort.name) effort_ = effort;
     }
-    fraction_ = options.number("fraction", effort_.fraction, 1e-9, 1.0);
+    // fraction has no default: without it, the effort's share and least.
+    fraction_ = options.has("fraction") ? options.number("fraction") : effort_.fraction;
     least_ = options.has("fraction") ? 1 : effort_.least;
-    budget_ms_ = options.number("budget_s", 0.0, 0.0, 1e9) * 1000.0;
-    batch_ = static_cast<std::size_t>(options.integer("batch", kDefaultBatch, 1, 4096));
-    shortlist_ = static_cast<std::size_t>(options.integer("shortlist", 5, 1, 256));
+    budget_ms_ = options.number("budget_s") * 1000.0;
+    batch_ = static_cast<std::size_t>(options.integer("batch"));
+    shortlist_ = static_cast<std::size_t>(options.integer("shortlist"));
   }
 
   void begin(const SpaceInfo& space) override {
@@ -339,6 +336,30 @@ class SearchStrategy final : public Strategy {
 };
 
 }  // namespace
+
+namespace detail {
+
+const std::vector<StrategyOption>& search_options() {
+  static const std::vector<StrategyOption> options = [] {
+    std::vector<std::string> efforts;
+    for (const Effort& effort : kEfforts) efforts.emplace_back(effort.name);
+    std::vector<StrategyOption> own{StrategyOption::seed(),
+                                    StrategyOption::text("effort", "default", efforts),
+                                    StrategyOption::number("fraction", std::nullopt, 1e-9, 1.0),
+                                    StrategyOption::number("budget_s", 0.0, 0.0, 1e9),
+                                    StrategyOption::integer("batch", kDefaultBatch, 1, 4096),
+                                    StrategyOption::integer("shortlist", 5, 1, 256)};
+    // The race's parameters, as converge declares them.
+    for (const StrategyOption& option : converge_options()) {
+      if (std::find(kRaceParameters.begin(), kRaceParameters.end(), option.name) != kRaceParameters.end())
+        own.push_back(option);
+    }
+    return own;
+  }();
+  return options;
+}
+
+}  // namespace detail
 
 std::unique_ptr<Strategy> make_search_strategy(const Measurement& measurement) {
   return std::make_unique<SearchStrategy>(measurement, "search", true);

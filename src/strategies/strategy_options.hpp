@@ -1,40 +1,46 @@
-// A strategy's named parameters: typed reads of Measurement::strategy_options with defaults.
+// A strategy's named parameters: typed reads of its declared options, and the built-in strategies'
+// tables.
 #pragma once
 
-#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "disttune/measurement.hpp"
+#include "disttune/strategy_option.hpp"
 
 namespace disttune::detail {
 
-/// Reads one strategy's options; every read names the strategy and the option in its error.
+/// The options of the built-in strategies, each table defined beside its strategy: what
+/// they read and what the registry canonicalizes (effective_strategy_options).
+const std::vector<StrategyOption>& seed_only_options();  ///< exhaustive, adaptive
+const std::vector<StrategyOption>& converge_options();   ///< converge_strategy.cpp
+const std::vector<StrategyOption>& search_options();     ///< search_strategy.cpp: search, random
+
+/// Reads one strategy's options against its declared table; every error names the strategy
+/// and the option.
 class StrategyOptions {
  public:
-  /// Refuses (InvalidSetting) any option outside "seed" and `declared`.
-  StrategyOptions(const Measurement& measurement, std::string strategy,
-                  const std::vector<std::string>& declared);
+  /// read_declared_options(strategy, declared, measurement.strategy_options): InvalidSetting
+  /// for a name outside `declared` or a value an option does not accept.
+  StrategyOptions(const Measurement& measurement, const std::string& strategy,
+                  const std::vector<StrategyOption>& declared);
 
-  /// The option as a finite number in [least, most] (`most` infinite: no upper bound), or
-  /// `fallback` when it is not given.
-  double number(const std::string& name, double fallback, double least, double most) const;
-  /// The option as a number strictly between 0 and 1, or `fallback` when it is not given.
-  double proportion(const std::string& name, double fallback) const;
-  /// The option as an integer in [least, most], or `fallback` when it is not given.
-  long long integer(const std::string& name, long long fallback, long long least,
-                    long long most) const;
-  /// The option as one of `allowed`, or `fallback` when it is not given.
-  std::string choice(const std::string& name, const std::string& fallback,
-                     const std::vector<std::string>& allowed) const;
-  /// Whether the option is given.
+  /// A declared number option's value (given, else its default).
+  double number(const std::string& name) const;
+  /// A declared integer option's value (given, else its default).
+  long long integer(const std::string& name) const;
+  /// A declared text option's value (given, else its default).
+  const std::string& text(const std::string& name) const;
+  /// Whether the option has a value: given, or declared with a default.
   bool has(const std::string& name) const;
 
  private:
-  [[noreturn]] void refuse(const std::string& name, const std::string& why) const;
+  /// The option's canonical text; std::logic_error if it is neither given nor defaulted.
+  const std::string& value(const std::string& name) const;
 
-  const Measurement& measurement_;
   std::string strategy_;
+  std::map<std::string, std::string> values_;
 };
 
 }  // namespace disttune::detail

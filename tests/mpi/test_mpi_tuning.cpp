@@ -7,7 +7,9 @@
 #include <atomic>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -65,7 +67,8 @@ class MpiTuning : public ::testing::Test {
   /// A tuned function of three configs whose runs take what `cost` says; launches are counted.
   Tuned make(const CostModel& cost, std::shared_ptr<Communicator> comm, const fs::path& root,
              std::function<bool(const RankConfig&, const int&)> prune = {},
-             std::function<bool(int config)> fails_here = {}) {
+             std::function<bool(int config)> fails_here = {},
+             std::optional<std::map<std::string, std::string>> converge_options = std::nullopt) {
     Tuned::Spec spec;
     spec.identity = {"rank_costs", "test-v1"};
     spec.configs = {RankConfig{0}, RankConfig{1}, RankConfig{2}};
@@ -82,7 +85,8 @@ class MpiTuning : public ::testing::Test {
     };
     spec.options.measurement.warmup_runs = 1;
     spec.options.measurement.timed_runs = 5;
-    spec.options.measurement.strategy = "exhaustive";
+    spec.options.measurement.strategy = converge_options ? "converge" : "exhaustive";
+    if (converge_options) spec.options.measurement.strategy_options = *converge_options;
     spec.options.communicator = std::move(comm);
     spec.options.cache_root = root;
     spec.options.timer = timer_;
@@ -135,6 +139,35 @@ TEST_F(MpiTuning, PruningThatDependsOnTheRankIsAnErrorOnEveryRank) {
   // No rank is left inside a collective: the communicator still works for all.
   std::array<double, 1> value{1.0};
   world_->all_reduce_max(value, test::test_context("after the disagreement"));
+}
+
+TEST_F(MpiTuning, StrategyOptionsOfTheSameValueAgreeHoweverEachRankWritesThem) {
+  // Rank 0 writes converge's default noise bound, rank 1 writes it otherwise, the others
+  // leave it out: every rank's converge reads 0.005, so they tune together.
+  std::map<std::string, std::string> options;
+  if (world_rank() == 0) options = {{"max_noise", "0.005"}, {"seed", "0"}};
+  if (world_rank() == 1) options = {{"max_noise", "5e-3"}, {"min_time_ms", "0.50"}};
+  Tuned tuned = make([](int config, int, int) { return config == 2 ? 1.0 : 3.0; }, world_, dir_.path(), {}, {},
+                     options);
+  EXPECT_EQ(tuned(4), 2);
+  for (int choice : gather_ints(static_cast<int>(tuned.last_report()->best))) EXPECT_EQ(choice, 2);
+}
+
+TEST_F(MpiTuning, AStrategyOptionOfAnotherValueIsRefusedOnEveryRankNamingIt) {
+  const std::map<std::string, std::string> options =
+      world_rank() == 1 ? std::map<std::string, std::string>{{"max_noise", "0.01"}}
+                        : std::map<std::string, std::string>{};
+  Tuned tuned = make([](int, int, int) { return 1.0; }, world_, dir_.path(), {}, {}, options);
+  try {
+    tuned(5);
+    ADD_FAILURE() << "rank " << world_rank() << " tuned although rank 1 asked for another max_noise";
+  } catch (const RankDisagreement& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find(R"(rank 1 differs from rank 0 in measurement.strategy_options.max_noise: "0.01" vs "0.005")"),
+              std::string::npos)
+        << what;
+  }
+  EXPECT_EQ(launches_.load(), 0) << "a config ran before the ranks agreed on the settings";
 }
 
 TEST_F(MpiTuning, AConfigThatFailsOnOneRankIsFailedOnAll) {

@@ -1,7 +1,9 @@
-"""disttune.strategy: a strategy written in Python, registered by name and used by autotune."""
+"""disttune.strategy: a strategy written in Python, registered by name (with its options) and used by autotune."""
 
 import pytest
 
+from disttune import _core
+from disttune.autotuner import contextual_autotune
 from disttune.strategy import Round, register_strategy, registered_strategies
 from disttune.tune import autotune
 
@@ -116,3 +118,62 @@ def test_the_environment_picks_a_registered_strategy(monkeypatch):
     launch = tuned(launcher, strategy="")
     assert launch(1)[2] == "fast"
     assert KeepTheFastestHalf.made and KeepTheFastestHalf.made[-1].rounds == 2
+
+
+class TakesOptions:
+    """Keeps the `keep` fastest after one round of `samples` each; records its options."""
+
+    made = []
+
+    def __init__(self, warmup_runs, timed_runs, statistic, options):
+        self.options = options
+        self.rounds = 0
+        TakesOptions.made.append(self)
+
+    def first_round(self, count):
+        return Round(list(range(count)), 1, self.options["samples"])
+
+    def next_round(self, standings):
+        self.rounds += 1
+        alive = sorted((i for i, s in enumerate(standings) if not s.failed), key=lambda i: standings[i].time_ms)
+        return Round(sorted(alive[: self.options["keep"]]))
+
+
+register_strategy("takes-options", TakesOptions, options={"samples": 2, "keep": 1, "share": 0.5, "mode": "fast"})
+
+
+def test_a_python_strategy_gets_its_declared_options_typed_with_the_defaults_filled_in():
+    TakesOptions.made.clear()
+    launcher = CountingLauncher()
+    launch = tuned(launcher, strategy="takes-options", strategy_options={"samples": "3", "share": "2.5e-1", "seed": 7})
+    assert launch(1)[2] == "fast"
+    options = TakesOptions.made[-1].options
+    assert options == {"seed": 7, "samples": 3, "keep": 1, "share": 0.25, "mode": "fast"}
+    assert [type(options[name]) for name in ("seed", "samples", "share", "mode")] == [int, int, float, str]
+    assert launcher.runs == {"slow": 4, "fast": 4 + 1, "middle": 4}  # 1 warm-up + 3 timed each, the final call
+
+
+def test_an_option_a_python_strategy_does_not_declare_is_refused_naming_it():
+    with pytest.raises(_core.InvalidSetting, match=r"strategy 'takes-options' has no option 'kep' \(its options: seed, samples, keep, share, mode\)"):
+        tuned(CountingLauncher(), strategy="takes-options", strategy_options={"kep": 2})
+    with pytest.raises(_core.InvalidSetting, match=r"option keep must be an integer, got '1.5'"):
+        tuned(CountingLauncher(), strategy="takes-options", strategy_options={"keep": 1.5})
+    with pytest.raises(_core.InvalidSetting, match=r"option share must be a finite number, got 'half'"):
+        contextual_autotune(strategy="takes-options", strategy_options={"share": "half"})(lambda: None)
+
+
+def test_a_python_strategy_without_declared_options_refuses_every_option():
+    # Options used to be ignored silently; the seed too would never reach this strategy.
+    for given in ({"samples": 2}, {"seed": 1}):
+        name = next(iter(given))
+        with pytest.raises(_core.InvalidSetting, match=rf"strategy 'fastest-half' has no option '{name}' \(its options: none\)"):
+            tuned(CountingLauncher(), strategy="fastest-half", strategy_options=given)
+
+
+def test_a_default_of_another_type_is_refused_when_registering():
+    for default in (True, [1], None, 2**70):
+        with pytest.raises(TypeError, match="strategy 'bad-default' option x"):
+            register_strategy("bad-default", TakesOptions, options={"x": default})
+    with pytest.raises(ValueError, match="option share must be a finite number, got 'inf' \\(its default\\)"):
+        register_strategy("bad-default", TakesOptions, options={"share": float("inf")})
+    assert "bad-default" not in registered_strategies()
