@@ -109,8 +109,8 @@ class Autotuned<Config, Key, Result(Args...), KeyOf, Launch> {
 
   /// The index into the config space chosen for `key`, if it is cached in this process.
   std::optional<std::size_t> cached_choice(const Key& key) const {
-    const std::size_t* hit = HitCache::find(cache_.current(), key);
-    return hit ? std::optional<std::size_t>(*hit) : std::nullopt;
+    const Entry* hit = HitCache::find(cache_.current(), key);
+    return hit ? std::optional<std::size_t>(hit->config) : std::nullopt;
   }
 
   /// The report of the last tuning or disk load, if any.
@@ -170,13 +170,16 @@ class Autotuned<Config, Key, Result(Args...), KeyOf, Launch> {
   Result hit_or_tune(const CallOptions* flags, Args&... args) {
     Key key = key_(std::as_const(args)...);
     const Snapshot* seen = cache_.current();
-    if (const std::size_t* hit = HitCache::find(seen, key)) [[likely]] {
-      return launch_(spec_.configs[*hit], args...);
+    if (const Entry* hit = HitCache::find(seen, key)) [[likely]] {
+      return launch_(spec_.configs[hit->config], args...);
     }
     return tune_and_run(flags != nullptr ? *flags : CallOptions{}, std::move(key), seen, args...);
   }
 
-  using HitCache = detail::HitCache<Key>;
+  struct Entry {
+    std::size_t config;
+  };
+  using HitCache = detail::HitCache<Key, Entry>;
   using Snapshot = typename HitCache::Snapshot;
 
   /// A miss: `key` was not in the snapshot `seen`. Another thread may have tuned it since;
@@ -184,9 +187,9 @@ class Autotuned<Config, Key, Result(Args...), KeyOf, Launch> {
   Result tune_and_run(const CallOptions& flags, Key key, const Snapshot* seen, Args&... args) {
     std::unique_lock lock(tuning_mutex_);
     if (const Snapshot* now = cache_.current(); now != seen) {
-      if (const std::size_t* hit = HitCache::find(now, key)) {
+      if (const Entry* hit = HitCache::find(now, key)) {
         lock.unlock();
-        return launch_(spec_.configs[*hit], args...);
+        return launch_(spec_.configs[hit->config], args...);
       }
     }
     std::vector<std::size_t> surviving;
@@ -234,7 +237,7 @@ class Autotuned<Config, Key, Result(Args...), KeyOf, Launch> {
     worker.reset();
     restore();  // the final run sees the caller's inputs
     const std::size_t chosen = surviving[report.best];
-    cache_.insert(key, chosen);
+    cache_.insert(key, Entry{chosen});
     last_report_ = std::move(report);
     lock.unlock();
     return launch_(spec_.configs[chosen], args...);

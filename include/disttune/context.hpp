@@ -22,8 +22,8 @@
 #include "disttune/config.hpp"
 #include "disttune/error.hpp"
 #include "disttune/function_tuner.hpp"
-#include "disttune/hit_cache.hpp"
 #include "disttune/key_hash.hpp"
+#include "disttune/key_memo.hpp"
 #include "disttune/measurement.hpp"
 #include "disttune/timer.hpp"
 #include "disttune/tuning.hpp"
@@ -196,9 +196,10 @@ struct TunableKernelSpec {
 /// The C++ counterpart of a triton.autotune kernel. Inside a contextual run it launches
 /// through the active ContextualAutotuner; outside one it uses its cached choice for the
 /// key, or tunes itself in isolation on a new key (FunctionTuner) and remembers the result.
-/// Outside a run, where EqualKeysDescribeAlike<Key> holds, a cached launch looks the key
-/// VALUE up in a lock-free copy of the cache's answers (checked against the state's epoch)
-/// and builds the key's canonical text only when that misses; other keys go by their text.
+/// Where EqualKeysDescribeAlike<Key> holds, the kernel keeps, per key value, the key's
+/// canonical text (built once) and, outside a run, the config the cache held for it while
+/// the state's epoch is unchanged: a cached launch is then a lock-free lookup by value.
+/// Other keys build their text at every launch and look it up in the state's locked map.
 template <class Config, class Key, class Result, class... Args>
 class TunableKernel<Config, Key, Result(Args...)> {
   static constexpr bool kKeyedByValue = EqualKeysDescribeAlike<Key>::value;
@@ -219,18 +220,17 @@ class TunableKernel<Config, Key, Result(Args...)> {
   Result operator()(Args... args) {
     if constexpr (kKeyedByValue) {
       const Key key = spec_.key(args...);
-      ContextualAutotuner* tuner = ContextualAutotuner::active();
-      if (tuner != nullptr) return contextual_launch(*tuner, canonical_json(describe(key)), args...);
-      const std::uint64_t epoch = state_.epoch();  // before any read of the state's cache
-      const typename Hits::Snapshot* seen = hits_.current();
-      if (seen != nullptr && seen->epoch == epoch) [[likely]] {
-        if (const std::size_t* hit = Hits::find(seen, key)) return spec_.launch(spec_.configs[*hit], args...);
+      const typename Memo::Entry* known = keys_.find(key);
+      if (ContextualAutotuner* tuner = ContextualAutotuner::active()) {
+        return contextual_launch(*tuner, keys_.text(key, known), args...);
       }
-      const std::size_t chosen = isolated_choice(canonical_json(describe(key)), args...);
-      {
-        std::lock_guard lock(hits_mutex_);
-        hits_.insert(key, chosen, epoch);
+      const std::uint64_t epoch = state_.epoch();  // before the state's cache is read
+      if (known != nullptr && known->epoch == epoch) [[likely]] {
+        return spec_.launch(spec_.configs[known->config], args...);
       }
+      const std::string& text = keys_.text(key, known);
+      const std::size_t chosen = isolated_choice(text, args...);
+      keys_.note_config(key, text, chosen, epoch);
       return spec_.launch(spec_.configs[chosen], args...);
     } else {
       const std::string key = canonical_json(describe(spec_.key(args...)));
@@ -274,7 +274,7 @@ class TunableKernel<Config, Key, Result(Args...)> {
     return std::nullopt;
   }
 
-  using Hits = detail::HitCache<Key>;
+  using Memo = detail::KeyMemo<Key>;
 
   /// A launch inside the active run: the run's tuning of `key` decides the config.
   Result contextual_launch(ContextualAutotuner& tuner, const std::string& key, Args&... args) {
@@ -312,9 +312,7 @@ class TunableKernel<Config, Key, Result(Args...)> {
   KernelTuningState state_;
   std::unique_ptr<FunctionTuner> isolated_;
   std::mutex isolated_mutex_;
-  /// Answers of state_'s cache by key value (used where kKeyedByValue), valid in their epoch.
-  Hits hits_;
-  std::mutex hits_mutex_;  ///< held by writers of hits_
+  Memo keys_;  ///< used where kKeyedByValue
 };
 
 template <class Signature>

@@ -1,6 +1,6 @@
-// HitCache: lookups by key value, keys whose hashes collide, replacement, epochs, old snapshots.
+// HitCache: lookups by key value, keys whose hashes collide, replacement, old snapshots.
 #include <cstddef>
-#include <string>
+#include <optional>
 
 #include <gtest/gtest.h>
 
@@ -24,10 +24,10 @@ struct KeyHash<Colliding> {
 
 namespace {
 
-using Cache = detail::HitCache<Colliding>;
+using Cache = detail::HitCache<Colliding, std::size_t>;
 
 std::optional<std::size_t> lookup(const Cache::Snapshot* snapshot, int id) {
-  const std::size_t* hit = Cache::find(snapshot, Colliding{id});
+  const std::size_t* hit = Cache::find(snapshot, Colliding{id});  // the entry: a config index
   return hit ? std::optional<std::size_t>(*hit) : std::nullopt;
 }
 
@@ -56,21 +56,6 @@ TEST(HitCache, AnInsertReplacesTheKeysEntryAndKeepsTheOthers) {
   // sees the state it was published in.
   EXPECT_NE(cache.current(), before);
   EXPECT_EQ(lookup(before, 1), 10u);
-}
-
-TEST(HitCache, ALaterEpochStartsEmptyAndAnEarlierOneIsDropped) {
-  Cache cache;
-  cache.insert(Colliding{1}, 10, 3);
-  cache.insert(Colliding{2}, 20, 3);
-  EXPECT_EQ(cache.current()->epoch, 3u);
-  cache.insert(Colliding{2}, 21, 4);  // the source changed: entries of epoch 3 no longer hold
-  EXPECT_EQ(cache.current()->epoch, 4u);
-  EXPECT_EQ(lookup(cache.current(), 1), std::nullopt);
-  EXPECT_EQ(lookup(cache.current(), 2), 21u);
-  const Cache::Snapshot* now = cache.current();
-  cache.insert(Colliding{1}, 10, 3);  // read before the change: not published
-  EXPECT_EQ(cache.current(), now);
-  EXPECT_EQ(lookup(cache.current(), 1), std::nullopt);
 }
 
 }  // namespace

@@ -170,27 +170,56 @@ TEST(KernelHit, AReplacedOrClearedChoiceIsSeenByTheNextLaunch) {
   EXPECT_EQ(*runs, kTuningRuns);
 }
 
-TEST(KernelHit, AChoiceMadeInAContextualRunIsHitByValueAfterIt) {
+/// Tunes `kernel` for `shape` in a contextual run whose outer function launches it twice;
+/// returns the outer runs and counts the launcher's runs in `runs`.
+template <class Key>
+int tune_in_a_run(Kernel<Key>& kernel, const std::shared_ptr<SaidTimer>& timer, const Key& shape) {
   const std::filesystem::path log_dir =
       std::filesystem::temp_directory_path() / ("disttune-kernel-hit-" + std::to_string(::getpid()));
-  auto timer = std::make_shared<SaidTimer>();
-  auto runs = std::make_shared<std::atomic<int>>(0);
-  auto kernel = make_kernel<Shape>(timer, runs);
   ContextOptions options;
   options.n_warmup = 1;
   options.n_repeat = 1;
   options.timer = timer;
   options.log_dir = log_dir;
-  auto outer = make_contextual("outer", [&](const Shape& shape) { return kernel(shape); }, options);
-  EXPECT_EQ(outer(Shape{2, 2}), 1);
+  auto outer = make_contextual(
+      "outer",
+      [&](const Key& key) {
+        const int tile = kernel(key);
+        EXPECT_EQ(kernel(key), tile);  // a later launch in one outer run: the same candidate
+        return tile;
+      },
+      options);
+  EXPECT_EQ(outer(shape), 1);
   std::filesystem::remove_all(log_dir);
+  return outer.tuner().outer_runs();
+}
+
+TEST(KernelHit, ARunBuildsAKeysTextOnceAndItsChoiceIsHitByValueAfterIt) {
+  auto timer = std::make_shared<SaidTimer>();
+  auto runs = std::make_shared<std::atomic<int>>(0);
+  auto kernel = make_kernel<Shape>(timer, runs);
+  shape_texts = 0;
+  // 3 tiles x (1 warm-up + 1 timed) outer runs and the final one, 2 launches each: one text.
+  EXPECT_EQ(tune_in_a_run(kernel, timer, Shape{2, 2}), 7);
+  EXPECT_EQ(*runs, 14);
+  EXPECT_EQ(shape_texts, 1);
 
   *runs = 0;
-  shape_texts = 0;
-  EXPECT_EQ(kernel({2, 2}), 1);  // the run's choice, read by text once
+  EXPECT_EQ(kernel({2, 2}), 1);  // the run's choice, from the state, not tuned
   EXPECT_EQ(kernel({2, 2}), 1);
   EXPECT_EQ(*runs, 2);
   EXPECT_EQ(shape_texts, 1);
+}
+
+TEST(KernelHit, AKeyWithoutTheOptInTunesAlikeInARunByItsText) {
+  auto timer = std::make_shared<SaidTimer>();
+  auto runs = std::make_shared<std::atomic<int>>(0);
+  auto kernel = make_kernel<TextShape>(timer, runs);
+  shape_texts = 0;
+  EXPECT_EQ(tune_in_a_run(kernel, timer, TextShape{{2, 2}}), 7);
+  EXPECT_EQ(*runs, 14);
+  EXPECT_EQ(shape_texts, 14);  // one text per launch
+  EXPECT_EQ(kernel(TextShape{{2, 2}}), 1);
 }
 
 TEST(KernelHit, ConcurrentLaunchesRunTheCachedChoiceAndSeeAReplacement) {
