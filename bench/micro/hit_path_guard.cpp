@@ -31,7 +31,7 @@ using Clock = std::chrono::steady_clock;
 constexpr double kDefaultMaxRatio = 1.45;             ///< the direct spelling
 constexpr double kDefaultMaxRatioStdFunction = 1.6;  ///< the std::function spelling
 /// A TunableKernel's cached launch outside a contextual run, looked up by key value: best-of-7
-/// 1.26-1.29 in 15 runs at load 5-7 (9 of them three guards at once on the 2 cores); its old
+/// 1.22-1.32 in 12 runs at load 7-8 (9 of them three guards at once on the 2 cores); its old
 /// path (the key's canonical text and a locked map) read 6.7-8.1 (+161 to +263 ns).
 constexpr double kDefaultMaxRatioKernel = 1.8;
 constexpr int kRounds = 1000;
