@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -71,18 +72,23 @@ void cache_hit_call_direct_spelling(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(tuned(n, 3));
 }
 
-/// A TunableKernel's cached launch outside a contextual run: its key goes through canonical
-/// JSON text and the kernel's locked map, so the std::function hops are a small part of it.
-void tunable_kernel_hit_call(benchmark::State& state) {
-  using Kernel = disttune::TunableKernel<AxpyConfig, std::tuple<int, int>, int(int, int)>;
+using Kernel = disttune::TunableKernel<AxpyConfig, std::tuple<int, int>, int(int, int)>;
+
+Kernel make_kernel(const std::string& name) {
   Kernel::Spec spec;
-  spec.name = "bench_tunable_kernel_hit";
+  spec.name = name;
   spec.configs = {{1}, {2}, {4}};
   spec.key = key_of;
   spec.launch = launch;
   spec.isolated.measurement.warmup_runs = 1;
   spec.isolated.measurement.timed_runs = 3;
-  Kernel kernel(std::move(spec));
+  return Kernel(std::move(spec));
+}
+
+/// A TunableKernel's cached launch outside a contextual run: a std::tuple<int, int> key is
+/// looked up by value (EqualKeysDescribeAlike), its canonical text built only once.
+void tunable_kernel_hit_call(benchmark::State& state) {
+  Kernel kernel = make_kernel("bench_tunable_kernel_hit");
   int n = 1024;
   kernel(n, 3);
   for (auto _ : state) benchmark::DoNotOptimize(kernel(n, 3));
@@ -92,13 +98,7 @@ void tunable_kernel_hit_call(benchmark::State& state) {
 /// every call is one outer run (the final one) through the contextual tuner. Time per call;
 /// `per_launch` divides it by the launches.
 void contextual_call_cached(benchmark::State& state) {
-  using Kernel = disttune::TunableKernel<AxpyConfig, std::tuple<int, int>, int(int, int)>;
-  Kernel::Spec spec;
-  spec.name = "bench_contextual_kernel";
-  spec.configs = {{1}, {2}, {4}};
-  spec.key = key_of;
-  spec.launch = launch;
-  Kernel kernel(std::move(spec));
+  Kernel kernel = make_kernel("bench_contextual_kernel");
   const std::int64_t launches = state.range(0);
   disttune::ContextOptions options;
   options.n_warmup = 1;

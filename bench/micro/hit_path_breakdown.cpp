@@ -13,7 +13,6 @@
 #include "../common/hit_spellings.hpp"
 #include "../common/paired_arms.hpp"
 #include "disttune/autotune.hpp"
-#include "disttune/context.hpp"
 
 namespace {
 
@@ -48,21 +47,6 @@ struct LaunchTile {
 };
 
 using Spellings = disttune::bench::HitSpellings<TileConfig, Key, Signature, KeyOfShape, LaunchTile>;
-using Kernel = disttune::TunableKernel<TileConfig, Key, Signature>;
-
-/// A TunableKernel over the same configs, key and launcher (isolated tuning on the CPU clock).
-Kernel make_kernel(const std::vector<TileConfig>& configs) {
-  Kernel::Spec spec;
-  spec.name = "hit_path_breakdown_kernel";
-  spec.configs = configs;
-  spec.key = KeyOfShape{};
-  spec.launch = LaunchTile{};
-  spec.isolated.measurement.strategy = "exhaustive";
-  spec.isolated.measurement.warmup_runs = 0;
-  spec.isolated.measurement.timed_runs = 1;
-  return Kernel(std::move(spec));
-}
-
 void print_repeat(int repeat, const disttune::bench::PairedFigures& figures) {
   std::printf("repeat %d:", repeat);
   for (const disttune::bench::ArmFigure& arm : figures.arms) {
@@ -132,7 +116,7 @@ int main(int argc, char** argv) {
   // A TunableKernel's cached launch outside a contextual run, and the parts a hit may take:
   // its two std::function hops, the check for an active run, the key's canonical text, the
   // lookup of that text in the kernel's state.
-  Kernel kernel = make_kernel(configs);
+  auto kernel = Spellings::kernel("hit_path_breakdown_kernel", configs, 0, 1, KeyOfShape{}, LaunchTile{});
   kernel(x, y, shape);  // tunes once in isolation; every call below is a cached launch
   const TileConfig kernel_chosen = *kernel.cached_config(key);
   const auto& kernel_key = kernel.spec().key;

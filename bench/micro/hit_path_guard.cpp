@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "../common/hit_spellings.hpp"
-#include "disttune/context.hpp"
 
 namespace {
 
@@ -67,20 +66,7 @@ struct LaunchChain {
 using Spellings = disttune::bench::HitSpellings<ChainConfig, std::tuple<long>, long(long), KeyOfSeed, LaunchChain>;
 using Erased = Spellings::Erased;
 using Direct = Spellings::Direct;
-using Kernel = disttune::TunableKernel<ChainConfig, std::tuple<long>, long(long)>;
-
-/// A TunableKernel over the same configs, key and launcher, tuned in isolation (CPU clock).
-Kernel make_kernel(const std::vector<ChainConfig>& configs) {
-  Kernel::Spec spec;
-  spec.name = "hit_path_guard_kernel";
-  spec.configs = configs;
-  spec.key = KeyOfSeed{};
-  spec.launch = LaunchChain{};
-  spec.isolated.measurement.strategy = "exhaustive";
-  spec.isolated.measurement.warmup_runs = 1;
-  spec.isolated.measurement.timed_runs = 3;
-  return Kernel(std::move(spec));
-}
+using Kernel = Spellings::Kernel;
 
 template <class Call>
 double batch_ns(Call&& call) {
@@ -169,7 +155,7 @@ int main(int argc, char** argv) {
   const std::vector<ChainConfig> configs = {{1}, {2}, {3}};
   Erased erased = Spellings::erased(Spellings::spec("hit_path_guard", configs, 1, 3), KeyOfSeed{}, LaunchChain{});
   Direct direct = Spellings::direct(Spellings::spec("hit_path_guard_direct", configs, 1, 3), KeyOfSeed{}, LaunchChain{});
-  Kernel kernel = make_kernel(configs);
+  Kernel kernel = Spellings::kernel("hit_path_guard_kernel", configs, 1, 3, KeyOfSeed{}, LaunchChain{});
   const long seed = 7;
   (void)erased(seed);  // tunes once; every call below is a cache hit
   (void)direct(seed);
