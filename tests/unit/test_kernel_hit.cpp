@@ -1,10 +1,13 @@
-// A TunableKernel's cached launch outside a contextual run: by key value where equal keys
-// describe alike (the same config as by text), by text otherwise; epochs; threads.
+// A TunableKernel's launches by key value where equal keys describe alike (the config the
+// text lookup chose, the text built once, in and out of a run), by text otherwise; epochs; threads.
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
