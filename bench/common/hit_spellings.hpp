@@ -1,4 +1,5 @@
-// Both spellings of one tuned function (the Spec's std::functions, the direct one) for the hit-path benchmarks.
+// Both spellings of one tuned function (the Spec's std::functions, the direct one), and a
+// TunableKernel over the same key function and launcher, for the hit-path benchmarks.
 #pragma once
 
 #include <string>
@@ -6,6 +7,7 @@
 #include <vector>
 
 #include "disttune/autotune.hpp"
+#include "disttune/context.hpp"
 
 namespace disttune::bench {
 
@@ -19,6 +21,7 @@ struct HitSpellings<Config, Key, Result(Args...), KeyOf, Launch> {
   using Erased = Autotuned<Config, Key, Result(Args...)>;
   using Direct = Autotuned<Config, Key, Result(Args...), KeyOf, Launch>;
   using Spec = typename Erased::Spec;
+  using Kernel = TunableKernel<Config, Key, Result(Args...)>;
 
   /// A spec without key and launch: no disk cache, the exhaustive strategy, these run counts.
   static Spec spec(const std::string& name, std::vector<Config> configs, int warmup_runs, int timed_runs) {
@@ -38,6 +41,20 @@ struct HitSpellings<Config, Key, Result(Args...), KeyOf, Launch> {
   }
   static Direct direct(Spec spec, KeyOf key, Launch launch) {
     return Direct(std::move(spec), std::move(key), std::move(launch));
+  }
+  /// A TunableKernel over the same objects (in its Spec's std::functions), tuned in isolation
+  /// on the CPU clock with the exhaustive strategy and these run counts.
+  static Kernel kernel(const std::string& name, std::vector<Config> configs, int warmup_runs, int timed_runs,
+                       KeyOf key, Launch launch) {
+    typename Kernel::Spec spec;
+    spec.name = name;
+    spec.configs = std::move(configs);
+    spec.key = std::move(key);
+    spec.launch = std::move(launch);
+    spec.isolated.measurement.strategy = "exhaustive";
+    spec.isolated.measurement.warmup_runs = warmup_runs;
+    spec.isolated.measurement.timed_runs = timed_runs;
+    return Kernel(std::move(spec));
   }
 };
 

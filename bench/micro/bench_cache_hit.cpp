@@ -1,7 +1,9 @@
-// Cache-hit calls (both Autotuned spellings, a TunableKernel) against a direct call of the launcher.
+// Cache-hit calls (both Autotuned spellings, a TunableKernel, a tuned Contextual) against a direct call of the launcher.
 #include <benchmark/benchmark.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -70,21 +72,49 @@ void cache_hit_call_direct_spelling(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(tuned(n, 3));
 }
 
-/// A TunableKernel's cached launch outside a contextual run: its key goes through canonical
-/// JSON text and the kernel's locked map, so the std::function hops are a small part of it.
-void tunable_kernel_hit_call(benchmark::State& state) {
-  using Kernel = disttune::TunableKernel<AxpyConfig, std::tuple<int, int>, int(int, int)>;
+using Kernel = disttune::TunableKernel<AxpyConfig, std::tuple<int, int>, int(int, int)>;
+
+Kernel make_kernel(const std::string& name) {
   Kernel::Spec spec;
-  spec.name = "bench_tunable_kernel_hit";
+  spec.name = name;
   spec.configs = {{1}, {2}, {4}};
   spec.key = key_of;
   spec.launch = launch;
   spec.isolated.measurement.warmup_runs = 1;
   spec.isolated.measurement.timed_runs = 3;
-  Kernel kernel(std::move(spec));
+  return Kernel(std::move(spec));
+}
+
+/// A TunableKernel's cached launch outside a contextual run: a std::tuple<int, int> key is
+/// looked up by value (EqualKeysDescribeAlike), its canonical text built only once.
+void tunable_kernel_hit_call(benchmark::State& state) {
+  Kernel kernel = make_kernel("bench_tunable_kernel_hit");
   int n = 1024;
   kernel(n, 3);
   for (auto _ : state) benchmark::DoNotOptimize(kernel(n, 3));
+}
+
+/// A tuned Contextual whose outer function launches a cached kernel `state.range(0)` times:
+/// every call is one outer run (the final one) through the contextual tuner. Time per call;
+/// `per_launch` divides it by the launches.
+void contextual_call_cached(benchmark::State& state) {
+  Kernel kernel = make_kernel("bench_contextual_kernel");
+  const std::int64_t launches = state.range(0);
+  disttune::ContextOptions options;
+  options.n_warmup = 1;
+  options.n_repeat = 1;
+  options.log_dir = std::filesystem::temp_directory_path() / "disttune-bench-contextual";
+  auto outer = disttune::make_contextual("bench_outer", [&](int n) {
+    int sum = 0;
+    for (std::int64_t i = 0; i < launches; ++i) sum += kernel(n, 3);
+    return sum;
+  }, options);
+  int n = 1024;
+  outer(n);  // tunes; every call below is one final outer run
+  for (auto _ : state) benchmark::DoNotOptimize(outer(n));
+  state.counters["per_launch"] = benchmark::Counter(static_cast<double>(state.iterations() * launches),
+                                                    benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  std::filesystem::remove_all(options.log_dir);
 }
 
 /// Hits while the cache holds many keys (the snapshot map, not a single entry).
@@ -100,6 +130,7 @@ BENCHMARK(cache_hit_call);
 BENCHMARK(cache_hit_call_direct_spelling);
 BENCHMARK(cache_hit_call_64_keys);
 BENCHMARK(tunable_kernel_hit_call);
+BENCHMARK(contextual_call_cached)->Arg(1)->Arg(1000)->Iterations(2000);
 
 }  // namespace
 

@@ -1,6 +1,6 @@
 // Where a C++ cache hit's time goes on the CPU: paired arms (direct call, the tuned call in
-// both spellings, lookup + direct call, each std::function hop alone), as gemm_bench does
-// on a GPU, but with an out-of-line CPU launcher.
+// both spellings, lookup + direct call, each std::function hop alone; then a TunableKernel's
+// cached launch and its parts), as gemm_bench does on a GPU, but with an out-of-line CPU launcher.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -47,6 +47,14 @@ struct LaunchTile {
 };
 
 using Spellings = disttune::bench::HitSpellings<TileConfig, Key, Signature, KeyOfShape, LaunchTile>;
+void print_repeat(int repeat, const disttune::bench::PairedFigures& figures) {
+  std::printf("repeat %d:", repeat);
+  for (const disttune::bench::ArmFigure& arm : figures.arms) {
+    std::printf("  | %s %.2f", arm.arm.c_str(), arm.per_call_ns);
+    if (&arm != &figures.arms.front()) std::printf(" (%+.2f [%+.2f, %+.2f])", arm.overhead_ns, arm.ci_low_ns, arm.ci_high_ns);
+  }
+  std::printf("\n");
+}
 
 }  // namespace
 
@@ -102,12 +110,50 @@ int main(int argc, char** argv) {
               });
           }
         });
-    std::printf("repeat %d:", r);
-    for (const disttune::bench::ArmFigure& arm : figures.arms) {
-      std::printf("  | %s %.2f", arm.arm.c_str(), arm.per_call_ns);
-      if (&arm != &figures.arms.front()) std::printf(" (%+.2f [%+.2f, %+.2f])", arm.overhead_ns, arm.ci_low_ns, arm.ci_high_ns);
-    }
-    std::printf("\n");
+    print_repeat(r, figures);
+  }
+
+  // A TunableKernel's cached launch outside a contextual run, and the parts a hit may take:
+  // its two std::function hops, the check for an active run, the key's canonical text, the
+  // lookup of that text in the kernel's state.
+  auto kernel = Spellings::kernel("hit_path_breakdown_kernel", configs, 0, 1, KeyOfShape{}, LaunchTile{});
+  kernel(x, y, shape);  // tunes once in isolation; every call below is a cached launch
+  const TileConfig kernel_chosen = *kernel.cached_config(key);
+  const auto& kernel_key = kernel.spec().key;
+  const auto& kernel_launch = kernel.spec().launch;
+  const std::vector<std::string> kernel_names = {"direct", "kernel cached launch", "key+launch std::functions",
+                                                 "hops+active()", "hops+key text", "hops+key text+state lookup"};
+  constexpr int kKernelRounds = 500;
+  std::printf("TunableKernel (outside a run): %d repeats of %d paired rounds of %d calls per arm\n", repeats,
+              kKernelRounds, kBatch);
+  for (int r = 0; r < repeats; ++r) {
+    const disttune::bench::PairedFigures figures =
+        disttune::bench::paired_arms(kernel_names, kKernelRounds, 20, kBatch, [&](std::size_t arm) {
+          switch (arm) {
+            case 0: return time_batch([&] { launch(kernel_chosen, x, y, shape); });
+            case 1: return time_batch([&] { kernel(x, y, shape); });
+            case 2: return time_batch([&] { kernel_launch(kernel_chosen, x, y, shape); benchmark::DoNotOptimize(kernel_key(x, y, shape)); });
+            case 3:
+              return time_batch([&] {
+                benchmark::DoNotOptimize(kernel_key(x, y, shape));
+                benchmark::DoNotOptimize(disttune::ContextualAutotuner::active());
+                kernel_launch(kernel_chosen, x, y, shape);
+              });
+            case 4:
+              return time_batch([&] {
+                const std::string text = disttune::canonical_json(disttune::describe(kernel_key(x, y, shape)));
+                benchmark::DoNotOptimize(text.data());
+                kernel_launch(kernel_chosen, x, y, shape);
+              });
+            default:
+              return time_batch([&] {
+                const std::string text = disttune::canonical_json(disttune::describe(kernel_key(x, y, shape)));
+                kernel_launch(kernel.spec().configs[*kernel.state().cached_index(text, kernel.candidates())], x, y,
+                              shape);
+              });
+          }
+        });
+    print_repeat(r, figures);
   }
   return 0;
 }

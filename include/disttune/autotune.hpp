@@ -1,7 +1,6 @@
 // The C++ function-level API: a launcher tuned over a config space, per key, remembered.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -16,6 +15,7 @@
 
 #include "disttune/config.hpp"
 #include "disttune/function_tuner.hpp"
+#include "disttune/hit_cache.hpp"
 #include "disttune/isolation.hpp"
 #include "disttune/key_hash.hpp"
 #include "disttune/output_check.hpp"
@@ -179,63 +179,8 @@ class Autotuned<Config, Key, Result(Args...), KeyOf, Launch> {
   struct Entry {
     std::size_t config;
   };
-
-  struct Slot {
-    std::optional<Key> key;
-    Entry entry{};
-  };
-  /// One state of the hit cache.
-  struct Snapshot {
-    std::vector<Slot> slots;
-  };
-
-  /// Key -> entry map that readers search without a lock: each insert publishes a new
-  /// immutable snapshot (an open-addressing table, power-of-two sized, so a lookup is a
-  /// hash, a mask and a compare); old snapshots live as long as the cache (keys are few),
-  /// so a snapshot's address names one state of the cache.
-  class HitCache {
-   public:
-    /// The latest snapshot; nullptr while the cache is empty.
-    const Snapshot* current() const { return current_.load(std::memory_order_acquire); }
-
-    /// The entry of `key` in `snapshot`, or nullptr.
-    static const Entry* find(const Snapshot* snapshot, const Key& key) {
-      if (snapshot == nullptr) return nullptr;
-      const std::size_t mask = snapshot->slots.size() - 1;
-      for (std::size_t i = KeyHash<Key>{}(key) & mask;; i = (i + 1) & mask) {
-        const Slot& slot = snapshot->slots[i];
-        if (!slot.key) return nullptr;
-        if (*slot.key == key) return &slot.entry;
-      }
-    }
-    /// Caller holds the writers' mutex.
-    void insert(const Key& key, Entry entry) {
-      const Snapshot* current = current_.load(std::memory_order_acquire);
-      std::vector<std::pair<Key, Entry>> entries;
-      if (current != nullptr) {
-        for (const Slot& slot : current->slots) {
-          if (slot.key && !(*slot.key == key)) entries.emplace_back(*slot.key, slot.entry);
-        }
-      }
-      entries.emplace_back(key, entry);
-      std::size_t capacity = 4;
-      while (capacity < 2 * entries.size()) capacity *= 2;
-      auto next = std::make_unique<Snapshot>();
-      next->slots.resize(capacity);
-      for (auto& [k, e] : entries) {
-        std::size_t i = KeyHash<Key>{}(k) & (capacity - 1);
-        while (next->slots[i].key) i = (i + 1) & (capacity - 1);
-        next->slots[i].key.emplace(std::move(k));
-        next->slots[i].entry = e;
-      }
-      current_.store(next.get(), std::memory_order_release);
-      snapshots_.push_back(std::move(next));
-    }
-
-   private:
-    std::atomic<const Snapshot*> current_{nullptr};
-    std::vector<std::unique_ptr<Snapshot>> snapshots_;
-  };
+  using HitCache = detail::HitCache<Key, Entry>;
+  using Snapshot = typename HitCache::Snapshot;
 
   /// A miss: `key` was not in the snapshot `seen`. Another thread may have tuned it since;
   /// the cache is searched again only if it changed.

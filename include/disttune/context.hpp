@@ -1,8 +1,10 @@
 // Contextual autotuning: tunable kernels measured inside repeated runs of their real outer call.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -20,6 +22,8 @@
 #include "disttune/config.hpp"
 #include "disttune/error.hpp"
 #include "disttune/function_tuner.hpp"
+#include "disttune/key_hash.hpp"
+#include "disttune/key_memo.hpp"
 #include "disttune/measurement.hpp"
 #include "disttune/timer.hpp"
 #include "disttune/tuning.hpp"
@@ -89,12 +93,16 @@ class KernelTuningState {
   void remember(KernelChoice choice);
   /// Empties the cache.
   void clear();
+  /// Grows whenever a cached choice is replaced or the cache is emptied (not when a new key
+  /// is added): what cached_index answered for a key still holds while the epoch is the same.
+  std::uint64_t epoch() const { return epoch_.load(std::memory_order_acquire); }
 
  private:
   std::string name_;
   mutable std::mutex mutex_;
   std::unordered_map<std::string, KernelChoice> cache_;
   std::optional<std::string> last_key_;
+  std::atomic<std::uint64_t> epoch_{0};  ///< written under mutex_
 };
 
 /// A contextual run was started while another is active in this process (nesting or
@@ -188,8 +196,14 @@ struct TunableKernelSpec {
 /// The C++ counterpart of a triton.autotune kernel. Inside a contextual run it launches
 /// through the active ContextualAutotuner; outside one it uses its cached choice for the
 /// key, or tunes itself in isolation on a new key (FunctionTuner) and remembers the result.
+/// Where EqualKeysDescribeAlike<Key> holds, the kernel keeps, per key value, the key's
+/// canonical text (built once) and, outside a run, the config the cache held for it while
+/// the state's epoch is unchanged: a cached launch is then a lock-free lookup by value.
+/// Other keys build their text at every launch and look it up in the state's locked map.
 template <class Config, class Key, class Result, class... Args>
 class TunableKernel<Config, Key, Result(Args...)> {
+  static constexpr bool kKeyedByValue = EqualKeysDescribeAlike<Key>::value;
+
  public:
   using Spec = TunableKernelSpec<Config, Key, Result, Args...>;
 
@@ -204,18 +218,23 @@ class TunableKernel<Config, Key, Result(Args...)> {
 
   /// Launches with the config chosen as described above and returns the launcher's result.
   Result operator()(Args... args) {
-    const std::string key = canonical_json(describe(spec_.key(args...)));
-    if (ContextualAutotuner* tuner = ContextualAutotuner::active()) {
-      if constexpr (std::is_void_v<Result>) {
-        tuner->launch(state_, key, candidates_,
-                      [&](std::size_t i) { spec_.launch(spec_.configs[i], args...); });
-      } else {
-        std::optional<Result> result;
-        tuner->launch(state_, key, candidates_,
-                      [&](std::size_t i) { result.emplace(spec_.launch(spec_.configs[i], args...)); });
-        return std::move(*result);
+    if constexpr (kKeyedByValue) {
+      const Key key = spec_.key(args...);
+      const typename Memo::Entry* known = keys_.find(key);
+      if (ContextualAutotuner* tuner = ContextualAutotuner::active()) {
+        return contextual_launch(*tuner, keys_.text(key, known), args...);
       }
+      const std::uint64_t epoch = state_.epoch();  // before the state's cache is read
+      if (known != nullptr && known->epoch == epoch) [[likely]] {
+        return spec_.launch(spec_.configs[known->config], args...);
+      }
+      const std::string& text = keys_.text(key, known);
+      const std::size_t chosen = isolated_choice(text, args...);
+      keys_.note_config(key, text, chosen, epoch);
+      return spec_.launch(spec_.configs[chosen], args...);
     } else {
+      const std::string key = canonical_json(describe(spec_.key(args...)));
+      if (ContextualAutotuner* tuner = ContextualAutotuner::active()) return contextual_launch(*tuner, key, args...);
       return spec_.launch(spec_.configs[isolated_choice(key, args...)], args...);
     }
   }
@@ -255,6 +274,20 @@ class TunableKernel<Config, Key, Result(Args...)> {
     return std::nullopt;
   }
 
+  using Memo = detail::KeyMemo<Key>;
+
+  /// A launch inside the active run: the run's tuning of `key` decides the config.
+  Result contextual_launch(ContextualAutotuner& tuner, const std::string& key, Args&... args) {
+    if constexpr (std::is_void_v<Result>) {
+      tuner.launch(state_, key, candidates_, [&](std::size_t i) { spec_.launch(spec_.configs[i], args...); });
+    } else {
+      std::optional<Result> result;
+      tuner.launch(state_, key, candidates_,
+                   [&](std::size_t i) { result.emplace(spec_.launch(spec_.configs[i], args...)); });
+      return std::move(*result);
+    }
+  }
+
   /// The cached choice for `key`, else one tuned now in isolation (one tuning at a time).
   std::size_t isolated_choice(const std::string& key, Args&... args) {
     if (auto hit = state_.cached_index(key, candidates_)) return *hit;
@@ -279,6 +312,7 @@ class TunableKernel<Config, Key, Result(Args...)> {
   KernelTuningState state_;
   std::unique_ptr<FunctionTuner> isolated_;
   std::mutex isolated_mutex_;
+  Memo keys_;  ///< used where kKeyedByValue
 };
 
 template <class Signature>

@@ -1,5 +1,6 @@
 // KeyHash: hashing of key types (numbers, strings, tuples, pairs, vectors, arrays) for
-// the in-process cache, where std::hash stops.
+// the in-process cache, where std::hash stops; EqualKeysDescribeAlike: which key types a
+// cache may hold by value in place of their canonical text.
 #pragma once
 
 #include <array>
@@ -7,6 +8,7 @@
 #include <functional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -61,5 +63,31 @@ struct KeyHash<std::array<T, N>> {
     return seed;
   }
 };
+
+/// Whether keys that compare equal (==) always have the same canonical text
+/// (canonical_json(describe(key))), so that a cache keyed by the key value answers as one
+/// keyed by its text (a TunableKernel's cached launch then skips building the text). True
+/// for integers, bools, enums, std::string, and pairs, tuples, vectors and arrays of those.
+/// False for floating point (0.0 == -0.0, whose texts differ), pointers (an equal address
+/// may hold other contents) and other types; a user key type opts in by specializing this
+/// as std::true_type, and must then be hashable by KeyHash.
+template <class Key>
+struct EqualKeysDescribeAlike : std::bool_constant<std::is_integral_v<Key> || std::is_enum_v<Key>> {};
+
+template <>
+struct EqualKeysDescribeAlike<std::string> : std::true_type {};
+
+template <class A, class B>
+struct EqualKeysDescribeAlike<std::pair<A, B>>
+    : std::bool_constant<EqualKeysDescribeAlike<A>::value && EqualKeysDescribeAlike<B>::value> {};
+
+template <class... Ts>
+struct EqualKeysDescribeAlike<std::tuple<Ts...>> : std::bool_constant<(EqualKeysDescribeAlike<Ts>::value && ...)> {};
+
+template <class T>
+struct EqualKeysDescribeAlike<std::vector<T>> : EqualKeysDescribeAlike<T> {};
+
+template <class T, std::size_t N>
+struct EqualKeysDescribeAlike<std::array<T, N>> : EqualKeysDescribeAlike<T> {};
 
 }  // namespace disttune

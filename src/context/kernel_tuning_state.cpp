@@ -46,14 +46,16 @@ std::vector<KernelChoice> KernelTuningState::choices() const {
 void KernelTuningState::remember(KernelChoice choice) {
   std::lock_guard lock(mutex_);
   std::string key = choice.key;
-  cache_.insert_or_assign(key, std::move(choice));
+  const bool replaced = !cache_.insert_or_assign(key, std::move(choice)).second;
   last_key_ = std::move(key);
+  if (replaced) epoch_.fetch_add(1, std::memory_order_release);
 }
 
 void KernelTuningState::clear() {
   std::lock_guard lock(mutex_);
   cache_.clear();
   last_key_.reset();
+  epoch_.fetch_add(1, std::memory_order_release);
 }
 
 }  // namespace disttune
