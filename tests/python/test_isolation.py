@@ -211,7 +211,7 @@ def test_processes_a_config_starts_end_with_the_tuning_and_exit_statuses_are_rep
     assert "started more than 256 processes" in outcomes[4][1], outcomes
     assert not outcomes[5][0] and report.best == _fastest_good(report)
     started = [int(line) for line in pid_file.read_text().split()]
-    assert len(started) >= 40 + 40 + 1
+    assert len(started) >= launchers.FORKS + launchers.FORKS + 1
     # The worker ends what the tuning's configs left when the tuning ends (a message it gets
     # after the call returns): wait for it, at most a minute.
     for _ in range(600):
