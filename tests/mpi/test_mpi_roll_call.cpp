@@ -17,12 +17,12 @@ using Clock = std::chrono::steady_clock;
 using test::world_rank;
 using test::world_size;
 
-/// Answers the roll call at `position` for `how_long`.
-void wait_answering(RankRollCall& roll_call, const CollectivePosition& position,
-                    std::chrono::milliseconds how_long) {
-  for (const auto until = Clock::now() + how_long; Clock::now() < until;) {
+/// Answers the roll call at `position` until `survey_over` completes.
+void answer_until(RankRollCall& roll_call, const CollectivePosition& position, MPI_Request& survey_over) {
+  for (int over = 0; !over;) {
     roll_call.answer(position);
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    MPI_Test(&survey_over, &over, MPI_STATUS_IGNORE);
   }
 }
 
@@ -34,6 +34,9 @@ TEST(MpiRollCall, NamesTheRankThatDoesNotAnswerAndWhereTheOthersWait) {
   // more), which is one collective behind, in #3; the last rank is busy elsewhere.
   const CollectivePosition here{4, "phase 'barrier before timed runs'", Clock::now()};
   const CollectivePosition behind{3, "phase 'reduce'", Clock::now()};
+  // Rank 0 joins this barrier once it has surveyed: the others answer (or stay away) until
+  // then, not for a fixed time that a loaded machine could take rank 0 to get there.
+  MPI_Request survey_over = MPI_REQUEST_NULL;
   if (rank == 0) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     const std::string lines = roll_call->survey(here);
@@ -48,12 +51,15 @@ TEST(MpiRollCall, NamesTheRankThatDoesNotAnswerAndWhereTheOthersWait) {
                 std::string::npos)
           << lines;
     }
+    MPI_Ibarrier(MPI_COMM_WORLD, &survey_over);
+    MPI_Wait(&survey_over, MPI_STATUS_IGNORE);
   } else if (rank != last) {
-    wait_answering(*roll_call, rank == 1 ? behind : here, std::chrono::milliseconds(1500));
+    MPI_Ibarrier(MPI_COMM_WORLD, &survey_over);
+    answer_until(*roll_call, rank == 1 ? behind : here, survey_over);
   } else {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // not inside a collective
+    MPI_Ibarrier(MPI_COMM_WORLD, &survey_over);  // busy elsewhere: never answers the roll call
+    MPI_Wait(&survey_over, MPI_STATUS_IGNORE);
   }
-  MPI_Barrier(MPI_COMM_WORLD);
 }
 
 }  // namespace

@@ -80,8 +80,11 @@ def fails_on_one_rank(x, tag):
     return (x, tag)
 
 
-# Configs that start processes: 40 that never end, 40 that return from the config as the
-# worker would, a hang with a child, an exit(3), more than the bound, and one that starts none.
+# Configs that start processes: FORKS that never end, FORKS that return from the config as
+# the worker would, a hang with a child, an exit(3), more than the bound, and one that starts
+# none. Each fork copies the worker (torch imported): 40 took up to 2 s of a run on a loaded
+# 2-core machine, too close to the 5 s candidate timeout they must stay under.
+FORKS = 10
 SPAWNS = [{"spawn": s} for s in ("sleepers", "returners", "hang_with_child", "exits", "too_many", "plain")]
 
 
@@ -97,7 +100,7 @@ def _sleep_forever():
 
 def run_spawn(x, pid_file, spawn):
     if spawn == "sleepers":
-        for _ in range(40):
+        for _ in range(FORKS):
             if os.fork() == 0:
                 _note_pid(pid_file)
                 _sleep_forever()
@@ -106,7 +109,7 @@ def run_spawn(x, pid_file, spawn):
             for _ in range(257):
                 pids.write(f"{os.posix_spawn('/bin/sleep', ['sleep', '3600'], os.environ)}\n")
     if spawn == "returners":
-        for _ in range(40):
+        for _ in range(FORKS):
             if os.fork() == 0:
                 _note_pid(pid_file)
                 return x * 2

@@ -16,6 +16,13 @@ def _outcomes(report):
     return {c.config: (c.failed, c.error) for c in report.candidates}
 
 
+def _fastest_good(report):
+    """The good candidate of the lowest time the worker measured, the lowest index on a tie
+    (which one that is, a loaded machine may decide: the tests assert the rule, not a winner)."""
+    good = [i for i, c in enumerate(report.candidates) if not c.failed]
+    return min(good, key=lambda i: (report.candidates[i].agreed_ms, i))
+
+
 def test_crashing_hanging_and_wrong_configs_fail_alone_in_the_worker():
     x = torch.arange(6.0)
     assert torch.equal(launchers.misbehaving(x), x * 2)
@@ -26,7 +33,13 @@ def test_crashing_hanging_and_wrong_configs_fail_alone_in_the_worker():
     assert "timed out after 3 s" in errors[2]
     assert "differs from the reference (doubled)" in errors[3] and "first at index (1,)" in errors[3]
     assert [c.failed for c in report.candidates] == [True, True, True, True, False, False]
-    assert report.candidates[report.best].config == '{"mode":"fast"}'
+    # Timed in the worker, around each run: a spin reads at least its length there (to the
+    # float's rounding), however loaded the machine; load only lengthens a run, so no bound
+    # is put the other way.
+    good, fast = report.candidates[4], report.candidates[5]
+    assert len(good.samples) == len(fast.samples) == 3
+    assert min(good.samples) >= 2.0 - 1e-6 and min(fast.samples) >= 0.2 - 1e-6, (good.samples, fast.samples)
+    assert report.best == _fastest_good(report)
     # The caller keeps working: a cached call, and a new key tunes again with a fresh worker.
     assert torch.equal(launchers.misbehaving(x), x * 2)
     y = torch.ones(2, 2)
@@ -196,9 +209,9 @@ def test_processes_a_config_starts_end_with_the_tuning_and_exit_statuses_are_rep
     assert "timed out after 5 s" in outcomes[2][1], outcomes
     assert "the worker exited with status 3" in outcomes[3][1], outcomes
     assert "started more than 256 processes" in outcomes[4][1], outcomes
-    assert not outcomes[5][0] and report.candidates[report.best].config == '{"spawn":"plain"}'
+    assert not outcomes[5][0] and report.best == _fastest_good(report)
     started = [int(line) for line in pid_file.read_text().split()]
-    assert len(started) >= 40 + 40 + 1
+    assert len(started) >= launchers.FORKS + launchers.FORKS + 1
     # The worker ends what the tuning's configs left when the tuning ends (a message it gets
     # after the call returns): wait for it, at most a minute.
     for _ in range(600):

@@ -1,6 +1,7 @@
 """Drop-in kernels under a torch process group (gloo, on the CPU): every rank takes the config
 of the lowest MAX-over-ranks time, and a rank that never launches cannot hang the others."""
 
+import os
 import time
 
 import pytest
@@ -56,22 +57,28 @@ def test_two_gloo_ranks_agree_on_the_max_over_ranks(tmp_path):
     assert outcomes[0]["measured"] == outcomes[1]["measured"]
 
 
-def _one_rank_launches(rank, world):
+def _one_rank_launches(rank, world, done):
     if rank == 1:
-        time.sleep(8)  # alive, in the group, but never launching
+        # Alive, in the group, but never launching, until rank 0 is done: not for a fixed
+        # time, which a loaded machine could take rank 0 to reach its deadline.
+        while not os.path.exists(done):
+            time.sleep(0.05)
         return {"launched": False}
     x, y, seen = _tensors()
     kernel = dropin.autotune(configs=[triton.Config({"BLOCK": b}) for b in (32, 64)], key=["n"],
                              do_bench=CostBench(seen, float))(add_kernel)
     try:
         kernel[grid_of(N)](x, y, seen, N)
+        outcome = {"launched": True, "error_type": None}
     except Exception as error:
-        return {"launched": True, "error_type": type(error).__name__, "message": str(error)}
-    return {"launched": True, "error_type": None}
+        outcome = {"launched": True, "error_type": type(error).__name__, "message": str(error)}
+    finally:
+        open(done, "w").close()
+    return outcome
 
 
 def test_a_rank_that_does_not_launch_ends_in_a_timeout_not_a_hang(tmp_path):
-    outcomes = run_ranks(_one_rank_launches, 2, "gloo", timeout_s=120.0,
+    outcomes = run_ranks(_one_rank_launches, 2, "gloo", str(tmp_path / "rank0-done"), timeout_s=120.0,
                          env={"TRITON_DIST_AUTOTUNE_CACHE_DIR": tmp_path / "cache", "TRITON_DIST_AUTOTUNE_TIMEOUT": "2"})
     assert outcomes[1] == {"launched": False}
     assert outcomes[0]["error_type"] == "CollectiveTimeout", outcomes[0]
