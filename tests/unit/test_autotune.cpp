@@ -101,6 +101,24 @@ class AutotuneTest : public ::testing::Test {
     return total;
   }
 
+  /// Calls `tuned` on rank 0 of `ranks` and expects a RankDisagreement whose text holds
+  /// `difference` and not `unnamed` (when given), raised before any config ran.
+  void expect_refused_before_any_run(Tuned& tuned, Communicator& ranks, const std::string& difference,
+                                     const std::string& unnamed = "") {
+    const int runs_before = total_runs();
+    try {
+      tuned.call({.communicator = &ranks}, 7);
+      ADD_FAILURE() << "ranks that differ in " << difference << " must not tune together";
+    } catch (const RankDisagreement& error) {
+      const std::string what = error.what();
+      EXPECT_NE(what.find(difference), std::string::npos) << what;
+      if (!unnamed.empty()) {
+        EXPECT_EQ(what.find(unnamed), std::string::npos) << what;  // only what differs is named
+      }
+    }
+    EXPECT_EQ(total_runs(), runs_before);
+  }
+
   std::vector<fs::path> records() const {
     std::vector<fs::path> found;
     if (!fs::exists(root_ / "spin")) return found;
@@ -447,18 +465,10 @@ TEST_F(AutotuneTest, RanksCompareWhetherTheirTimersFlushL2) {
   Tuned::Spec spec = make(kThree).spec();
   spec.options.timer = std::make_shared<FlushingTimer>();
   Tuned flushing(std::move(spec));
-  const int runs_before = total_runs();
   std::vector<std::string> flushing_parts;
   auto mixed_ranks = two_ranks(flushing_parts, plain_parts.front());
-  try {
-    flushing.call({.communicator = mixed_ranks.get()}, 7);
-    FAIL() << "ranks whose timers differ in flushing L2 must not tune together";
-  } catch (const RankDisagreement& error) {
-    const std::string what = error.what();
-    EXPECT_NE(what.find("rank 1 differs from rank 0 in measurement.flush_l2: false vs true"), std::string::npos)
-        << what;
-  }
-  EXPECT_EQ(total_runs(), runs_before);  // refused before any run
+  expect_refused_before_any_run(flushing, *mixed_ranks,
+                                "rank 1 differs from rank 0 in measurement.flush_l2: false vs true");
 }
 
 TEST_F(AutotuneTest, RanksCompareTheStrategysParametersByValue) {
@@ -488,20 +498,11 @@ TEST_F(AutotuneTest, RanksCompareTheStrategysParametersByValue) {
 
   // The same tuning but this rank's converge stops at 1% noise: the ranks disagree.
   Tuned loose(converge({{"max_noise", "0.01"}}));
-  const int runs_before = total_runs();
   std::vector<std::string> loose_parts;
   auto mixed_ranks = two_ranks(loose_parts, strict_parts.front());
-  try {
-    loose.call({.communicator = mixed_ranks.get()}, 7);
-    FAIL() << "ranks whose converge parameters differ must not tune together";
-  } catch (const RankDisagreement& error) {
-    const std::string what = error.what();
-    EXPECT_NE(what.find(R"(rank 1 differs from rank 0 in measurement.strategy_options.max_noise: "0.005" vs "0.01")"),
-              std::string::npos)
-        << what;
-    EXPECT_EQ(what.find("min_time_ms"), std::string::npos) << what;  // only what differs is named
-  }
-  EXPECT_EQ(total_runs(), runs_before);  // refused before any run
+  expect_refused_before_any_run(
+      loose, *mixed_ranks,
+      R"(rank 1 differs from rank 0 in measurement.strategy_options.max_noise: "0.005" vs "0.01")", "min_time_ms");
 }
 
 const std::vector<SpinConfig> kFive = {{0, 400.0}, {1, 50.0}, {2, 200.0}, {3, 800.0}, {4, 300.0}};
