@@ -47,13 +47,20 @@ struct LaunchTile {
 };
 
 using Spellings = disttune::bench::HitSpellings<TileConfig, Key, Signature, KeyOfShape, LaunchTile>;
-void print_repeat(int repeat, const disttune::bench::PairedFigures& figures) {
-  std::printf("repeat %d:", repeat);
-  for (const disttune::bench::ArmFigure& arm : figures.arms) {
-    std::printf("  | %s %.2f", arm.arm.c_str(), arm.per_call_ns);
-    if (&arm != &figures.arms.front()) std::printf(" (%+.2f [%+.2f, %+.2f])", arm.overhead_ns, arm.ci_low_ns, arm.ci_high_ns);
+/// `repeats` lines of paired figures for the arms `names`, each timed by `time_arm(arm)`.
+template <class TimeArm>
+void print_repeats(const std::vector<std::string>& names, int repeats, int rounds, int warmup_rounds, int batch,
+                   TimeArm&& time_arm) {
+  for (int r = 0; r < repeats; ++r) {
+    const disttune::bench::PairedFigures figures =
+        disttune::bench::paired_arms(names, rounds, warmup_rounds, batch, time_arm);
+    std::printf("repeat %d:", r);
+    for (const disttune::bench::ArmFigure& arm : figures.arms) {
+      std::printf("  | %s %.2f", arm.arm.c_str(), arm.per_call_ns);
+      if (&arm != &figures.arms.front()) std::printf(" (%+.2f [%+.2f, %+.2f])", arm.overhead_ns, arm.ci_low_ns, arm.ci_high_ns);
+    }
+    std::printf("\n");
   }
-  std::printf("\n");
 }
 
 }  // namespace
@@ -89,29 +96,25 @@ int main(int argc, char** argv) {
   std::printf("hit_path_breakdown: %d repeats of %d paired rounds of %d calls per arm; ns per call, "
               "minus direct: median [95%% CI]\n",
               repeats, kRounds, kBatch);
-  for (int r = 0; r < repeats; ++r) {
-    const disttune::bench::PairedFigures figures =
-        disttune::bench::paired_arms(names, kRounds, 100, kBatch, [&](std::size_t arm) {
-          switch (arm) {
-            case 0: return time_batch([&] { launch(chosen, x, y, shape); });
-            case 1: return time_batch([&] { erased(x, y, shape); });
-            case 2: return time_batch([&] { direct(x, y, shape); });
-            case 3:
-              return time_batch([&] {
-                const Key k = KeyOfShape{}(x, y, shape);
-                launch(space[*erased.cached_choice(k)], x, y, shape);
-              });
-            case 4: return time_batch([&] { launch_hop(chosen, x, y, shape); });
-            default:
-              return time_batch([&] {
-                Key k = key_hop(x, y, shape);
-                benchmark::DoNotOptimize(k);
-                launch(chosen, x, y, shape);
-              });
-          }
+  print_repeats(names, repeats, kRounds, 100, kBatch, [&](std::size_t arm) {
+    switch (arm) {
+      case 0: return time_batch([&] { launch(chosen, x, y, shape); });
+      case 1: return time_batch([&] { erased(x, y, shape); });
+      case 2: return time_batch([&] { direct(x, y, shape); });
+      case 3:
+        return time_batch([&] {
+          const Key k = KeyOfShape{}(x, y, shape);
+          launch(space[*erased.cached_choice(k)], x, y, shape);
         });
-    print_repeat(r, figures);
-  }
+      case 4: return time_batch([&] { launch_hop(chosen, x, y, shape); });
+      default:
+        return time_batch([&] {
+          Key k = key_hop(x, y, shape);
+          benchmark::DoNotOptimize(k);
+          launch(chosen, x, y, shape);
+        });
+    }
+  });
 
   // A TunableKernel's cached launch outside a contextual run, and the parts a hit may take:
   // its two std::function hops, the check for an active run, the key's canonical text, the
@@ -126,34 +129,30 @@ int main(int argc, char** argv) {
   constexpr int kKernelRounds = 500;
   std::printf("TunableKernel (outside a run): %d repeats of %d paired rounds of %d calls per arm\n", repeats,
               kKernelRounds, kBatch);
-  for (int r = 0; r < repeats; ++r) {
-    const disttune::bench::PairedFigures figures =
-        disttune::bench::paired_arms(kernel_names, kKernelRounds, 20, kBatch, [&](std::size_t arm) {
-          switch (arm) {
-            case 0: return time_batch([&] { launch(kernel_chosen, x, y, shape); });
-            case 1: return time_batch([&] { kernel(x, y, shape); });
-            case 2: return time_batch([&] { kernel_launch(kernel_chosen, x, y, shape); benchmark::DoNotOptimize(kernel_key(x, y, shape)); });
-            case 3:
-              return time_batch([&] {
-                benchmark::DoNotOptimize(kernel_key(x, y, shape));
-                benchmark::DoNotOptimize(disttune::ContextualAutotuner::active());
-                kernel_launch(kernel_chosen, x, y, shape);
-              });
-            case 4:
-              return time_batch([&] {
-                const std::string text = disttune::canonical_json(disttune::describe(kernel_key(x, y, shape)));
-                benchmark::DoNotOptimize(text.data());
-                kernel_launch(kernel_chosen, x, y, shape);
-              });
-            default:
-              return time_batch([&] {
-                const std::string text = disttune::canonical_json(disttune::describe(kernel_key(x, y, shape)));
-                kernel_launch(kernel.spec().configs[*kernel.state().cached_index(text, kernel.candidates())], x, y,
-                              shape);
-              });
-          }
+  print_repeats(kernel_names, repeats, kKernelRounds, 20, kBatch, [&](std::size_t arm) {
+    switch (arm) {
+      case 0: return time_batch([&] { launch(kernel_chosen, x, y, shape); });
+      case 1: return time_batch([&] { kernel(x, y, shape); });
+      case 2: return time_batch([&] { kernel_launch(kernel_chosen, x, y, shape); benchmark::DoNotOptimize(kernel_key(x, y, shape)); });
+      case 3:
+        return time_batch([&] {
+          benchmark::DoNotOptimize(kernel_key(x, y, shape));
+          benchmark::DoNotOptimize(disttune::ContextualAutotuner::active());
+          kernel_launch(kernel_chosen, x, y, shape);
         });
-    print_repeat(r, figures);
-  }
+      case 4:
+        return time_batch([&] {
+          const std::string text = disttune::canonical_json(disttune::describe(kernel_key(x, y, shape)));
+          benchmark::DoNotOptimize(text.data());
+          kernel_launch(kernel_chosen, x, y, shape);
+        });
+      default:
+        return time_batch([&] {
+          const std::string text = disttune::canonical_json(disttune::describe(kernel_key(x, y, shape)));
+          kernel_launch(kernel.spec().configs[*kernel.state().cached_index(text, kernel.candidates())], x, y,
+                        shape);
+        });
+    }
+  });
   return 0;
 }
