@@ -14,8 +14,10 @@ namespace disttune::detail {
 
 /// Key -> entry map that readers search without a lock: each insert publishes a new
 /// immutable snapshot (an open-addressing table, power-of-two sized, so a lookup is a hash,
-/// a mask and a compare); old snapshots live as long as the cache (keys are few), so a
-/// snapshot's address names one state of the cache, and an entry found stays readable.
+/// a mask and a compare); old snapshots live as long as the cache, so a snapshot's address
+/// names one state of the cache, and an entry found stays readable. That costs one table per
+/// insert: keys are few (Autotuned inserts once per key; KeyMemo once per key and again per
+/// key launched after each epoch change).
 /// Writers hold a mutex of the owner's; readers take none.
 template <class Key, class Entry>
 class HitCache {

@@ -25,8 +25,7 @@ struct Measurement {
   std::string baseline;
   /// The strategy's own named parameters (as nvbench's criterion params), values as text,
   /// e.g. {{"effort", "quick"}, {"seed", "7"}} for search, {{"max_noise", "0.01"}} for
-  /// converge (whose max_noise, min_time_ms and budget_ms were fields of Measurement
-  /// before). Each strategy declares its names with defaults and refuses any other name or
+  /// converge. Each strategy declares its names with defaults and refuses any other name or
   /// a bad value with InvalidSetting when it is made; "seed" (an unsigned integer, default
   /// 0, the same on every rank) is taken by every built-in strategy (docs/strategies.md
   /// has the table of who owns which). Empty: the strategy's defaults.

@@ -155,7 +155,7 @@ void register_strategy(const std::string& name, StrategyFactory factory);
 /// StrategyOption::seed() to take the seed): any other name, or a value an option does not
 /// accept, is InvalidSetting when the strategy is made, and the factory's
 /// measurement.strategy_options are as read_declared_options reads them (every option given
-/// or defaulted, one canonical text each, which std::stod or std::stoll read). Throws
+/// or defaulted, one canonical text each, which std::stod reads, or std::stoll, or std::stoull for the seed). Throws
 /// std::invalid_argument, besides the above, for two options of one name or a default its
 /// option does not accept.
 void register_strategy(const std::string& name, std::vector<StrategyOption> options,

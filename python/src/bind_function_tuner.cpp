@@ -16,7 +16,6 @@
 #include "bindings.hpp"
 #include "disttune/config.hpp"
 #include "disttune/function_tuner.hpp"
-#include "disttune/settings.hpp"
 #include "disttune/store.hpp"
 #include "function_options.hpp"
 #include "interrupt_guard.hpp"

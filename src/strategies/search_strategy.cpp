@@ -61,7 +61,6 @@ class SearchStrategy final : public Strategy {
   SearchStrategy(const Measurement& measurement, const std::string& name, bool modelled)
       : measurement_(measurement), modelled_(modelled) {
     const detail::StrategyOptions options(measurement, name, detail::search_options());
-    (void)make_converge_strategy(detail::race_settings(measurement));  // a bad race parameter fails now
     const std::string& level = options.text("effort");
     for (const Effort& effort : kEfforts) {
       if (level == effort.name) effort_ = effort;

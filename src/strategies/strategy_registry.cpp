@@ -96,6 +96,14 @@ Entry entry_of(const std::string& name) {
   return *found;
 }
 
+/// The options strategy `name` (registered as `entry`) is made with: as read_declared_options
+/// reads them where it declares its options, else as given.
+std::map<std::string, std::string> options_of(const std::string& name, const Entry& entry,
+                                              const Measurement& measurement) {
+  if (!entry.declared) return measurement.strategy_options;
+  return read_declared_options(name, *entry.declared, measurement.strategy_options);
+}
+
 }  // namespace
 
 void register_strategy(const std::string& name, StrategyFactory factory) {
@@ -119,9 +127,7 @@ std::unique_ptr<Strategy> make_strategy(const Measurement& measurement) {
   const std::string name = strategy_name(measurement);
   const Entry entry = entry_of(name);
   Measurement effective = measurement;
-  if (entry.declared)
-    effective.strategy_options =
-        read_declared_options(name, *entry.declared, measurement.strategy_options);
+  effective.strategy_options = options_of(name, entry, measurement);
   std::unique_ptr<Strategy> strategy = entry.factory(effective);
   if (!strategy)
     throw std::logic_error("disttune: strategy '" + name + "' factory returned nothing");
@@ -130,9 +136,7 @@ std::unique_ptr<Strategy> make_strategy(const Measurement& measurement) {
 
 std::map<std::string, std::string> effective_strategy_options(const Measurement& measurement) {
   const std::string name = strategy_name(measurement);
-  const Entry entry = entry_of(name);
-  if (!entry.declared) return measurement.strategy_options;
-  return read_declared_options(name, *entry.declared, measurement.strategy_options);
+  return options_of(name, entry_of(name), measurement);
 }
 
 std::string strategy_name(const Measurement& measurement) {
