@@ -5,7 +5,8 @@ A file may include the public headers (include/disttune/) owned by its own layer
 layer it may use, and the private headers of those layers by their layer path
 ("store/stored_choice.hpp"); a bare private name ("stored_choice.hpp") is refused under src/.
 The table itself is checked too: layers listed lowest first, each using only layers below it,
-every public header owned by exactly one layer, every source folder of src/ a layer.
+every public header owned by exactly one layer, every source folder of src/ a layer; and
+ARCHITECTURE.md's layer table must say what src/layers.json says (names, uses, headers).
 Exits 1 naming each break (file:line, what it includes, which rule); 0 when all hold.
 """
 from __future__ import annotations
@@ -127,6 +128,54 @@ def check_file(table: Table, path: Path) -> list[str]:
     return found
 
 
+def cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def names(cell: str) -> set[str]:
+    """A cell's comma-separated names ("-": none)."""
+    return {name.strip() for name in cell.split(",") if name.strip() not in ("", "-")}
+
+
+def architecture_problems(table: Table) -> list[str]:
+    """Where ARCHITECTURE.md's table (| layer | may use | public headers it owns |) and
+    src/layers.json differ. A row may name several layers; its "may use" is then prose and
+    only its headers are compared."""
+    path = table.root / "ARCHITECTURE.md"
+    if not path.is_file():
+        return ["ARCHITECTURE.md: missing (its layer table must say what src/layers.json says)"]
+    lines = path.read_text(encoding="utf-8").splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("| layer | may use")), None)
+    if start is None:
+        return ["ARCHITECTURE.md: no layer table (a line starting '| layer | may use')"]
+    found: list[str] = []
+    described: set[str] = set()
+    headers_named: set[str] = set()
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        row = cells(line)
+        layers, uses, headers = names(row[0]), row[1], names(row[2])
+        headers_named |= headers
+        for name in sorted(layers - set(table.by_name)):
+            found.append(f"ARCHITECTURE.md: layer '{name}' is not in src/layers.json")
+        described |= layers
+        if len(layers) == 1 and layers <= set(table.by_name):
+            layer = table.by_name[next(iter(layers))]
+            if names(uses) != set(layer["uses"]):
+                found.append(f"ARCHITECTURE.md: layer '{layer['name']}' may use {uses}; "
+                             f"src/layers.json says {', '.join(layer['uses']) or '-'}")
+            owned = {Path(header).stem for header in layer["headers"]}
+            if headers != owned:
+                found.append(f"ARCHITECTURE.md: layer '{layer['name']}' owns {row[2]}; "
+                             f"src/layers.json says {', '.join(sorted(owned)) or '-'}")
+    for name in sorted(set(table.by_name) - described):
+        found.append(f"ARCHITECTURE.md: layer '{name}' of src/layers.json is not in its table")
+    for header in sorted({Path(h).stem for h in table.header_owner} - headers_named):
+        found.append(f"ARCHITECTURE.md: public header '{header}' is not in its layer table")
+    return found
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent,
@@ -135,6 +184,7 @@ def main() -> int:
     root = args.root.resolve()
     table = Table(root, json.loads((root / "src/layers.json").read_text(encoding="utf-8")))
     problems = table.problems()
+    problems += architecture_problems(table)
     checked = 0
     for top in ("src", "tools", "python/src"):
         for path in sorted((root / top).rglob("*")):

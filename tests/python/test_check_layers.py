@@ -25,10 +25,22 @@ def check(root: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(SCRIPT), "--root", str(root)], capture_output=True, text=True)
 
 
+def architecture(table: dict) -> str:
+    """An ARCHITECTURE.md whose layer table says what `table` says, one row per layer."""
+    rows = [
+        f"| {layer['name']} | {', '.join(layer['uses']) or '-'} | "
+        f"{', '.join(Path(h).stem for h in layer['headers']) or '-'} |"
+        for layer in table["layers"]
+    ]
+    return "\n".join(["# Layers", "", "| layer | may use | public headers it owns |", "|---|---|---|", *rows, ""])
+
+
 def house(tmp_path: Path, table: dict = TABLE, **files: str) -> Path:
-    """A tree with the table, a public header per owned name, and `files` (path with / as __)."""
+    """A tree with the table (and ARCHITECTURE.md saying it), a public header per owned name,
+    and `files` (path with / as __)."""
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "layers.json").write_text(json.dumps(table))
+    (tmp_path / "ARCHITECTURE.md").write_text(architecture(table))
     (tmp_path / "include" / "disttune").mkdir(parents=True)
     for layer in table["layers"]:
         for header in layer["headers"]:
@@ -115,3 +127,31 @@ def test_every_public_header_has_an_owner(tmp_path):
     result = check(root)
     assert result.returncode == 1
     assert "include/disttune/stray.hpp: no layer owns it" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "row, message",
+    [
+        pytest.param("| store | util, engine | store |", "layer 'store' may use util, engine; src/layers.json says util",
+                     id="uses"),
+        pytest.param("| store | util | - |", "layer 'store' owns -; src/layers.json says store", id="headers"),
+        pytest.param("| cache | util | store |", "layer 'cache' is not in src/layers.json", id="unknown-layer"),
+    ],
+)
+def test_architecture_md_must_say_what_the_table_says(tmp_path, row, message):
+    root = house(tmp_path)
+    text = (root / "ARCHITECTURE.md").read_text().replace("| store | util | store |", row)
+    (root / "ARCHITECTURE.md").write_text(text)
+    result = check(root)
+    assert result.returncode == 1
+    assert message in result.stderr
+
+
+def test_a_layer_missing_from_architecture_md_is_named(tmp_path):
+    root = house(tmp_path)
+    text = (root / "ARCHITECTURE.md").read_text().replace("| engine | store | tuning |\n", "")
+    (root / "ARCHITECTURE.md").write_text(text)
+    result = check(root)
+    assert result.returncode == 1
+    assert "layer 'engine' of src/layers.json is not in its table" in result.stderr
+    assert "public header 'tuning' is not in its layer table" in result.stderr
