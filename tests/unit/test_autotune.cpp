@@ -50,6 +50,22 @@ class CostTimer final : public Timer {
   std::vector<double> samples_;
 };
 
+/// Rank 0 of two whose peer mirrors it, except that the peer's part of every all_gather is
+/// `peer` when that is set. Every part this rank gathers is appended to `gathered`.
+std::unique_ptr<Communicator> two_ranks(std::vector<std::string>& gathered,
+                                        std::optional<std::string> peer = std::nullopt) {
+  CommunicatorCallbacks callbacks;
+  callbacks.rank = 0;
+  callbacks.size = 2;
+  callbacks.barrier = [](const CollectiveContext&) {};
+  callbacks.all_reduce_max = [](std::span<double>, const CollectiveContext&) {};
+  callbacks.all_gather = [&gathered, peer](const std::string& bytes, const CollectiveContext&) {
+    gathered.push_back(bytes);
+    return std::vector<std::string>{bytes, peer.value_or(bytes)};
+  };
+  return make_callback_communicator(std::move(callbacks));
+}
+
 /// A fresh cache root per test, removed afterwards; env vars restored.
 class AutotuneTest : public ::testing::Test {
  protected:
@@ -101,13 +117,16 @@ class AutotuneTest : public ::testing::Test {
     return total;
   }
 
-  /// Calls `tuned` on rank 0 of `ranks` and expects a RankDisagreement whose text holds
-  /// `difference` and not `unnamed` (when given), raised before any config ran.
-  void expect_refused_before_any_run(Tuned& tuned, Communicator& ranks, const std::string& difference,
+  /// Calls `tuned` as rank 0 of two whose rank 1 sends `peer_part`, and expects a
+  /// RankDisagreement whose text holds `difference` and not `unnamed` (when given), raised
+  /// before any config ran.
+  void expect_refused_before_any_run(Tuned& tuned, const std::string& peer_part, const std::string& difference,
                                      const std::string& unnamed = "") {
+    std::vector<std::string> parts;
+    auto ranks = two_ranks(parts, peer_part);
     const int runs_before = total_runs();
     try {
-      tuned.call({.communicator = &ranks}, 7);
+      tuned.call({.communicator = ranks.get()}, 7);
       ADD_FAILURE() << "ranks that differ in " << difference << " must not tune together";
     } catch (const RankDisagreement& error) {
       const std::string what = error.what();
@@ -149,22 +168,6 @@ class FlushingTimer final : public Timer {
  private:
   CpuTimer clock_;
 };
-
-/// Rank 0 of two whose peer mirrors it, except that the peer's part of every all_gather is
-/// `peer` when that is set. Every part this rank gathers is appended to `gathered`.
-std::unique_ptr<Communicator> two_ranks(std::vector<std::string>& gathered,
-                                        std::optional<std::string> peer = std::nullopt) {
-  CommunicatorCallbacks callbacks;
-  callbacks.rank = 0;
-  callbacks.size = 2;
-  callbacks.barrier = [](const CollectiveContext&) {};
-  callbacks.all_reduce_max = [](std::span<double>, const CollectiveContext&) {};
-  callbacks.all_gather = [&gathered, peer](const std::string& bytes, const CollectiveContext&) {
-    gathered.push_back(bytes);
-    return std::vector<std::string>{bytes, peer.value_or(bytes)};
-  };
-  return make_callback_communicator(std::move(callbacks));
-}
 
 TEST_F(AutotuneTest, AKeyTooLongForARecordIsRefusedBeforeTuning) {
   Autotuned<SpinConfig, std::string, int(int)>::Spec spec;
@@ -465,9 +468,7 @@ TEST_F(AutotuneTest, RanksCompareWhetherTheirTimersFlushL2) {
   Tuned::Spec spec = make(kThree).spec();
   spec.options.timer = std::make_shared<FlushingTimer>();
   Tuned flushing(std::move(spec));
-  std::vector<std::string> flushing_parts;
-  auto mixed_ranks = two_ranks(flushing_parts, plain_parts.front());
-  expect_refused_before_any_run(flushing, *mixed_ranks,
+  expect_refused_before_any_run(flushing, plain_parts.front(),
                                 "rank 1 differs from rank 0 in measurement.flush_l2: false vs true");
 }
 
@@ -494,14 +495,13 @@ TEST_F(AutotuneTest, RanksCompareTheStrategysParametersByValue) {
     EXPECT_NO_THROW(alike.call({.communicator = alike_ranks.get()}, 7));
     ASSERT_FALSE(alike_parts.empty());
     EXPECT_EQ(alike_parts.front().find("5e-3"), std::string::npos) << alike_parts.front();
+    EXPECT_EQ(alike_parts.front(), strict_parts.front());  // the same digest, byte for byte
   }
 
   // The same tuning but this rank's converge stops at 1% noise: the ranks disagree.
   Tuned loose(converge({{"max_noise", "0.01"}}));
-  std::vector<std::string> loose_parts;
-  auto mixed_ranks = two_ranks(loose_parts, strict_parts.front());
   expect_refused_before_any_run(
-      loose, *mixed_ranks,
+      loose, strict_parts.front(),
       R"(rank 1 differs from rank 0 in measurement.strategy_options.max_noise: "0.005" vs "0.01")", "min_time_ms");
 }
 
