@@ -17,26 +17,13 @@ import gc
 import json
 import statistics
 import sys
-import time
 
 from disttune.tune import autotune
-
-BATCH = 200
-
-
-def launcher(x, cfg):
-    return None
+from hit_guard import batch_ns, launcher  # the guard's loop (BATCH calls) and no-op launcher
 
 
 def key_fn(x):
     return x
-
-
-def batch_ns(call) -> float:
-    begin = time.perf_counter_ns()
-    for _ in range(BATCH):
-        call()
-    return (time.perf_counter_ns() - begin) / BATCH
 
 
 def paired(arms: dict, rounds: int) -> dict:

@@ -46,5 +46,5 @@ def register_strategy(
 
 
 def registered_strategies() -> List[str]:
-    """The registered names, built-in ones ("exhaustive", "adaptive") first."""
+    """The registered names, the built-in ones (exhaustive, adaptive, converge, search, random) first."""
     return list(_core.registered_strategies())
