@@ -1,5 +1,6 @@
 // ContextualAutotuner: runs the outer function until its kernels are tuned, then once more.
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <memory>
 #include <stdexcept>
@@ -153,8 +154,11 @@ struct ContextualAutotuner::State {
       log->write(slot->tuning->log_prefix() + " | not launched in the final outer run: left untuned");
     }
     slots.clear();
-    log->write("function: " + function + " | final outer-run: " + std::to_string(run) +
-               " with every best config | outer runs: " + std::to_string(outer_runs));
+    // A run that tuned nothing (every kernel already tuned) logs nothing.
+    if (log->written()) {
+      log->write("function: " + function + " | final outer-run: " + std::to_string(run) +
+                 " with every best config | outer runs: " + std::to_string(outer_runs));
+    }
     return true;
   }
 
@@ -199,6 +203,7 @@ ContextualAutotuner::ContextualAutotuner(std::string function_name, ContextOptio
   }
   s.timer = options.timer ? options.timer : std::make_shared<CpuTimer>();
   s.comm = options.is_dist ? options.communicator : std::make_shared<SingleProcessCommunicator>();
+  s.ledger.keep_digest(s.comm->size() > 1);
   s.log_rank = options.communicator ? options.communicator->rank() : 0;
   if (options.collective_timeout) validate_timeout(*options.collective_timeout, "collective_timeout");
   s.timeout = options.collective_timeout.value_or(default_collective_timeout());
@@ -233,12 +238,14 @@ void ContextualAutotuner::run(const std::function<void()>& outer) {
   s.owner = std::this_thread::get_id();
   s.outer_runs = 0;
   s.slots.clear();
-  s.log = std::make_unique<detail::ContextLog>(s.options.log_dir, s.log_rank);
-  s.log->write("function: " + s.function + " | contextual tuning started " + detail::utc_iso_now() +
-               " | rank " + std::to_string(s.comm->rank()) + " of " + std::to_string(s.comm->size()) +
-               " | n_warmup: " + std::to_string(s.measurement.warmup_runs) +
-               " | n_repeat: " + std::to_string(s.measurement.timed_runs) +
-               " | statistic: " + to_string(s.measurement.statistic) + " | timer: " + s.timer->name());
+  const auto started = std::chrono::system_clock::now();
+  s.log = std::make_unique<detail::ContextLog>(s.options.log_dir, s.log_rank, [&s, started] {
+    return "function: " + s.function + " | contextual tuning started " + detail::utc_iso(started) + " | rank " +
+           std::to_string(s.comm->rank()) + " of " + std::to_string(s.comm->size()) +
+           " | n_warmup: " + std::to_string(s.measurement.warmup_runs) +
+           " | n_repeat: " + std::to_string(s.measurement.timed_runs) +
+           " | statistic: " + to_string(s.measurement.statistic) + " | timer: " + s.timer->name();
+  });
   try {
     for (bool final = false; !final;) {
       s.begin_outer_run();

@@ -18,13 +18,15 @@ void LaunchLedger::clear() {
 
 std::size_t LaunchLedger::record(TuningSlot* slot, const std::string& kernel, const std::string& key,
                                  std::size_t candidate, char kind) {
-  launch_text_ += kernel;
-  launch_text_ += '\x1f';
-  launch_text_ += key;
-  launch_text_ += '\x1f';
-  launch_text_ += std::to_string(candidate);
-  launch_text_ += kind;
-  launch_text_ += '\x1e';
+  if (keep_digest_) {
+    launch_text_ += kernel;
+    launch_text_ += '\x1f';
+    launch_text_ += key;
+    launch_text_ += '\x1f';
+    launch_text_ += std::to_string(candidate);
+    launch_text_ += kind;
+    launch_text_ += '\x1e';
+  }
   launches_.push_back(LaunchRecord{slot, candidate});
   return launches_.size() - 1;
 }
@@ -40,6 +42,6 @@ void LaunchLedger::note_failure(std::size_t ordinal, std::string reason) {
   failure_reason_ = detail::readable_text(reason);  // records, logs and tables need UTF-8
 }
 
-std::string LaunchLedger::digest() const { return sha256_hex(launch_text_); }
+std::string LaunchLedger::digest() const { return keep_digest_ ? sha256_hex(launch_text_) : std::string(); }
 
 }  // namespace disttune::detail

@@ -36,6 +36,9 @@ class LaunchLedger {
  public:
   /// Forgets the previous outer run.
   void clear();
+  /// Whether launches are written into the digest (default yes). One rank has no peer to
+  /// compare with: it keeps no launch text, and digest() is then empty.
+  void keep_digest(bool keep) { keep_digest_ = keep; }
   /// Notes a launch; `kind` is 'c' (cached), 'w' (untimed step) or 't' (timed). Returns its
   /// ordinal in the run.
   std::size_t record(TuningSlot* slot, const std::string& kernel, const std::string& key,
@@ -47,7 +50,8 @@ class LaunchLedger {
 
   const std::vector<LaunchRecord>& launches() const { return launches_; }
   std::size_t size() const { return launches_.size(); }
-  /// SHA-256 hex of what was launched (kernel, key, candidate, kind per launch).
+  /// SHA-256 hex of what was launched (kernel, key, candidate, kind per launch); empty
+  /// when the digest is not kept.
   std::string digest() const;
   /// Ordinals of this run's timer pairs, in order.
   const std::vector<std::size_t>& timed_launches() const { return timed_launches_; }
@@ -59,6 +63,7 @@ class LaunchLedger {
 
  private:
   std::vector<LaunchRecord> launches_;
+  bool keep_digest_ = true;
   std::string launch_text_;
   std::vector<std::size_t> timed_launches_;
   std::optional<std::size_t> failed_launch_;

@@ -22,7 +22,7 @@ Agreed agree_at_checkpoint(Communicator& comm, const ContextMaker& context, cons
   const double ranks = static_cast<double>(comm.size());
   const double checkpoint = static_cast<double>(mine.checkpoint);
   const double launches = static_cast<double>(mine.launches);
-  const double digest = digest_bits(mine.launch_digest);
+  const double digest = mine.launch_digest.empty() ? 0.0 : digest_bits(mine.launch_digest);
   // Each maximum also reduces a negation, which gives the minimum.
   std::array<double, 8> values{
       checkpoint, -checkpoint,
@@ -39,15 +39,15 @@ Agreed agree_at_checkpoint(Communicator& comm, const ContextMaker& context, cons
     agreed.failed_rank = static_cast<int>(code % static_cast<std::uint64_t>(comm.size()));
   }
   if (values[3] > 0.0) agreed.outer_failed_rank = static_cast<int>(values[3]) - 1;
-  const std::string where = " in outer run " + std::to_string(outer_run) + " of '" + context.function + "'";
-  const std::string rule = "; every rank must run the same kernels with the same keys in the same order";
+  const auto where = [&] { return " in outer run " + std::to_string(outer_run) + " of '" + context.function + "'"; };
+  constexpr const char* rule = "; every rank must run the same kernels with the same keys in the same order";
   if (values[0] != -values[1]) {
-    agreed.disagreement = "disttune: ranks are at different points" + where +
+    agreed.disagreement = "disttune: ranks are at different points" + where() +
                           ": some launched a kernel that is being tuned while others finished the run "
                           "(launch counts from " + std::to_string(static_cast<long long>(-values[5])) +
                           " to " + std::to_string(static_cast<long long>(values[4])) + ")" + rule;
   } else if (!agreed.outer_failed_rank && (values[4] != -values[5] || values[6] != -values[7])) {
-    agreed.disagreement = "disttune: ranks made different tunable-kernel launches" + where +
+    agreed.disagreement = "disttune: ranks made different tunable-kernel launches" + where() +
                           " (launch counts from " + std::to_string(static_cast<long long>(-values[5])) +
                           " to " + std::to_string(static_cast<long long>(values[4])) +
                           (values[6] != -values[7] ? "; the kernels, keys or configs launched differ" : "") +

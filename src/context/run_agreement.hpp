@@ -20,7 +20,7 @@ struct Position {
   std::optional<std::size_t> failed_launch;  ///< ordinal of this rank's failed launch, if any
   bool outer_failed = false;   ///< run_end: the outer function threw something of its own
   std::size_t launches = 0;    ///< launches made through the tuner so far in this run
-  std::string launch_digest;   ///< SHA-256 hex of what they were (kernel, key, config, kind)
+  std::string launch_digest;   ///< SHA-256 hex of what they were (kernel, key, config, kind); empty on one rank
 };
 
 /// What every rank learns.

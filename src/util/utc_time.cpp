@@ -28,9 +28,11 @@ std::string iso(const std::tm& parts) {
 
 }  // namespace
 
-std::string utc_iso_now() {
+std::string utc_iso_now() { return utc_iso(std::chrono::system_clock::now()); }
+
+std::string utc_iso(std::chrono::system_clock::time_point at) {
   long microseconds = 0;
-  return iso(utc_now(microseconds));
+  return iso(utc_at(at, microseconds));
 }
 
 std::string utc_iso_in(std::chrono::seconds offset) {

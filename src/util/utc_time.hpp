@@ -9,6 +9,9 @@ namespace disttune::detail {
 /// Now, ISO 8601 in UTC, seconds: "2026-11-29T09:30:00Z".
 std::string utc_iso_now();
 
+/// `at`, in the same form as utc_iso_now().
+std::string utc_iso(std::chrono::system_clock::time_point at);
+
 /// Now plus `offset`, in the same form as utc_iso_now().
 std::string utc_iso_in(std::chrono::seconds offset);
 

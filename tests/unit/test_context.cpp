@@ -582,6 +582,32 @@ TEST_F(Context, TheLogNamesEveryStepAndTheChoiceAndIsAppended) {
   EXPECT_NE(appended.find("key: 9 | best-config-id"), std::string::npos);
 }
 
+TEST_F(Context, ACallWithEveryKernelTunedLogsNothingButAFailureIsLogged) {
+  std::vector<int> ran;
+  Kernel scale = make_scale({{1, 1.5}, {4, 0.25}}, ran);
+  bool fail = false;
+  auto pipeline = make_contextual("pipeline", [&](Buffers& b) {
+    scale(b.x, b.y);
+    if (fail) throw std::runtime_error("outer broke");
+  }, options(1, 1));
+  Buffers buffers(8);
+  pipeline(buffers);
+  const std::string tuned = read_log();
+  ASSERT_NE(tuned.find("final outer-run"), std::string::npos) << tuned;
+  ran.clear();
+  for (int call = 0; call < 3; ++call) pipeline(buffers);
+  EXPECT_EQ(ran, (std::vector<int>{4, 4, 4}));  // the choice ran once per call
+  EXPECT_EQ(read_log(), tuned);                 // and the log did not grow
+  fail = true;
+  EXPECT_THROW(pipeline(buffers), std::runtime_error);
+  const std::string failed = read_log();
+  ASSERT_EQ(failed.substr(0, tuned.size()), tuned);
+  const std::string added = failed.substr(tuned.size());
+  EXPECT_EQ(added.rfind("[rank-0] function: pipeline | contextual tuning started", 0), 0u) << added;
+  EXPECT_NE(added.find("contextual tuning stopped in outer run 0: "), std::string::npos) << added;
+  EXPECT_EQ(added.find("final outer-run"), std::string::npos) << added;
+}
+
 TEST_F(Context, LaunchOutsideItsRunAndBadOptionsAreErrors) {
   ContextualAutotuner tuner("f", options(1, 1));
   KernelTuningState kernel("k");
