@@ -55,6 +55,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -201,6 +202,10 @@ class Store {
 };
 
 /// Reads and writes records under one root, following the rules above. Thread-safe.
+namespace detail {
+class ParsedRecords;
+}  // namespace detail
+
 class DiskStore final : public Store {
  public:
   explicit DiskStore(std::filesystem::path root = default_cache_root(),
@@ -231,7 +236,9 @@ class DiskStore final : public Store {
   std::string where(const RecordId& id) const override { return record_path(id).string(); }
   /// The records of the function's directory (names of 64 hex digits + ".json", read like
   /// read_record(): symbolic links never followed, bad files skipped and left in place);
-  /// none when the directory is refused or absent.
+  /// none when the directory is refused or absent. Every file is read at every call; one
+  /// whose bytes are those it held at the previous call is not parsed again (the store and
+  /// its copies remember the last listing's parses).
   std::vector<Record> records_of(const std::string& function_name, const std::string& function_digest,
                                  const std::string& hardware_digest, std::size_t most) const override;
 
@@ -247,6 +254,7 @@ class DiskStore final : public Store {
  private:
   std::filesystem::path root_;
   std::size_t kept_per_key_;
+  std::shared_ptr<detail::ParsedRecords> parsed_;  ///< the last listing's parses, by file
 };
 
 }  // namespace disttune

@@ -17,6 +17,7 @@
 #include "util/atomic_file.hpp"
 #include "store/cache_dir.hpp"
 #include "store/cache_hygiene.hpp"
+#include "store/parsed_records.hpp"
 #include "record/record_file.hpp"
 #include "disttune/settings.hpp"
 #include "util/unique_fd.hpp"
@@ -189,7 +190,7 @@ void check_record_key(const std::string& key) {
 }
 
 DiskStore::DiskStore(fs::path root, std::size_t kept_per_key)
-    : root_(std::move(root)), kept_per_key_(kept_per_key) {}
+    : root_(std::move(root)), kept_per_key_(kept_per_key), parsed_(std::make_shared<detail::ParsedRecords>()) {}
 
 fs::path DiskStore::function_dir(const std::string& function_name) const {
   if (!is_safe_directory_name(function_name)) {
@@ -266,16 +267,17 @@ std::vector<Record> DiskStore::records_of(const std::string& function_name,
       const bool record_name = name.size() == 64 + 5 && name.ends_with(".json") &&
                                name.find_first_not_of("0123456789abcdef") == 64;
       if (!record_name) continue;
-      const detail::RecordFileBytes read = detail::read_record_file(dir->fd(), name);
+      detail::RecordFileBytes read = detail::read_record_file(dir->fd(), name);
       if (read.problem != detail::RecordFileBytes::Problem::none) continue;
-      RecordRead parsed = parse_record(read.bytes);
-      if (!parsed.record) continue;  // a bad record is the load()'s to set aside, for its key
-      const RecordId& id = parsed.record->id;
+      const std::shared_ptr<const RecordRead> parsed = parsed_->parse(dir->path().string(), name, std::move(read.bytes));
+      if (!parsed->record) continue;  // a bad record is the load()'s to set aside, for its key
+      const RecordId& id = parsed->record->id;
       if (id.function_name == function_name && id.function_digest == function_digest &&
           id.hardware_digest == hardware_digest && id.file_id() + ".json" == name) {
-        records.push_back(std::move(*parsed.record));
+        records.push_back(*parsed->record);
       }
     }
+    parsed_->end_listing(dir->path().string());
   } catch (const std::exception&) {  // a directory that changed under us: what was read
   }
   return records;

@@ -387,6 +387,37 @@ TEST_F(DiskStoreTest, ReplacingARecordKeepsTheOldOne) {
   EXPECT_EQ(entries(root() / "scale").size(), 3u);  // the record and two kept ones, no temp files
 }
 
+// A warm start lists the records at every new key; the listing reuses the parse of a file
+// whose bytes did not change, and must still see every change made between listings.
+TEST_F(DiskStoreTest, RecordsOfSeesEveryChangeSinceTheLastListing) {
+  const std::string function_digest(64, 'f'), hardware_digest(64, 'a');
+  const auto listed = [&] {
+    std::map<std::string, int> ranks_by_key;
+    for (const Record& record : store_.records_of("scale", function_digest, hardware_digest, 16)) {
+      ranks_by_key[record.id.key] = record.ranks;
+    }
+    return ranks_by_key;
+  };
+  std::vector<Record> records;
+  for (int n = 1; n <= 3; ++n) {
+    records.push_back(sample_record("scale", "{\"n\":" + std::to_string(n) + "}"));
+    records.back().ranks = 2;
+    ASSERT_TRUE(store_.save(records.back()).has_value());
+  }
+  EXPECT_EQ(listed(), (std::map<std::string, int>{{"{\"n\":1}", 2}, {"{\"n\":2}", 2}, {"{\"n\":3}", 2}}));
+  EXPECT_EQ(listed(), (std::map<std::string, int>{{"{\"n\":1}", 2}, {"{\"n\":2}", 2}, {"{\"n\":3}", 2}}));
+
+  records[1].ranks = 4;  // replaced: same name, same size
+  ASSERT_TRUE(store_.save(records[1]).has_value());
+  fs::remove(record_file(records[2]));
+  write_file(record_file(records[0]), "{\"schema\": 1,");  // now unreadable: skipped, left in place
+  EXPECT_EQ(listed(), (std::map<std::string, int>{{"{\"n\":2}", 4}}));
+  EXPECT_TRUE(fs::exists(record_file(records[0])));
+
+  ASSERT_TRUE(store_.save(records[0]).has_value());  // the same bytes it had at the first listing
+  EXPECT_EQ(listed(), (std::map<std::string, int>{{"{\"n\":1}", 2}, {"{\"n\":2}", 4}}));
+}
+
 // tests/unit/data/record_schema1.json was written outside this build (by Python's json
 // module, byte-identical to the store's output), with its name computed there too.
 TEST_F(DiskStoreTest, ReadsARecordWrittenByAnotherBuild) {
