@@ -57,6 +57,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -191,12 +192,14 @@ class Store {
   virtual std::string where(const RecordId& id) const = 0;
   /// The valid records of every key of `function_name` with this function digest and
   /// hardware digest (each read by parse_record, its identity checked), at most `most`,
-  /// for a warm start. Never throws; the default (a store that cannot list): none.
+  /// for a warm start; those whose RecordId::file_id() is in `known` (the caller has them
+  /// already) are neither read nor returned. Never throws; the default (a store that cannot
+  /// list): none.
   virtual std::vector<Record> records_of(const std::string& function_name,
                                          const std::string& function_digest,
-                                         const std::string& hardware_digest,
-                                         std::size_t most) const {
-    (void)function_name, (void)function_digest, (void)hardware_digest, (void)most;
+                                         const std::string& hardware_digest, std::size_t most,
+                                         const std::set<std::string>& known) const {
+    (void)function_name, (void)function_digest, (void)hardware_digest, (void)most, (void)known;
     return {};
   }
 };
@@ -240,7 +243,8 @@ class DiskStore final : public Store {
   /// whose bytes are those it held at the previous call is not parsed again (the store and
   /// its copies remember the last listing's parses).
   std::vector<Record> records_of(const std::string& function_name, const std::string& function_digest,
-                                 const std::string& hardware_digest, std::size_t most) const override;
+                                 const std::string& hardware_digest, std::size_t most,
+                                 const std::set<std::string>& known) const override;
 
   /// Why the engine refuses the root or the directory of `function_name` (symbolic link,
   /// another owner, writable by others, not a directory), or nullopt when it would use it

@@ -254,7 +254,8 @@ std::optional<Record> DiskStore::load(const RecordId& id) const {
 
 std::vector<Record> DiskStore::records_of(const std::string& function_name,
                                           const std::string& function_digest,
-                                          const std::string& hardware_digest, std::size_t most) const {
+                                          const std::string& hardware_digest, std::size_t most,
+                                          const std::set<std::string>& known) const {
   std::vector<Record> records;
   try {
     if (!is_safe_directory_name(function_name)) return records;
@@ -266,7 +267,7 @@ std::vector<Record> DiskStore::records_of(const std::string& function_name,
       const std::string name = entry->path().filename().string();
       const bool record_name = name.size() == 64 + 5 && name.ends_with(".json") &&
                                name.find_first_not_of("0123456789abcdef") == 64;
-      if (!record_name) continue;
+      if (!record_name || known.contains(name.substr(0, 64))) continue;
       detail::RecordFileBytes read = detail::read_record_file(dir->fd(), name);
       if (read.problem != detail::RecordFileBytes::Problem::none) continue;
       const std::shared_ptr<const RecordRead> parsed = parsed_->parse(dir->path().string(), name, std::move(read.bytes));

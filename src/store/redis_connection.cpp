@@ -82,7 +82,7 @@ void RedisConnection::wait(short events, Clock::time_point deadline, const char*
   }
 }
 
-RedisReply RedisConnection::command(std::initializer_list<std::string_view> arguments) {
+RedisReply RedisConnection::command(std::span<const std::string_view> arguments) {
   const Clock::time_point deadline = Clock::now() + timeout_;
   std::vector<const char*> texts;
   std::vector<std::size_t> sizes;

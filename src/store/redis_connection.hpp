@@ -6,6 +6,7 @@
 #include <chrono>
 #include <initializer_list>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string_view>
 
@@ -44,7 +45,10 @@ class RedisConnection {
   /// server's answer) within one timeout from the call, however the server paces its bytes.
   /// Throws RedisFault if the whole reply did not come in time, the reply exceeds the
   /// bounds (refused as soon as it announces that) or the connection broke.
-  RedisReply command(std::initializer_list<std::string_view> arguments);
+  RedisReply command(std::span<const std::string_view> arguments);
+  RedisReply command(std::initializer_list<std::string_view> arguments) {
+    return command(std::span<const std::string_view>(arguments.begin(), arguments.size()));
+  }
 
  private:
   using Clock = std::chrono::steady_clock;

@@ -23,6 +23,23 @@ if size > tonumber(ARGV[1]) then return size end
 return redis.call('GET', KEYS[1])
 )lua";
 
+// GET of every key (KEYS) within one size limit for all of them, ARGV[1]: per key its
+// value, or nil when it is absent, empty or of another type, or when it would take the
+// reply past the limit (a warm start then goes without it).
+constexpr const char* kReadEachScript = R"lua(
+local values, total, limit = {}, 0, tonumber(ARGV[1])
+for i, key in ipairs(KEYS) do
+  local size = redis.pcall('STRLEN', key)
+  if type(size) == 'number' and size > 0 and total + size <= limit then
+    values[i] = redis.call('GET', key)
+    total = total + size
+  else
+    values[i] = false
+  end
+end
+return values
+)lua";
+
 // The version of a key's value, defined in both scripts below: 'absent', 'another type',
 // 'oversized' (longer than ARGV[1]: never kept, so never read or hashed) or the SHA-1 of
 // the value, which is then returned too.
@@ -59,8 +76,10 @@ const std::string kSwap = std::string(kVersionFunction) + kSwapScript;
 // tries (each is two short commands).
 constexpr int kWriteAttempts = 64;
 
-// The most a reply may hold: a value of the reader's size limit plus the protocol around it.
-// 64 elements per array: a SCAN page (records_of asks for 8 keys; Redis may return a few more).
+// The most a reply may hold: a value of the reader's size limit plus the protocol around it
+// (kReadEachScript keeps a page's values within that limit together; each adds under 32
+// bytes of protocol). 64 elements per array: a SCAN page, and the values of one (records_of
+// asks for 8 keys; Redis may return a few more).
 constexpr RedisReplyBounds kReplyBounds{64, kMaxRecordBytes + 4096};
 
 std::string reply_error(const redisReply& reply) { return std::string(reply.str, reply.len); }
@@ -136,7 +155,7 @@ void RedisStore::give_up(const std::string& why) const {
        "; using the local store alone from now on");
 }
 
-RedisReply RedisStore::call(std::initializer_list<std::string_view> arguments) const {
+RedisReply RedisStore::call(std::span<const std::string_view> arguments) const {
   RedisConnection* redis = connection();
   if (!redis) return nullptr;
   RedisReply reply;
@@ -193,32 +212,47 @@ std::optional<Record> RedisStore::load(const RecordId& id) const {
 
 std::vector<Record> RedisStore::records_of(const std::string& function_name,
                                            const std::string& function_digest,
-                                           const std::string& hardware_digest, std::size_t most) const {
+                                           const std::string& hardware_digest, std::size_t most,
+                                           const std::set<std::string>& known_file_ids) const {
   std::vector<Record> records;
-  const std::string pattern = glob_literal(options_.prefix + function_name + "/") + "*";
+  const std::string listing = options_.prefix + function_name + "/";
+  const std::string pattern = glob_literal(listing) + "*";
   std::lock_guard lock(mutex_);
   std::string cursor = "0";
   do {
     // A small COUNT keeps each page's array within the reply bounds (kReplyBounds).
     const RedisReply page = call({"SCAN", cursor, "MATCH", pattern, "COUNT", "8"});
-    if (!page) return records;  // gave up: warned once
-    const auto keys = scan_page(*page);
-    if (!keys) return records;
+    const auto keys = page ? scan_page(*page) : std::nullopt;
+    if (!keys) break;  // gave up (warned once), or a malformed page
     cursor = keys->first;
+    std::vector<std::string> names;  // the page's keys the caller lacks, up to `most` in all
     for (const std::string& name : keys->second) {
-      if (records.size() >= most) return records;
-      const RedisReply value = call({"EVAL", kReadScript, "1", name, std::to_string(kMaxRecordBytes)});
-      if (!value) return records;
-      if (value->type != REDIS_REPLY_STRING) continue;
-      RecordRead read = parse_record(std::string_view(value->str, value->len));
-      if (!read.record) continue;  // load() of that key warns about it
-      const RecordId& id = read.record->id;
+      const bool known = name.size() > listing.size() && known_file_ids.contains(name.substr(listing.size()));
+      if (!known && records.size() + names.size() < most) names.push_back(name);
+    }
+    if (names.empty()) continue;
+    // One round trip for the page's values.
+    const std::string count = std::to_string(names.size()), limit = std::to_string(kMaxRecordBytes);
+    std::vector<std::string_view> command{"EVAL", kReadEachScript, count};
+    command.insert(command.end(), names.begin(), names.end());
+    command.push_back(limit);
+    const RedisReply values = call(command);
+    if (!values) break;  // gave up: warned once
+    if (values->type != REDIS_REPLY_ARRAY || values->elements != names.size()) continue;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const redisReply& value = *values->element[i];
+      if (value.type != REDIS_REPLY_STRING) continue;
+      // Parsed again only when the value changed since the last listing.
+      const auto read = parsed_.parse(listing, names[i], std::string(value.str, value.len));
+      if (!read->record) continue;  // load() of that key warns about it
+      const RecordId& id = read->record->id;
       if (id.function_name == function_name && id.function_digest == function_digest &&
-          id.hardware_digest == hardware_digest && key(id) == name) {
-        records.push_back(std::move(*read.record));
+          id.hardware_digest == hardware_digest && key(id) == names[i]) {
+        records.push_back(*read->record);
       }
     }
-  } while (cursor != "0");
+  } while (records.size() < most && cursor != "0");
+  parsed_.end_listing(listing);
   return records;
 }
 

@@ -6,12 +6,15 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "disttune/redis_store.hpp"
 #include "disttune/store.hpp"
+#include "store/parsed_records.hpp"
 #include "store/redis_connection.hpp"
 #include "store/redis_url.hpp"
 
@@ -36,7 +39,8 @@ class RedisStore final : public Store {
   /// The records under <prefix><function name>/ (SCAN, then each value read like load()'s,
   /// a bad one skipped); none after a fault.
   std::vector<Record> records_of(const std::string& function_name, const std::string& function_digest,
-                                 const std::string& hardware_digest, std::size_t most) const override;
+                                 const std::string& hardware_digest, std::size_t most,
+                                 const std::set<std::string>& known) const override;
 
   /// The key of `id`: <prefix><function name>/<file id>.
   std::string key(const RecordId& id) const;
@@ -49,7 +53,10 @@ class RedisStore final : public Store {
   // Warns once, closes the connection and answers misses from now on. Call locked.
   void give_up(const std::string& why) const;
   // One command; nullptr after a fault (the store gave up). Call locked.
-  RedisReply call(std::initializer_list<std::string_view> arguments) const;
+  RedisReply call(std::span<const std::string_view> arguments) const;
+  RedisReply call(std::initializer_list<std::string_view> arguments) const {
+    return call(std::span<const std::string_view>(arguments.begin(), arguments.size()));
+  }
   // Whether the stored value `held` is a record that `record` must not replace.
   bool keeps(std::string_view held, const Record& record) const;
 
@@ -58,6 +65,7 @@ class RedisStore final : public Store {
   mutable std::mutex mutex_;
   mutable std::unique_ptr<RedisConnection> connection_;
   mutable bool gave_up_ = false;
+  mutable ParsedRecords parsed_;  ///< records_of's last listing's parses, by Redis key
 };
 
 }  // namespace disttune::detail

@@ -29,13 +29,15 @@ std::optional<TwoLevelStore::Found> TwoLevelStore::find(const RecordId& id,
 std::vector<Record> TwoLevelStore::records_of(const RecordId& like, std::size_t most) const {
   std::vector<Record> records;
   if (local_) {
-    records = local_->records_of(like.function_name, like.function_digest, like.hardware_digest, most);
+    records = local_->records_of(like.function_name, like.function_digest, like.hardware_digest, most, {});
   }
   if (!shared_) return records;
-  std::set<std::string> keys;
-  for (const Record& record : records) keys.insert(record.id.key);
-  for (Record& record : shared_->records_of(like.function_name, like.function_digest, like.hardware_digest, most)) {
-    if (!keys.contains(record.id.key)) records.push_back(std::move(record));
+  // The shared store's records of keys the directory lacks (its own copies are not fetched).
+  std::set<std::string> known;
+  for (const Record& record : records) known.insert(record.id.file_id());
+  for (Record& record :
+       shared_->records_of(like.function_name, like.function_digest, like.hardware_digest, most, known)) {
+    records.push_back(std::move(record));
   }
   return records;
 }

@@ -45,8 +45,8 @@ class TwoLevelStore {
                                             bool job_writer) const;
 
   /// The records of the function's other keys for a warm start (Store::records_of): the
-  /// local directory's, then the shared store's of keys the directory lacks; at most `most`
-  /// read from each store.
+  /// local directory's, then the shared store's of keys the directory lacks (those it has
+  /// are not fetched); at most `most` from each store.
   std::vector<Record> records_of(const RecordId& like, std::size_t most) const;
 
   /// Whether any store is configured.

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -187,6 +189,42 @@ TEST(RedisStore, AValueOverTheSizeLimitIsNotFetched) {
   EXPECT_FALSE(store.load(record.id));
   const std::string warnings = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(warnings.find("larger than 67108864 bytes"), std::string::npos) << warnings;
+}
+
+// A warm start lists the records of the function's other keys at every new key: the keys
+// the caller already has are not fetched, and a value changed since the last listing (whose
+// parse the store reuses while a value is unchanged) is seen at once.
+TEST(RedisStore, RecordsOfSkipsKnownKeysAndSeesEveryChange) {
+  RedisServer server;
+  const RedisStore store(options_for(server.url()));
+  std::vector<Record> records;
+  for (int n = 1; n <= 3; ++n) {
+    records.push_back(sample_record("scale", "{\"n\":" + std::to_string(n) + "}"));
+    records.back().ranks = 2;
+    ASSERT_TRUE(store.write(records.back()));
+  }
+  const auto listed = [&](const std::set<std::string>& known) {
+    std::map<std::string, int> ranks_by_key;
+    for (const Record& record : store.records_of("scale", records[0].id.function_digest,
+                                                 records[0].id.hardware_digest, 16, known)) {
+      ranks_by_key[record.id.key] = record.ranks;
+    }
+    return ranks_by_key;
+  };
+  const std::map<std::string, int> all{{"{\"n\":1}", 2}, {"{\"n\":2}", 2}, {"{\"n\":3}", 2}};
+  EXPECT_EQ(listed({}), all);
+  EXPECT_EQ(listed({}), all);
+  EXPECT_EQ(listed({records[0].id.file_id(), records[2].id.file_id()}),
+            (std::map<std::string, int>{{"{\"n\":2}", 2}}));
+
+  Record replaced = records[1];
+  replaced.ranks = 4;
+  replaced.created_utc = "2099-01-01T00:00:00Z";  // newer than the stored one, so written
+  server.command({"SET", store.key(replaced.id), record_to_json(replaced).dump()});
+  server.command({"DEL", store.key(records[2].id)});
+  server.command({"SET", store.key(records[0].id), "{\"schema\": 1,"});
+  server.command({"HSET", "test:scale/" + std::string(64, 'e'), "field", "value"});  // another type
+  EXPECT_EQ(listed({}), (std::map<std::string, int>{{"{\"n\":2}", 4}}));
 }
 
 TEST(RedisStore, AnOlderRecordNeverReplacesANewerOne) {
