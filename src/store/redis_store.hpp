@@ -40,7 +40,7 @@ class RedisStore final : public Store {
   /// a bad one skipped); none after a fault.
   std::vector<Record> records_of(const std::string& function_name, const std::string& function_digest,
                                  const std::string& hardware_digest, std::size_t most,
-                                 const std::set<std::string>& known) const override;
+                                 const std::set<std::string>& known_file_ids) const override;
 
   /// The key of `id`: <prefix><function name>/<file id>.
   std::string key(const RecordId& id) const;
