@@ -40,6 +40,8 @@ def check_triton_version(
 def install() -> None:
     """Wraps Autotuner.run once per process (imports Triton; checks its version first)."""
     global _original_run
+    if _original_run is not None:  # installed: no import, no lock (it is never uninstalled)
+        return
     import triton
     from triton.runtime.autotuner import Autotuner
 
@@ -134,20 +136,46 @@ def _unrunnable_of(kernel: Any) -> _resources.Unrunnable:
     return unrunnable
 
 
+def _known_keys_of(kernel: Any) -> dict[tuple, "_KernelKey"]:
+    """The kernel's keys met by earlier contextual calls (Triton key -> _KernelKey)."""
+    known = getattr(kernel, "_disttune_keys", None)
+    if known is None:
+        known = {}
+        kernel._disttune_keys = known
+    return known
+
+
 class _KernelKey:
-    """What a session knows of one kernel and key: its pruned configs and their texts, and
-    their compiles while they are tuned."""
+    """What contextual calls know of one kernel and key: its pruned configs and their texts,
+    their compiles while they are tuned, and the engine's choice among them while the
+    kernel's state says it holds (its epoch is unchanged)."""
 
     def __init__(self, kernel: Any, key: tuple, args: tuple, kwargs: dict) -> None:
         self.kernel = kernel
         self.key = key
         self.configs = kernel.prune_configs(kwargs)
         self.texts = [_config_text(kernel, config) for config in self.configs]
+        self.candidates = _core.CandidateTexts(self.texts)
         self.key_text = _key_text(key)
         self.state = _state_of(kernel)
         self.signature = _resources.dtype_signature(args, kwargs)
         self.unrunnable = _unrunnable_of(kernel)
         self.compiles: dict[int, Any] = {}  # config index -> Triton FutureKernel, until awaited
+        self._index: Optional[int] = None  # the cached choice, read at state epoch _epoch
+        self._epoch = -1
+
+    @classmethod
+    def of(cls, kernel: Any, key: tuple, args: tuple, kwargs: dict) -> "_KernelKey":
+        """The kernel's known entry for `key` while its choice holds (as Triton, a cache hit
+        neither prunes nor encodes the configs again), else a new one (pruned for these
+        arguments) that later calls reuse once it is chosen."""
+        known = _known_keys_of(kernel)
+        entry = known.get(key)
+        if entry is not None and entry.chosen_index() is not None:
+            return entry
+        entry = cls(kernel, key, args, kwargs)
+        known[key] = entry
+        return entry
 
     def ready(self, index: int) -> None:
         """Waits for config `index`'s background compile, then raises (failing the candidate
@@ -165,8 +193,19 @@ class _KernelKey:
             self.unrunnable.remember(self.texts[index], self.signature, problem)
             raise _core.EngineError(problem)
 
+    def chosen_index(self) -> Optional[int]:
+        """The index of the engine's cached choice for this key, read from the engine only
+        when the state's epoch moved since the last answer (a choice replaced, the cache
+        emptied) or there was no choice yet."""
+        epoch = self.state.epoch()  # before the cache is read, as the engine's own kernels do
+        if self._index is not None and epoch == self._epoch:
+            return self._index
+        self._index = self.state.cached_index(self.key_text, self.candidates)
+        self._epoch = epoch
+        return self._index
+
     def chosen(self) -> Optional[Any]:
-        index = self.state.cached_index(self.key_text, self.texts)
+        index = self.chosen_index()
         return None if index is None else self.configs[index]
 
 
@@ -188,11 +227,11 @@ class Session:
         key = _triton_key(kernel, args, kwargs)
         seen = self.seen.get((id(kernel), key))
         if seen is None:
-            seen = _KernelKey(kernel, key, args, kwargs)
+            seen = _KernelKey.of(kernel, key, args, kwargs)
             self.seen[(id(kernel), key)] = seen
-            if seen.chosen() is None and len(seen.configs) > 1:
+            if seen.chosen_index() is None and len(seen.configs) > 1:
                 self._compile_all(seen, args, kwargs)
-        tuning = seen.chosen() is None
+        tuning = seen.chosen_index() is None
         result = []
         interrupted: list[BaseException] = []
 
@@ -209,12 +248,14 @@ class Session:
                 seen.ready(index)
             config = seen.configs[index]
             current = dict(kwargs, **config.all_kwargs())
+            if not tuning:
+                if config.pre_hook is not None:
+                    config.pre_hook({**kernel.nargs, **current})
+                result.append(kernel.fn.run(*args, **current))
+                return
             full_nargs = {**kernel.nargs, **current}
             if config.pre_hook is not None:
                 config.pre_hook(full_nargs)
-            if not tuning:
-                result.append(kernel.fn.run(*args, **current))
-                return
             # A tuning run: the kernel's own hooks (reset_to_zero, restore_value, pre/post_hook)
             # surround it, as in Triton's benchmark.
             kernel.pre_hook(full_nargs)
@@ -226,7 +267,7 @@ class Session:
             kernel.post_hook(full_nargs, exception=None)
 
         try:
-            self.tuner.launch(seen.state, seen.key_text, seen.texts, launch_one)
+            self.tuner.launch(seen.state, seen.key_text, seen.candidates, launch_one)
         finally:
             kernel.nargs = None
         if interrupted:
@@ -254,6 +295,8 @@ class Session:
         if self.compile_pool is not None:
             self.compile_pool.shutdown(wait=False, cancel_futures=True)
             self.compile_pool = None
+            for seen in self.seen.values():
+                seen.compiles.clear()  # this call's pool's: a later call starts its own
 
     def _publish(self, seen: _KernelKey) -> None:
         config = seen.chosen()
