@@ -155,6 +155,7 @@ class _KernelKey:
         self.key = key
         self.configs = kernel.prune_configs(kwargs)
         self.texts = [_config_text(kernel, config) for config in self.configs]
+        self.launch_kwargs = [config.all_kwargs() for config in self.configs]  # all_kwargs(), made once
         self.candidates = _core.CandidateTexts(self.texts)
         self.key_text = _key_text(key)
         self.state = _state_of(kernel)
@@ -231,7 +232,8 @@ class Session:
             self.seen[(id(kernel), key)] = seen
             if seen.chosen_index() is None and len(seen.configs) > 1:
                 self._compile_all(seen, args, kwargs)
-        tuning = seen.chosen_index() is None
+        chosen = seen.chosen_index()
+        tuning = chosen is None
         result = []
         interrupted: list[BaseException] = []
 
@@ -247,7 +249,7 @@ class Session:
             if tuning:
                 seen.ready(index)
             config = seen.configs[index]
-            current = dict(kwargs, **config.all_kwargs())
+            current = dict(kwargs, **seen.launch_kwargs[index])
             if not tuning:
                 if config.pre_hook is not None:
                     config.pre_hook({**kernel.nargs, **current})
@@ -273,7 +275,7 @@ class Session:
         if interrupted:
             raise interrupted[0]
         if not tuning:
-            self._publish(seen)
+            _publish(seen, seen.configs[chosen])
         return result[0] if result else None
 
     def _compile_all(self, seen: _KernelKey, args: tuple, kwargs: dict) -> None:
@@ -298,13 +300,15 @@ class Session:
             for seen in self.seen.values():
                 seen.compiles.clear()  # this call's pool's: a later call starts its own
 
-    def _publish(self, seen: _KernelKey) -> None:
-        config = seen.chosen()
-        if config is not None:
-            seen.kernel.cache[seen.key] = config
-            seen.kernel.best_config = config
-
     def publish_all(self) -> None:
         """After the call: every kernel's cache holds its choice and best_config is set."""
         for seen in self.seen.values():
-            self._publish(seen)
+            config = seen.chosen()
+            if config is not None:
+                _publish(seen, config)
+
+
+def _publish(seen: _KernelKey, config: Any) -> None:
+    """Makes `config` the kernel's choice for the key, as Triton's Autotuner keeps it."""
+    seen.kernel.cache[seen.key] = config
+    seen.kernel.best_config = config
