@@ -1,18 +1,22 @@
 """Per-call cost of a contextual_autotune function after its kernels are tuned (CPU).
 
 Triton runs in its interpreter (TRITON_INTERPRET=1, set here before Triton is imported: the
-only way to run Triton without a GPU), so a kernel launch itself costs tens of microseconds
+only way to run Triton without a GPU), so a kernel launch itself costs most of a millisecond
 and the figure that matters is the difference against the same kernels called through plain
 triton.autotune after it tuned (its hit: the key and one dict read). Pairs, each timed in
 rounds of BATCH calls, the pair's order alternating by round; a pair's figures are the
 medians of its rounds, "extra" the median of the per-round differences:
   no kernel    the plain function             vs  the contextual call;
   1 launch     a 32-config triton.autotune kernel launched once per call, plain vs contextual;
-  4 launches   four such kernels, one launch each, plain vs contextual.
+  4 launches   four such kernels, one launch each, plain vs contextual;
+then the launch rows again with the interpreter's launch replaced by a no-op on both sides
+("no-op run"), which leaves the launch paths alone, without the interpreter's noise.
 
     python bench/python/contextual_overhead.py [--rounds N] [--profile]
 
---profile prints cProfile's entries of disttune's own functions (and Triton's Autotuner.run, which\nthe hook replaces) for 500 cached contextual calls of each case.
+--profile prints cProfile's entries of disttune's own functions (and Triton's Autotuner.run,
+which the hook replaces) for 500 cached contextual calls of each case, then the engine's own
+run() per call (C++, which cProfile does not see).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import statistics
 import sys
 import tempfile
 import time
+import timeit
 from typing import Any, Callable
 
 os.environ.setdefault("TRITON_INTERPRET", "1")
@@ -132,6 +137,10 @@ def main() -> int:
             print(f"== cProfile, 500 cached contextual calls, {name}: disttune's own functions ==")
             stats = pstats.Stats(profiler, stream=sys.stdout)
             stats.sort_stats("cumulative").print_stats(r"disttune/|autotuner.py:\d+\(run\)", 14)
+        # cProfile does not see into the engine (C++): its part of a call, timed alone.
+        tuner = pairs["no kernel"][1].last_tuner
+        engine = min(timeit.repeat(lambda: tuner.run(lambda: None), number=2000, repeat=5)) / 2000 * 1e6
+        print(f"the engine's run() of an outer function that does nothing: {engine:.2f} us per call")
         return 0
 
     gc.disable()

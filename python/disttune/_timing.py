@@ -159,14 +159,13 @@ def _chosen_device(choice: Any, args: tuple, kwargs: dict, group: Any) -> Any:
 def timer_choice(
     choice: Any, args: tuple, kwargs: dict, group: Any, options: TimingOptions
 ) -> tuple[Hashable, Callable[[], Any]]:
-    """(identity, make) for one call: select_timer's answer with the timer made only when
-    make() is called, so a caller that holds a tuner for the identity makes none (a CUDA
+    """(identity, make) for one call: select_timer's answer, the timer made only when make()
+    is called, so a caller that holds a tuner for the identity makes none (a CUDA
     timer queries its stream's context and takes a clock probe when made)."""
     if isinstance(choice, _core.TimerBase):
         return ("given", id(choice)), lambda: choice
     device = _chosen_device(choice, args, kwargs, group)
-    identity = _timer_identity(device)
-    return identity, lambda: _timer_of(identity, device, options)
+    return _timer_identity(device), lambda: timer_for(device, options)[1]
 
 
 def select_timer(
@@ -174,8 +173,9 @@ def select_timer(
 ) -> tuple[Hashable, Any]:
     """(identity, timer) for one call: the `timer=` choice when given (checked by
     check_timer_choice), else the timer of the device the work runs on."""
-    identity, make = timer_choice(choice, args, kwargs, group, options)
-    return identity, make()
+    if isinstance(choice, _core.TimerBase):
+        return ("given", id(choice)), choice
+    return timer_for(_chosen_device(choice, args, kwargs, group), options)
 
 
 def _timer_identity(device: Any) -> Hashable:
@@ -190,18 +190,14 @@ def _timer_identity(device: Any) -> Hashable:
     return (device.type, device.index)
 
 
-def _timer_of(identity: tuple, device: Any, options: TimingOptions) -> Any:
-    if identity[0] == "cpu":
-        return _core.CpuTimer()
-    if identity[0] == "cuda":
-        return _core.CudaTimer(stream=identity[2], flush_l2=options.flush_l2, graph_runs=options.graph_runs)
-    return TorchEventTimer(device, options.flush_l2)
-
-
 def timer_for(device: Any, options: TimingOptions) -> tuple[Hashable, Any]:
     """(identity, timer) for runs on `device`: the identity tells when a cached timer fits."""
     identity = _timer_identity(device)
-    return identity, _timer_of(identity, device, options)
+    if identity[0] == "cpu":
+        return identity, _core.CpuTimer()
+    if identity[0] == "cuda":
+        return identity, _core.CudaTimer(stream=identity[2], flush_l2=options.flush_l2, graph_runs=options.graph_runs)
+    return identity, TorchEventTimer(device, options.flush_l2)
 
 
 class TorchEventTimer(_core.Timer):

@@ -90,12 +90,18 @@ def end(session: "Session") -> None:
             _session = None
 
 
+def _kept(kernel: Any, attribute: str, make: Any) -> Any:
+    """What the kernel keeps under `attribute` across keys and calls, made by make() at first."""
+    kept = getattr(kernel, attribute, None)
+    if kept is None:
+        kept = make()
+        setattr(kernel, attribute, kept)
+    return kept
+
+
 def _state_of(kernel: Any) -> Any:
-    state = getattr(kernel, "_disttune_state", None)
-    if state is None:
-        state = _core.KernelTuningState(kernel.base_fn.__name__)
-        kernel._disttune_state = state
-    return state
+    """The kernel's engine state (its choices per key)."""
+    return _kept(kernel, "_disttune_state", lambda: _core.KernelTuningState(kernel.base_fn.__name__))
 
 
 def _config_text(kernel: Any, config: Any) -> str:
@@ -128,21 +134,8 @@ def _triton_key(kernel: Any, args: tuple, kwargs: dict) -> tuple:
 
 
 def _unrunnable_of(kernel: Any) -> _resources.Unrunnable:
-    """The kernel's configs found out of resources, kept across keys and calls."""
-    unrunnable = getattr(kernel, "_disttune_unrunnable", None)
-    if unrunnable is None:
-        unrunnable = _resources.Unrunnable()
-        kernel._disttune_unrunnable = unrunnable
-    return unrunnable
-
-
-def _known_keys_of(kernel: Any) -> dict[tuple, "_KernelKey"]:
-    """The kernel's keys met by earlier contextual calls (Triton key -> _KernelKey)."""
-    known = getattr(kernel, "_disttune_keys", None)
-    if known is None:
-        known = {}
-        kernel._disttune_keys = known
-    return known
+    """The kernel's configs found out of resources."""
+    return _kept(kernel, "_disttune_unrunnable", _resources.Unrunnable)
 
 
 class _KernelKey:
@@ -170,9 +163,9 @@ class _KernelKey:
         """The kernel's known entry for `key` while its choice holds (as Triton, a cache hit
         neither prunes nor encodes the configs again), else a new one (pruned for these
         arguments) that later calls reuse once it is chosen."""
-        known = _known_keys_of(kernel)
+        known = _kept(kernel, "_disttune_keys", dict)  # Triton key -> _KernelKey
         entry = known.get(key)
-        if entry is not None and entry.chosen_index() is not None:
+        if entry is not None and entry.state is _state_of(kernel) and entry.chosen_index() is not None:
             return entry
         entry = cls(kernel, key, args, kwargs)
         known[key] = entry

@@ -148,8 +148,8 @@ def test_a_cached_call_keeps_the_choice_where_pruning_now_differs(spies):
 
 
 def test_a_cached_call_makes_no_timer(monkeypatch):
-    made = Counted(_timing._timer_of)
-    monkeypatch.setattr(_timing, "_timer_of", made)
+    made = Counted(_timing.timer_for)
+    monkeypatch.setattr(_timing, "timer_for", made)
 
     @contextual_autotune()
     def nothing(x):
