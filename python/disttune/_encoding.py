@@ -17,6 +17,7 @@ canonical_json() makes the final text (keys sorted, compact, shortest floats).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -45,14 +46,16 @@ def _triton_config_type():
     return getattr(autotuner, "Config", None) if autotuner is not None else None
 
 
-def _config_fields(config_type) -> list[str]:
+@functools.cache
+def _config_fields(config_type) -> tuple[str, ...]:
+    """The encoded fields of triton.Config: its constructor's parameters (read once per type)."""
     import inspect
 
-    return [
+    return tuple(
         name
         for name in inspect.signature(config_type.__init__).parameters
         if name not in ("self", "pre_hook")
-    ]
+    )
 
 
 def encode(value: Any, where: str = "value", is_key: bool = False) -> Any:

@@ -8,7 +8,7 @@ import json
 import platform
 import sys
 from dataclasses import dataclass
-from typing import Any, Hashable
+from typing import Any, Callable, Hashable
 
 from disttune import _core
 
@@ -38,6 +38,9 @@ def software_facts() -> dict[str, str]:
 # How deep device_of looks into nested lists, tuples, dicts and dataclasses.
 _NESTING_LIMIT = 8
 
+# Values device_of never looks into.
+_NOT_CONTAINERS = (str, bytes, int, float, type, type(None))
+
 # The timer= values a decorator accepts besides a Timer object (None: follow the work).
 TIMER_NAMES = ("cuda", "cpu")
 
@@ -60,7 +63,7 @@ def _tensor_devices(value: Any, torch: Any, depth: int) -> Any:
     values and dataclass fields down to _NESTING_LIMIT levels."""
     if isinstance(value, torch.Tensor):
         yield value.device
-    elif depth >= _NESTING_LIMIT or isinstance(value, (str, bytes, int, float, type)):
+    elif depth >= _NESTING_LIMIT or isinstance(value, _NOT_CONTAINERS):
         return
     elif isinstance(value, (list, tuple, set, frozenset)):
         for item in value:
@@ -80,10 +83,19 @@ def device_of(args: tuple, kwargs: dict) -> Any:
     if torch is None:
         return None
     found = None
-    for device in _tensor_devices((args, kwargs), torch, -1):
-        if device.type != "cpu":
-            return device
-        found = device
+    # The arguments themselves first (the common case: tensors and scalars), looking into a
+    # container only when an argument is one; the order is _tensor_devices' order.
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, torch.Tensor):
+            if not value.is_cpu:  # cheaper than reading device.type
+                return value.device
+            if found is None:
+                found = value.device
+        elif not isinstance(value, _NOT_CONTAINERS):
+            for device in _tensor_devices(value, torch, 1):
+                if device.type != "cpu":
+                    return device
+                found = device
     return found
 
 
@@ -129,15 +141,10 @@ def work_device(args: tuple, kwargs: dict, group: Any = None) -> Any:
     return device
 
 
-def select_timer(
-    choice: Any, args: tuple, kwargs: dict, group: Any, options: TimingOptions
-) -> tuple[Hashable, Any]:
-    """(identity, timer) for one call: the `timer=` choice when given (checked by
-    check_timer_choice), else the timer of the device the work runs on."""
-    if isinstance(choice, _core.TimerBase):
-        return ("given", id(choice)), choice
+def _chosen_device(choice: Any, args: tuple, kwargs: dict, group: Any) -> Any:
+    """The device a `timer=` name or None (follow the work) times on; None: the CPU."""
     if choice == "cpu":
-        return timer_for(None, options)
+        return None
     if choice == "cuda":
         torch = sys.modules.get("torch")
         if torch is None or not torch.cuda.is_available():
@@ -145,21 +152,52 @@ def select_timer(
         device = device_of(args, kwargs)
         if device is None or device.type != "cuda":
             device = torch.device("cuda", torch.cuda.current_device())
-        return timer_for(device, options)
-    return timer_for(work_device(args, kwargs, group), options)
+        return device
+    return work_device(args, kwargs, group)
+
+
+def timer_choice(
+    choice: Any, args: tuple, kwargs: dict, group: Any, options: TimingOptions
+) -> tuple[Hashable, Callable[[], Any]]:
+    """(identity, make) for one call: select_timer's answer, the timer made only when make()
+    is called, so a caller that holds a tuner for the identity makes none (a CUDA
+    timer queries its stream's context and takes a clock probe when made)."""
+    if isinstance(choice, _core.TimerBase):
+        return ("given", id(choice)), lambda: choice
+    device = _chosen_device(choice, args, kwargs, group)
+    return _timer_identity(device), lambda: timer_for(device, options)[1]
+
+
+def select_timer(
+    choice: Any, args: tuple, kwargs: dict, group: Any, options: TimingOptions
+) -> tuple[Hashable, Any]:
+    """(identity, timer) for one call: the `timer=` choice when given (checked by
+    check_timer_choice), else the timer of the device the work runs on."""
+    if isinstance(choice, _core.TimerBase):
+        return ("given", id(choice)), choice
+    return timer_for(_chosen_device(choice, args, kwargs, group), options)
+
+
+def _timer_identity(device: Any) -> Hashable:
+    """What tells when a timer made for runs on `device` fits: the device, and for CUDA the
+    current stream."""
+    if device is None or device.type == "cpu":
+        return ("cpu",)
+    if device.type == "cuda":
+        torch = sys.modules["torch"]
+        index = device.index if device.index is not None else torch.cuda.current_device()
+        return ("cuda", index, torch.cuda.current_stream(index).cuda_stream)
+    return (device.type, device.index)
 
 
 def timer_for(device: Any, options: TimingOptions) -> tuple[Hashable, Any]:
     """(identity, timer) for runs on `device`: the identity tells when a cached timer fits."""
-    if device is None or device.type == "cpu":
-        return ("cpu",), _core.CpuTimer()
-    torch = sys.modules["torch"]
-    if device.type == "cuda":
-        index = device.index if device.index is not None else torch.cuda.current_device()
-        stream = torch.cuda.current_stream(index).cuda_stream
-        timer = _core.CudaTimer(stream=stream, flush_l2=options.flush_l2, graph_runs=options.graph_runs)
-        return ("cuda", index, stream), timer
-    return (device.type, device.index), TorchEventTimer(device, options.flush_l2)
+    identity = _timer_identity(device)
+    if identity[0] == "cpu":
+        return identity, _core.CpuTimer()
+    if identity[0] == "cuda":
+        return identity, _core.CudaTimer(stream=identity[2], flush_l2=options.flush_l2, graph_runs=options.graph_runs)
+    return identity, TorchEventTimer(device, options.flush_l2)
 
 
 class TorchEventTimer(_core.Timer):

@@ -40,6 +40,8 @@ def check_triton_version(
 def install() -> None:
     """Wraps Autotuner.run once per process (imports Triton; checks its version first)."""
     global _original_run
+    if _original_run is not None:  # installed: no import, no lock (it is never uninstalled)
+        return
     import triton
     from triton.runtime.autotuner import Autotuner
 
@@ -88,12 +90,18 @@ def end(session: "Session") -> None:
             _session = None
 
 
+def _kept(kernel: Any, attribute: str, make: Any) -> Any:
+    """What the kernel keeps under `attribute` across keys and calls, made by make() at first."""
+    kept = getattr(kernel, attribute, None)
+    if kept is None:
+        kept = make()
+        setattr(kernel, attribute, kept)
+    return kept
+
+
 def _state_of(kernel: Any) -> Any:
-    state = getattr(kernel, "_disttune_state", None)
-    if state is None:
-        state = _core.KernelTuningState(kernel.base_fn.__name__)
-        kernel._disttune_state = state
-    return state
+    """The kernel's engine state (its choices per key)."""
+    return _kept(kernel, "_disttune_state", lambda: _core.KernelTuningState(kernel.base_fn.__name__))
 
 
 def _config_text(kernel: Any, config: Any) -> str:
@@ -126,28 +134,42 @@ def _triton_key(kernel: Any, args: tuple, kwargs: dict) -> tuple:
 
 
 def _unrunnable_of(kernel: Any) -> _resources.Unrunnable:
-    """The kernel's configs found out of resources, kept across keys and calls."""
-    unrunnable = getattr(kernel, "_disttune_unrunnable", None)
-    if unrunnable is None:
-        unrunnable = _resources.Unrunnable()
-        kernel._disttune_unrunnable = unrunnable
-    return unrunnable
+    """The kernel's configs found out of resources."""
+    return _kept(kernel, "_disttune_unrunnable", _resources.Unrunnable)
 
 
 class _KernelKey:
-    """What a session knows of one kernel and key: its pruned configs and their texts, and
-    their compiles while they are tuned."""
+    """What contextual calls know of one kernel and key: its pruned configs and their texts,
+    their compiles while they are tuned, and the engine's choice among them while the
+    kernel's state says it holds (its epoch is unchanged)."""
 
     def __init__(self, kernel: Any, key: tuple, args: tuple, kwargs: dict) -> None:
         self.kernel = kernel
         self.key = key
         self.configs = kernel.prune_configs(kwargs)
         self.texts = [_config_text(kernel, config) for config in self.configs]
+        self.launch_kwargs = [config.all_kwargs() for config in self.configs]  # all_kwargs(), made once
+        self.candidates = _core.CandidateTexts(self.texts)
         self.key_text = _key_text(key)
         self.state = _state_of(kernel)
         self.signature = _resources.dtype_signature(args, kwargs)
         self.unrunnable = _unrunnable_of(kernel)
         self.compiles: dict[int, Any] = {}  # config index -> Triton FutureKernel, until awaited
+        self._index: Optional[int] = None  # the cached choice, read at state epoch _epoch
+        self._epoch = -1
+
+    @classmethod
+    def of(cls, kernel: Any, key: tuple, args: tuple, kwargs: dict) -> "_KernelKey":
+        """The kernel's known entry for `key` while its choice holds (as Triton, a cache hit
+        neither prunes nor encodes the configs again), else a new one (pruned for these
+        arguments) that later calls reuse once it is chosen."""
+        known = _kept(kernel, "_disttune_keys", dict)  # Triton key -> _KernelKey
+        entry = known.get(key)
+        if entry is not None and entry.state is _state_of(kernel) and entry.chosen_index() is not None:
+            return entry
+        entry = cls(kernel, key, args, kwargs)
+        known[key] = entry
+        return entry
 
     def ready(self, index: int) -> None:
         """Waits for config `index`'s background compile, then raises (failing the candidate
@@ -165,8 +187,19 @@ class _KernelKey:
             self.unrunnable.remember(self.texts[index], self.signature, problem)
             raise _core.EngineError(problem)
 
+    def chosen_index(self) -> Optional[int]:
+        """The index of the engine's cached choice for this key, read from the engine only
+        when the state's epoch moved since the last answer (a choice replaced, the cache
+        emptied) or there was no choice yet."""
+        epoch = self.state.epoch()  # before the cache is read, as the engine's own kernels do
+        if self._index is not None and epoch == self._epoch:
+            return self._index
+        self._index = self.state.cached_index(self.key_text, self.candidates)
+        self._epoch = epoch
+        return self._index
+
     def chosen(self) -> Optional[Any]:
-        index = self.state.cached_index(self.key_text, self.texts)
+        index = self.chosen_index()
         return None if index is None else self.configs[index]
 
 
@@ -188,11 +221,12 @@ class Session:
         key = _triton_key(kernel, args, kwargs)
         seen = self.seen.get((id(kernel), key))
         if seen is None:
-            seen = _KernelKey(kernel, key, args, kwargs)
+            seen = _KernelKey.of(kernel, key, args, kwargs)
             self.seen[(id(kernel), key)] = seen
-            if seen.chosen() is None and len(seen.configs) > 1:
+            if seen.chosen_index() is None and len(seen.configs) > 1:
                 self._compile_all(seen, args, kwargs)
-        tuning = seen.chosen() is None
+        chosen = seen.chosen_index()
+        tuning = chosen is None
         result = []
         interrupted: list[BaseException] = []
 
@@ -208,13 +242,15 @@ class Session:
             if tuning:
                 seen.ready(index)
             config = seen.configs[index]
-            current = dict(kwargs, **config.all_kwargs())
+            current = dict(kwargs, **seen.launch_kwargs[index])
+            if not tuning:
+                if config.pre_hook is not None:
+                    config.pre_hook({**kernel.nargs, **current})
+                result.append(kernel.fn.run(*args, **current))
+                return
             full_nargs = {**kernel.nargs, **current}
             if config.pre_hook is not None:
                 config.pre_hook(full_nargs)
-            if not tuning:
-                result.append(kernel.fn.run(*args, **current))
-                return
             # A tuning run: the kernel's own hooks (reset_to_zero, restore_value, pre/post_hook)
             # surround it, as in Triton's benchmark.
             kernel.pre_hook(full_nargs)
@@ -226,13 +262,13 @@ class Session:
             kernel.post_hook(full_nargs, exception=None)
 
         try:
-            self.tuner.launch(seen.state, seen.key_text, seen.texts, launch_one)
+            self.tuner.launch(seen.state, seen.key_text, seen.candidates, launch_one)
         finally:
             kernel.nargs = None
         if interrupted:
             raise interrupted[0]
         if not tuning:
-            self._publish(seen)
+            _publish(seen, seen.configs[chosen])
         return result[0] if result else None
 
     def _compile_all(self, seen: _KernelKey, args: tuple, kwargs: dict) -> None:
@@ -254,14 +290,18 @@ class Session:
         if self.compile_pool is not None:
             self.compile_pool.shutdown(wait=False, cancel_futures=True)
             self.compile_pool = None
-
-    def _publish(self, seen: _KernelKey) -> None:
-        config = seen.chosen()
-        if config is not None:
-            seen.kernel.cache[seen.key] = config
-            seen.kernel.best_config = config
+            for seen in self.seen.values():
+                seen.compiles.clear()  # this call's pool's: a later call starts its own
 
     def publish_all(self) -> None:
         """After the call: every kernel's cache holds its choice and best_config is set."""
         for seen in self.seen.values():
-            self._publish(seen)
+            config = seen.chosen()
+            if config is not None:
+                _publish(seen, config)
+
+
+def _publish(seen: _KernelKey, config: Any) -> None:
+    """Makes `config` the kernel's choice for the key, as Triton's Autotuner keeps it."""
+    seen.kernel.cache[seen.key] = config
+    seen.kernel.best_config = config

@@ -50,7 +50,7 @@ class ContextualFunction(Generic[P, R]):
         self.name = fn.__name__
         self._options = {name: option[name] for name in _ENGINE_OPTIONS}
         self._options["strategy_options"] = strategy_option_texts(option["strategy_options"])
-        self._flush_l2 = option["flush_l2"]
+        self._timing = _timing.TimingOptions(flush_l2=option["flush_l2"])
         _timing.check_timer_choice(option["timer"], self.name)
         self.timer = option["timer"]
         self._compile_threads = option["compile_threads"]
@@ -71,13 +71,12 @@ class ContextualFunction(Generic[P, R]):
                     f"disttune: contextual function '{self.name}' has is_dist=True but "
                     "torch.distributed is not initialised with more than one rank"
                 )
-        options = _timing.TimingOptions(flush_l2=self._flush_l2)
-        identity, timer = _timing.select_timer(self.timer, args, kwargs, group, options)
+        identity, make_timer = _timing.timer_choice(self.timer, args, kwargs, group, self._timing)
         tuner = self._tuners.get(identity)
         if tuner is None:
             communicator = _ranks.communicator_for(group) if group is not None else None
             tuner = _core.ContextualAutotuner(
-                self.name, timer=timer, communicator=communicator, **self._options
+                self.name, timer=make_timer(), communicator=communicator, **self._options
             )
             self._tuners[identity] = tuner
         return tuner

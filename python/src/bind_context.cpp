@@ -1,4 +1,4 @@
-// Binds contextual tuning: KernelTuningState, ContextualAutotuner (run, active, launch).
+// Binds contextual tuning: KernelTuningState, CandidateTexts, ContextualAutotuner (run, active, launch).
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/filesystem.h>
 #include <nanobind/stl/optional.h>
@@ -43,6 +43,12 @@ void run_outer(ContextualAutotuner& tuner, nb::callable outer) {
   tuner.run(call);
 }
 
+/// A kernel's candidate texts converted to C++ once: a cached launch passes them to the
+/// engine by reference instead of converting a Python list of texts at every launch.
+struct CandidateTexts {
+  std::vector<std::string> texts;
+};
+
 std::size_t launch(ContextualAutotuner& tuner, KernelTuningState& kernel, const std::string& key,
                    const std::vector<std::string>& candidates, nb::callable launch_one) {
   return tuner.launch(kernel, key, candidates, [&launch_one](std::size_t index) {
@@ -74,9 +80,25 @@ void bind_context(nb::module_& module) {
       .def(nb::init<std::string>(), nb::arg("name"))
       .def_prop_ro("name", &KernelTuningState::name)
       .def("cached_index", &KernelTuningState::cached_index, nb::arg("key"), nb::arg("candidates"))
+      .def(
+          "cached_index",
+          [](const KernelTuningState& state, const std::string& key, const CandidateTexts& candidates) {
+            return state.cached_index(key, candidates.texts);
+          },
+          nb::arg("key"), nb::arg("candidates"))
       .def("choice", &KernelTuningState::choice, nb::arg("key"))
       .def("last_choice", &KernelTuningState::last_choice)
-      .def("clear", &KernelTuningState::clear);
+      .def("clear", &KernelTuningState::clear)
+      .def("epoch", &KernelTuningState::epoch,
+           "Grows whenever a cached choice is replaced or the cache is emptied (not when a key is "
+           "added): what cached_index answered for a key still holds while the epoch is the same.");
+
+  nb::class_<CandidateTexts>(module, "CandidateTexts",
+                             "A kernel's candidate texts, converted once for launch() and cached_index().")
+      .def(
+          "__init__",
+          [](CandidateTexts* self, std::vector<std::string> texts) { new (self) CandidateTexts{std::move(texts)}; },
+          nb::arg("texts"));
 
   nb::class_<ContextualAutotuner>(
       module, "ContextualAutotuner",
@@ -99,6 +121,14 @@ void bind_context(nb::module_& module) {
            nb::arg("launch_one"),
            "Inside run(): launches the candidate the kernel's tuning wants now, once, through "
            "launch_one(i), and returns i.")
+      .def(
+          "launch",
+          [](ContextualAutotuner& tuner, KernelTuningState& kernel, const std::string& key,
+             const CandidateTexts& candidates, nb::callable launch_one) {
+            return launch(tuner, kernel, key, candidates.texts, std::move(launch_one));
+          },
+          nb::arg("kernel"), nb::arg("key"), nb::arg("candidates"), nb::arg("launch_one"),
+          "launch() with candidate texts converted once (CandidateTexts).")
       .def_prop_ro("function_name", &ContextualAutotuner::function_name)
       .def_prop_ro("outer_runs", &ContextualAutotuner::outer_runs)
       .def_prop_ro("log_path", &ContextualAutotuner::log_path);

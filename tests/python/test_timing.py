@@ -108,6 +108,16 @@ def test_tensors_nested_in_lists_dicts_and_dataclasses_count():
     # An accelerator tensor anywhere wins over CPU tensors before it.
     assert _timing.device_of((torch.ones(1), [on_device]), {}).type == "meta"
     assert _timing.device_of(([torch.ones(1)],), {}).type == "cpu"
+
+
+def test_top_level_tensors_and_keyword_arguments_count_in_order():
+    # The arguments are read directly and containers walked only when met; the answer is the
+    # first accelerator tensor's device in argument order, keyword arguments last.
+    on_device = torch.empty(4, device="meta")
+    assert _timing.device_of((torch.ones(1), 2, "s", None, b"b"), {"w": on_device}).type == "meta"
+    assert _timing.device_of((torch.ones(1),), {"w": torch.ones(1), "n": 3}).type == "cpu"
+    assert _timing.device_of((1, 2.0, "s", None, int), {"n": None}) is None
+    assert _timing.device_of((), {"n": 1, "nested": ((on_device,),)}).type == "meta"
     assert _timing.device_of((Buffers(inputs=[1, 2]), "x", 3), {}) is None
 
 
