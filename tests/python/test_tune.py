@@ -160,7 +160,7 @@ def test_autotunedfunction_takes_autotunes_options_by_name_with_its_defaults():
     def launch(x, alpha=1.0, speed=0.0, tag=None):
         return launcher(x, alpha, speed, tag)
 
-    direct = AutotunedFunction(launch, SPACE, key_fn, timed_runs=2, disk_cache=False)
+    direct = AutotunedFunction(launch, SPACE, key_fn, timed_runs=2, disk_cache=False, timer=COST_TIMER)
     direct(1)
     assert all(len(c.samples) == 2 for c in direct.last_report.candidates)
     assert launcher.runs["slow"] == 5 + 2  # warmup_runs: autotune()'s default
