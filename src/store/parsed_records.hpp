@@ -15,11 +15,13 @@ namespace disttune::detail {
 /// function's records at every new key). A file read again with exactly the same bytes
 /// gives the earlier parse instead of a new one; any change of the bytes parses again, so
 /// what is returned is always parse_record of what was read. Only the files of the latest
-/// listing of each directory are kept, at most kMostRemembered of them. Thread-safe.
+/// listing of each directory are kept, at most kMostRemembered of them and
+/// kMostRememberedBytes of their bytes (their parses take about as much again); later files
+/// are parsed every time. Thread-safe.
 class ParsedRecords {
  public:
-  /// The most files remembered per directory listing; later files are parsed every time.
   static constexpr std::size_t kMostRemembered = 1024;
+  static constexpr std::size_t kMostRememberedBytes = std::size_t{32} << 20;
 
   /// parse_record(bytes) of the file `name` in directory `dir`, parsed again only when the
   /// file held other bytes at the previous listing of `dir` (or was not in it).
@@ -35,6 +37,7 @@ class ParsedRecords {
   struct Directory {
     std::map<std::string, Parsed> previous;  ///< the files of the last finished listing
     std::map<std::string, Parsed> current;   ///< those of the listing under way
+    std::size_t current_bytes = 0;           ///< the bytes of `current`'s files
   };
 
   std::mutex mutex_;

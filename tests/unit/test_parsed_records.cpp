@@ -59,6 +59,17 @@ TEST(ParsedRecords, DirectoriesAreKeptApart) {
   EXPECT_EQ(parsed.parse("d", "a.json", bytes_of(2)), in_d);  // e's listing did not end d's
 }
 
+TEST(ParsedRecords, FilesPastTheByteBudgetAreParsedEveryTime) {
+  ParsedRecords parsed;
+  const std::string large(ParsedRecords::kMostRememberedBytes + 1, ' ');
+  const auto first = parsed.parse("d", "large.json", large);
+  const auto small = parsed.parse("d", "a.json", bytes_of(2));
+  EXPECT_FALSE(first->record.has_value());
+  parsed.end_listing("d");
+  EXPECT_NE(parsed.parse("d", "large.json", large), first);  // not remembered: over the budget
+  EXPECT_EQ(parsed.parse("d", "a.json", bytes_of(2)), small);
+}
+
 TEST(ParsedRecords, BadBytesAreAParseWithAReason) {
   ParsedRecords parsed;
   for (int listing = 0; listing < 2; ++listing) {
