@@ -55,6 +55,9 @@ step_build() {
   fi
 }
 
+# pytest_summary LOG: pytest's last summary line ("N passed, ..."), not a warning printed after it.
+pytest_summary() { grep -E '[0-9]+ (passed|failed|errors?)' "$1" | tail -n 1; }
+
 # ctest_label LABEL [SKIPS_OK]: runs the tests of one label and shows the output of those
 # that fail. Skipped tests fail the row unless SKIPS_OK is given (the unit label holds
 # tests that only run where there is no driver).
@@ -243,10 +246,10 @@ step_python() {
     note=" (report test left to CI: no chromium here)"
   fi
   if python3 -m pytest tests/python -q -p no:cacheprovider "${deselect[@]}" >>"$log" 2>&1; then
-    record "python: pytest tests/python" PASS "$(tail -n 1 "$log")$note"
+    record "python: pytest tests/python" PASS "$(pytest_summary "$log")$note"
   else
     tail -n 40 "$log"
-    record "python: pytest tests/python" FAIL "$(tail -n 1 "$log")$note"
+    record "python: pytest tests/python" FAIL "$(pytest_summary "$log")$note"
   fi
   if [[ ${DISTTUNE_GPU_CHECK_PYTHON_BENCH:-1} == 0 ]]; then
     record "python bench (32-config matmul)" SKIP "DISTTUNE_GPU_CHECK_PYTHON_BENCH=0"
@@ -404,10 +407,10 @@ step_triton_dropin() {
   pip_install_package "$log" "triton drop-in: conformance" || return 0
   if python3 -m pytest tests/python/test_triton_dropin.py tests/python/test_triton_dropin_switch.py -q -rxXs \
        -p no:cacheprovider >>"$log" 2>&1; then
-    record "triton drop-in: conformance" PASS "$(tail -n 1 "$log")"
+    record "triton drop-in: conformance" PASS "$(pytest_summary "$log")"
   else
     tail -n 60 "$log"
-    record "triton drop-in: conformance" FAIL "$(tail -n 1 "$log")"
+    record "triton drop-in: conformance" FAIL "$(pytest_summary "$log")"
   fi
   if python3 bench/python/dropin_bench.py >"$result" 2>>"$log"; then
     cat "$result"
@@ -482,10 +485,10 @@ step_multi_gpu() {
   local gpus log=$LOG_DIR/multi_gpu.log
   gpus=$(multi_gpu_ready "multi-GPU scenarios (NCCL)") || return 0
   if NCCL_NVLS_ENABLE=0 python3 -m pytest tests/python/test_multi_gpu.py -q -p no:cacheprovider >>"$log" 2>&1; then
-    record "multi-GPU scenarios (NCCL, $gpus GPUs)" PASS "$(tail -n 1 "$log")"
+    record "multi-GPU scenarios (NCCL, $gpus GPUs)" PASS "$(pytest_summary "$log")"
   else
     tail -n 60 "$log"
-    record "multi-GPU scenarios (NCCL, $gpus GPUs)" FAIL "$(tail -n 1 "$log")"
+    record "multi-GPU scenarios (NCCL, $gpus GPUs)" FAIL "$(pytest_summary "$log")"
   fi
   local mpirun=(mpirun --allow-run-as-root --oversubscribe -x NCCL_NVLS_ENABLE=0)
   if NCCL_NVLS_ENABLE=0 "${mpirun[@]}" -np "$gpus" "$BUILD_DIR/examples/mpi/allgather_gemm_nccl" \

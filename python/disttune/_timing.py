@@ -159,8 +159,9 @@ def _chosen_device(choice: Any, args: tuple, kwargs: dict, group: Any) -> Any:
 def timer_choice(
     choice: Any, args: tuple, kwargs: dict, group: Any, options: TimingOptions
 ) -> tuple[Hashable, Callable[[], Any]]:
-    """(identity, make) for one call: select_timer's answer, the timer made only when make()
-    is called, so a caller that holds a tuner for the identity makes none (a CUDA
+    """(identity, make) for one call: the `timer=` choice when given (checked by
+    check_timer_choice), else the timer of the device the work runs on, made only when
+    make() is called, so a caller that holds a tuner for the identity makes none (a CUDA
     timer queries its stream's context and takes a clock probe when made)."""
     if isinstance(choice, _core.TimerBase):
         return ("given", id(choice)), lambda: choice
@@ -171,11 +172,9 @@ def timer_choice(
 def select_timer(
     choice: Any, args: tuple, kwargs: dict, group: Any, options: TimingOptions
 ) -> tuple[Hashable, Any]:
-    """(identity, timer) for one call: the `timer=` choice when given (checked by
-    check_timer_choice), else the timer of the device the work runs on."""
-    if isinstance(choice, _core.TimerBase):
-        return ("given", id(choice)), choice
-    return timer_for(_chosen_device(choice, args, kwargs, group), options)
+    """(identity, timer) for one call: timer_choice's, the timer made now."""
+    identity, make = timer_choice(choice, args, kwargs, group, options)
+    return identity, make()
 
 
 def _timer_identity(device: Any) -> Hashable:

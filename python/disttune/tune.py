@@ -173,11 +173,15 @@ class AutotunedFunction:
     def _tuner(self, args: tuple, kwargs: dict, group: Any) -> Any:
         if self.candidate_options.isolate:
             device = _timing.work_device(args, kwargs, group)
-            identity, timer = _isolation.worker_timer_for(device, self._timing.flush_l2, self._timing.graph_runs)
+            identity, worker_timer = _isolation.worker_timer_for(
+                device, self._timing.flush_l2, self._timing.graph_runs
+            )
+            make_timer: Callable[[], Any] = lambda: worker_timer
         else:
-            identity, timer = _timing.select_timer(self.timer, args, kwargs, group, self._timing)
+            identity, make_timer = _timing.timer_choice(self.timer, args, kwargs, group, self._timing)
         tuner = self._tuners.get(identity)
         if tuner is None:
+            timer = make_timer()
             tuner = _core.FunctionTuner(
                 self.name,
                 self.digest,
