@@ -174,4 +174,31 @@ class SplitK:
         self.c.zero_()
 
 
-CASES = {case.name: case for case in (Matmul, LayerNorm, SplitK)}
+def _matmul_bucket(m: int) -> type:
+    """bench/python/many_shapes.py's matmul at one bucket: M = m, N = K = 4096, its 384-config
+    space, sizes as run-time arguments (the buckets share their binaries)."""
+
+    class MatmulBucket(Matmul):
+        name = f"matmul_bucket_m{m}"
+        problem = {"M": m, "N": 4096, "K": 4096, "dtype": "float16"}
+        configs = _configs({"BLOCK_M": (16, 32, 64, 128), "BLOCK_N": (32, 64, 128, 256), "BLOCK_K": (32, 64),
+                            "GROUP_M": (1, 8)}, warps=(4, 8), stages=(3, 4, 5))
+
+        def __init__(self):
+            torch.manual_seed(0)
+            self.a = torch.randn(m, 4096, device="cuda", dtype=torch.float16)
+            self.b = torch.randn(4096, 4096, device="cuda", dtype=torch.float16)
+            self.c = torch.empty(m, 4096, device="cuda", dtype=torch.float16)
+
+        def args(self, config):
+            meta = config.kwargs
+            grid = (triton.cdiv(m, meta["BLOCK_M"]) * triton.cdiv(4096, meta["BLOCK_N"]),)
+            return grid, _gemm_args(self.a, self.b, self.c)
+
+    return MatmulBucket
+
+
+# The 16 buckets of bench/python/many_shapes.py (the warm start's replay, docs/many-shapes.md).
+BUCKETS = (16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 2048, 3072, 4096, 8192)
+
+CASES = {case.name: case for case in (Matmul, LayerNorm, SplitK, *(_matmul_bucket(m) for m in BUCKETS))}

@@ -30,10 +30,10 @@ constexpr double kSettleMs = 20.0;
 constexpr double kCaptureBusyMs = 1.0;
 /// A timed run below this fraction of the steady SM clock is discarded (nvbench's 75%).
 constexpr double kSlowClock = 0.75;
-/// Device time of the kernel enqueued ahead of the first timed run after the stream went
-/// idle (a collect): the host enqueues the run while it executes, so the run's start event
-/// does not wait for the host's launch (20-40 us from Python).
-constexpr double kLeadMs = 0.04;
+/// Device time of the kernel enqueued ahead of a timed run when the stream has run dry: the
+/// host enqueues the run and its stop event while it executes, so neither event waits for
+/// the host (a Python launch takes 20-40 us; the lead leaves room for a slow one).
+constexpr double kLeadMs = 0.1;
 /// Pairs held before collect() at most: beyond, the timer resolves them early (one extra
 /// wait) so their clock probes stay within the probe's buffer. A round of the spec's 10
 /// timed runs on 400 candidates fits.
@@ -110,9 +110,11 @@ struct CudaTimer::State {
     check(driver().cuMemsetD8Async(buffer.get(), 0, buffer.bytes(), stream), "cuMemsetD8Async");
   }
 
-  /// With steady_clock, on an idle stream: a short busy kernel ahead of the next run.
+  /// With steady_clock, on a stream that has run dry (nothing enqueued since the last wait,
+  /// or all of it done: a kernel shorter than the host's launch): a busy kernel ahead of
+  /// the next run. Without it a launch-bound run's pair would time the host's launch.
   void lead() {
-    if (probe && idle) probe->keep_busy(stream, kLeadMs);
+    if (probe && (idle || driver().cuStreamQuery(stream) == CUDA_SUCCESS)) probe->keep_busy(stream, kLeadMs);
     idle = false;
   }
 

@@ -1,6 +1,7 @@
 // CudaTimer on a device: accuracy, L2 flush, graph replay, capture refusal, destruction that never waits, fingerprint.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -35,6 +36,35 @@ TEST_F(CudaTimerTest, SpinOfKnownCyclesIsMeasuredWithin5Percent) {
               kTargetMs, measured, static_cast<double>(device_ns) / 1e6);
   EXPECT_NEAR(measured, kTargetMs, 0.05 * kTargetMs)
       << "%globaltimer inside the kernel read " << static_cast<double>(device_ns) / 1e6 << " ms";
+}
+
+// A kernel shorter than the host's launch (a Triton launch from Python: 20-40 us) leaves the
+// stream dry between runs; each pair must still time the kernel, not the host's gaps.
+TEST_F(CudaTimerTest, AKernelShorterThanTheHostsLaunchIsTimedWithoutTheHostsGaps) {
+  const long long cycles = cycles_for_ms(0.02);
+  DeviceArray<unsigned long long> elapsed_ns(1);
+  const auto host_work = [](std::chrono::microseconds span) {  // a slow launcher's host time
+    const auto until = std::chrono::steady_clock::now() + span;
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  };
+  CudaTimer timer({.stream = stream_});
+  timer.begin_tuning();
+  for (int i = 0; i < 20; ++i) {
+    timer.prepare_timed_run();
+    timer.start();
+    host_work(std::chrono::microseconds(50));
+    launch_spin(cycles, elapsed_ns.get(), stream_);
+    host_work(std::chrono::microseconds(20));
+    timer.stop();
+  }
+  const double measured = median(timer.collect());
+  unsigned long long device_ns = 0;
+  check_cuda(cudaMemcpy(&device_ns, elapsed_ns.get(), sizeof device_ns, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  const double device_ms = static_cast<double>(device_ns) / 1e6;
+  std::printf("short spin behind 70 us of host work per run: timer %.4f ms, %%globaltimer %.4f ms\n",
+              measured, device_ms);
+  EXPECT_LT(measured, device_ms + 0.01) << "the pairs timed the host's 70 us per run";
 }
 
 TEST_F(CudaTimerTest, FlushMakesAnL2ResidentReadSlower) {
