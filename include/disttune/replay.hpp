@@ -41,6 +41,7 @@ struct ReplayEntry {
 /// plus free-form "problem", "device", "software" and "method" fields kept as JSON text.
 struct ReplayTable {
   std::string kernel;
+  std::string problem;      ///< the "problem" field as canonical JSON ("{}" if absent): the key it was recorded at
   std::string description;  ///< the problem, device, software and method fields, as JSON text
   std::vector<ReplayEntry> entries;  ///< at least one ok; configs distinct
   /// The lowest true time of an ok entry.
@@ -87,5 +88,28 @@ struct ReplayRun {
 /// Throws std::invalid_argument for compile_threads < 1 or a negative launch_ms.
 ReplayRun replay_tuning(const ReplayTable& table, Measurement measurement, std::uint64_t seed,
                         const WallClock& clock = {});
+
+/// What a replayed sweep's keys pay to compile, all from the first table's compile_s (the
+/// tables after the first are usually recorded with binaries already built).
+enum class SweepCompiles {
+  per_key,  ///< sizes as compile-time constants: every key compiles what it runs
+  shared,   ///< sizes as run-time arguments: what one key compiled, the next ones have
+};
+
+/// One key of a replayed sweep.
+struct SweepKeyRun {
+  std::string key;                     ///< its table's problem
+  ReplayRun run;                       ///< its tuning against its table
+  std::vector<std::string> from_keys;  ///< the keys whose records warm-started it; empty: none
+};
+
+/// Replays a sweep (docs/strategies.md, "Replaying a sweep"): `tables`, one per key (its
+/// problem; distinct) over one space (the same configs in the same order, else
+/// std::invalid_argument), are tuned in order as replay_tuning does; with `warm_start` each
+/// key starts, as the engine's does, from the records of the keys before it (their nearest
+/// by the default key distance). The wall clock charges compiles as `compiles` says.
+std::vector<SweepKeyRun> replay_sweep(const std::vector<ReplayTable>& tables, Measurement measurement,
+                                      std::uint64_t seed, const WallClock& clock, SweepCompiles compiles,
+                                      bool warm_start);
 
 }  // namespace disttune

@@ -119,19 +119,23 @@ void check_strategy_options(const Measurement& measurement, const std::string& s
                             const std::vector<std::string>& declared);
 
 /// Warm start (docs/many-shapes.md): with a prior (SpaceInfo::prior), a probe round measures
-/// the prior's first kWarmStartTop candidates and a deterministic sample of kWarmStartSample
-/// others (1 warm-up, kWarmStartProbeRuns timed runs each). Unless one of the others is
-/// faster than the prior's fastest beyond noise and by more than kWarmStartMargin, a fresh
-/// strategy of the configured name races the prior's candidates and the others not clearly
-/// slower than them (the rest are never run); otherwise the configured strategy runs over
-/// the whole space. Without a prior, or over a
-/// space of at most kWarmStartTop + kWarmStartSample candidates, it is the configured
-/// strategy alone. Tuning wraps its strategy in this when it is given a prior.
+/// the prior's first kWarmStartTop candidates, the config-space neighbours of its first (one
+/// level in one parameter, as the search's features see them) and a deterministic sample of
+/// kWarmStartSample others (1 warm-up, kWarmStartProbeRuns timed runs each). Then at most
+/// kWarmStartClimbs climb rounds measure the unmeasured neighbours of the kWarmStartCentres
+/// fastest so far, while a round moves the fastest. A fresh strategy of the configured name
+/// then races the kWarmStartRace fastest measured (those within noise of the fastest, at
+/// least two); the rest are never run. If every probed candidate fails, the configured
+/// strategy runs over the whole space. Without a prior, or over a space of at most
+/// kWarmStartTop + kWarmStartSample candidates, it is the configured strategy alone. Tuning
+/// wraps its strategy in this when it is given a prior.
 std::unique_ptr<Strategy> make_warm_start_strategy(const Measurement& measurement);
 inline constexpr std::size_t kWarmStartTop = 4;
-inline constexpr std::size_t kWarmStartSample = 8;
-inline constexpr int kWarmStartProbeRuns = 5;
-inline constexpr double kWarmStartMargin = 0.02;
+inline constexpr std::size_t kWarmStartSample = 4;
+inline constexpr int kWarmStartProbeRuns = 3;
+inline constexpr std::size_t kWarmStartClimbs = 5;
+inline constexpr std::size_t kWarmStartCentres = 3;
+inline constexpr std::size_t kWarmStartRace = 8;
 
 /// measurement.strategy, or when it is empty TRITON_DIST_AUTOTUNE_STRATEGY (strategy_setting();
 /// an unknown name there throws InvalidSetting naming the variable), or kDefaultStrategy

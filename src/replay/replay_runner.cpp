@@ -1,5 +1,6 @@
 // The replay runner: a real Tuning driven by the round driver over one process, runs drawn from a
-// table's recorded samples.
+// table's recorded samples; a sweep of tables, warm-started as the engine does.
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <random>
@@ -9,9 +10,11 @@
 
 #include "disttune/communicator.hpp"
 #include "disttune/replay.hpp"
+#include "disttune/store.hpp"
 #include "disttune/tuning.hpp"
 #include "engine/prepare_plan.hpp"
 #include "engine/round_driver.hpp"
+#include "engine/warm_start_prior.hpp"
 #include "replay/simulated_compile_pool.hpp"
 
 namespace disttune {
@@ -28,11 +31,11 @@ std::vector<double> compile_times(const ReplayTable& table) {
 /// simulated clock: prepares wait on the simulated compile pool, runs add their time.
 class TableSite final : public detail::RunSite, public detail::RoundObserver {
  public:
-  TableSite(const ReplayTable& table, std::uint64_t seed, const WallClock& clock)
+  TableSite(const ReplayTable& table, std::uint64_t seed, const WallClock& clock, std::vector<double> compile_s)
       : table_(table),
         draw_(seed),
         launch_s_(clock.launch_ms / 1000.0),
-        pool_(compile_times(table), clock.compile_threads),
+        pool_(std::move(compile_s), clock.compile_threads),
         plan_([this](std::span<const std::size_t> now, std::span<const std::size_t> ahead) {
                 const double ready = pool_.prepare(now_s_, now, ahead);
                 wait_s_ += ready - now_s_;
@@ -71,6 +74,8 @@ class TableSite final : public detail::RunSite, public detail::RoundObserver {
   double now_s() const { return now_s_; }
   double wait_s() const { return wait_s_; }
   std::size_t compiled() const { return pool_.started_by(now_s_); }
+  /// Whether candidate c's compile started before the call returned.
+  bool compile_started(std::size_t c) const { return pool_.started(c, now_s_); }
 
  private:
   const ReplayTable& table_;
@@ -86,26 +91,29 @@ class TableSite final : public detail::RunSite, public detail::RoundObserver {
   detail::PreparePlan plan_;
 };
 
-}  // namespace
+/// One tuning against `table` from `prior` (may be empty), each entry's compile costing
+/// `compile_s`; returns the run, the tuning's record and which entries it compiled.
+struct KeyReplay {
+  ReplayRun run;
+  Record record;
+  std::vector<bool> compiled;
+};
 
-ReplayRun replay_tuning(const ReplayTable& table, Measurement measurement, std::uint64_t seed,
-                        const WallClock& clock) {
-  if (clock.compile_threads < 1)
-    throw std::invalid_argument("disttune: replay wall clock: compile_threads must be >= 1");
-  if (!(clock.launch_ms >= 0.0))
-    throw std::invalid_argument("disttune: replay wall clock: launch_ms must be >= 0");
+KeyReplay replay_key(const ReplayTable& table, Measurement measurement, std::uint64_t seed, const WallClock& clock,
+                     std::vector<double> compile_s, std::vector<std::size_t> prior) {
   std::vector<std::string> candidates;
   for (const ReplayEntry& entry : table.entries) candidates.push_back(entry.config);
   measurement.strategy_options["seed"] = std::to_string(seed);
-  Tuning tuning(std::move(candidates), measurement);
+  Tuning tuning(candidates, measurement, std::move(prior));
   SingleProcessCommunicator alone;
-  TableSite site(table, seed, clock);
+  TableSite site(table, seed, clock, std::move(compile_s));
   detail::RoundDriver driver(
       tuning, alone, detail::ContextMaker{"replay " + table.kernel, "[]", std::chrono::minutes(1)},
       site, site);
   driver.drive([&](const Step& step) { site.run(step); });
 
-  ReplayRun run;
+  KeyReplay replay;
+  ReplayRun& run = replay.run;
   run.seed = seed;
   run.chosen = tuning.best();
   if (run.chosen) run.ratio = table.entries[*run.chosen].true_ms() / table.best_ms();
@@ -118,7 +126,69 @@ ReplayRun replay_tuning(const ReplayTable& table, Measurement measurement, std::
   run.wall_s = site.now_s();
   run.compile_wait_s = site.wait_s();
   run.compiled = site.compiled();
-  return run;
+  replay.record.id.key = table.problem;
+  replay.record.candidates = tuning.results();
+  replay.record.best_index = run.chosen.value_or(0);
+  for (std::size_t c = 0; c < candidates.size(); ++c) replay.compiled.push_back(site.compile_started(c));
+  return replay;
+}
+
+void check_clock(const WallClock& clock) {
+  if (clock.compile_threads < 1)
+    throw std::invalid_argument("disttune: replay wall clock: compile_threads must be >= 1");
+  if (!(clock.launch_ms >= 0.0))
+    throw std::invalid_argument("disttune: replay wall clock: launch_ms must be >= 0");
+}
+
+/// Refuses a sweep whose tables are not one space at distinct keys.
+void check_sweep(const std::vector<ReplayTable>& tables) {
+  if (tables.empty()) throw std::invalid_argument("disttune: a replayed sweep needs at least one table");
+  std::set<std::string> keys;
+  for (const ReplayTable& table : tables) {
+    if (!keys.insert(table.problem).second)
+      throw std::invalid_argument("disttune: replayed sweep: two tables have the problem " + table.problem);
+    const bool same_space =
+        table.entries.size() == tables.front().entries.size() &&
+        std::equal(table.entries.begin(), table.entries.end(), tables.front().entries.begin(),
+                   [](const ReplayEntry& a, const ReplayEntry& b) { return a.config == b.config; });
+    if (!same_space)
+      throw std::invalid_argument("disttune: replayed sweep: table " + table.kernel + " has not the configs of " +
+                                  tables.front().kernel + " in the same order");
+  }
+}
+
+}  // namespace
+
+ReplayRun replay_tuning(const ReplayTable& table, Measurement measurement, std::uint64_t seed,
+                        const WallClock& clock) {
+  check_clock(clock);
+  return replay_key(table, std::move(measurement), seed, clock, compile_times(table), {}).run;
+}
+
+std::vector<SweepKeyRun> replay_sweep(const std::vector<ReplayTable>& tables, Measurement measurement,
+                                      std::uint64_t seed, const WallClock& clock, SweepCompiles compiles,
+                                      bool warm_start) {
+  check_clock(clock);
+  check_sweep(tables);
+  const std::vector<double> first = compile_times(tables.front());
+  std::vector<bool> built(first.size(), false);
+  std::vector<std::string> candidates;
+  for (const ReplayEntry& entry : tables.front().entries) candidates.push_back(entry.config);
+  std::vector<Record> records;
+  std::vector<SweepKeyRun> sweep;
+  for (const ReplayTable& table : tables) {
+    std::vector<double> compile_s = first;
+    for (std::size_t c = 0; c < compile_s.size(); ++c) {
+      if (compiles == SweepCompiles::shared && built[c]) compile_s[c] = 0.0;
+    }
+    WarmStart prior;
+    if (warm_start) prior = detail::neighbour_prior(records, table.problem, candidates, nullptr);
+    KeyReplay replay = replay_key(table, measurement, seed, clock, std::move(compile_s), prior.prior);
+    for (std::size_t c = 0; c < built.size(); ++c) built[c] = built[c] || replay.compiled[c];
+    records.push_back(std::move(replay.record));
+    sweep.push_back({table.problem, replay.run, prior.from_keys});
+  }
+  return sweep;
 }
 
 }  // namespace disttune

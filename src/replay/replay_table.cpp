@@ -47,6 +47,11 @@ class TableReader {
       if (json.contains(field)) description[field] = json[field];
     }
     table.description = description.dump();
+    try {
+      table.problem = canonical_json(json.contains("problem") ? json["problem"] : Value::object());
+    } catch (const std::exception& error) {
+      refuse("\"problem\"", std::string("is not a key: ") + error.what());
+    }
     if (!json.contains("entries") || !json["entries"].is_array() || json["entries"].empty()) {
       refuse("\"entries\"", "must be a non-empty array");
     }

@@ -55,4 +55,8 @@ std::size_t SimulatedCompilePool::started_by(double at) const {
       began_.begin(), began_.end(), [at](const std::optional<double>& b) { return b && *b <= at; }));
 }
 
+bool SimulatedCompilePool::started(std::size_t c, double at) const {
+  return began_.at(c) && *began_.at(c) <= at;
+}
+
 }  // namespace disttune::detail

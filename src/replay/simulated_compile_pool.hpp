@@ -24,6 +24,8 @@ class SimulatedCompilePool {
 
   /// Candidates whose compile started by time `at` (what a call that ends then compiled).
   std::size_t started_by(double at) const;
+  /// Whether candidate c's compile started by time `at`.
+  bool started(std::size_t c, double at) const;
 
  private:
   struct Queued {

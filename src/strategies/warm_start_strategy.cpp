@@ -1,9 +1,9 @@
-// The warm-start strategy: probe the prior's best candidates against a sample of the others, then race the few or fall back to the full space.
+// The warm-start strategy: probe the prior's best candidates and a sample of the others, climb from the fastest through its neighbours in the config space, then race the few.
 #include <algorithm>
-#include <optional>
 #include <vector>
 
 #include "disttune/strategy.hpp"
+#include "strategies/config_features.hpp"
 #include "strategies/noise_interval.hpp"
 
 namespace disttune {
@@ -16,9 +16,10 @@ TimeEstimate overall(const CandidateStanding& s) { return {s.time_ms, s.noise, s
 /// Untimed runs of each probed candidate before its samples (its first launch loads it).
 constexpr int kProbeWarmups = 1;
 
-/// Phases: probe (the prior's top and a sample of the others), then either `few` (a fresh
-/// configured strategy over the prior's top and the others within noise of them, its
-/// indices mapped onto the space) or `full` (the configured strategy over every candidate).
+/// Phases: probe (the prior's top and a sample of the others), climb (rounds over the
+/// unmeasured neighbours of the fastest so far, while a round finds a faster one), then few
+/// (a fresh configured strategy racing the fastest measured, its indices mapped onto the
+/// space). Without a prior, or over a small space: the configured strategy alone (full).
 class WarmStartStrategy final : public Strategy {
  public:
   explicit WarmStartStrategy(const Measurement& measurement)
@@ -36,6 +37,8 @@ class WarmStartStrategy final : public Strategy {
       top_.clear();
       return;
     }
+    features_ = detail::config_features(space.candidates);
+    measured_.assign(count, false);
     // A deterministic sample of the others, spread evenly over the space from an offset
     // given by the seed (the same on every rank).
     std::vector<std::size_t> others;
@@ -43,19 +46,20 @@ class WarmStartStrategy final : public Strategy {
       if (!seen[i]) others.push_back(i);
     }
     const std::size_t offset = static_cast<std::size_t>(space.seed % others.size());
-    for (std::size_t j = 0; j < kWarmStartSample; ++j) {
-      sample_.push_back(others[(offset + j * others.size() / kWarmStartSample) % others.size()]);
+    std::vector<std::size_t> probe = top_;
+    for (std::size_t c = 0; c < count; ++c) {
+      if (features_.neighbours(c, top_.front())) probe.push_back(c);
     }
-    probe_ = top_;
-    probe_.insert(probe_.end(), sample_.begin(), sample_.end());
-    std::sort(probe_.begin(), probe_.end());
-    probe_.erase(std::unique(probe_.begin(), probe_.end()), probe_.end());
+    for (std::size_t j = 0; j < kWarmStartSample; ++j) {
+      probe.push_back(others[(offset + j * others.size() / kWarmStartSample) % others.size()]);
+    }
+    probe_ = ascending(std::move(probe));
   }
 
   std::vector<std::size_t> ahead() const override {
-    if (phase_ == Phase::probe && !probe_.empty()) return probe_;
-    if (phase_ == Phase::few) return {};
-    return inner_->ahead();
+    if (phase_ == Phase::probe) return probe_;
+    if (phase_ == Phase::full) return inner_->ahead();
+    return {};  // a climb's next round depends on this one's times; the race is measured
   }
 
   Round first_round(std::size_t count) override {
@@ -63,36 +67,37 @@ class WarmStartStrategy final : public Strategy {
       phase_ = Phase::full;
       return inner_->first_round(count);
     }
-    return Round{probe_, kProbeWarmups, kWarmStartProbeRuns};
+    return measure(probe_);
   }
 
   Round next_round(const std::vector<CandidateStanding>& standings) override {
     if (phase_ == Phase::full) return inner_->next_round(standings);
     if (phase_ == Phase::few) return mapped(few_->next_round(subset_standings(standings)));
-    // The probe's verdict: the prior's fastest against the fastest of the sample.
-    std::optional<std::size_t> best_top;
-    for (std::size_t i : top_) {
-      if (!standings[i].failed && (!best_top || standings[i].time_ms < standings[*best_top].time_ms)) best_top = i;
-    }
-    bool beaten = !best_top;
-    for (std::size_t i : sample_) {
-      if (standings[i].failed || !best_top) continue;
-      const bool by_margin = standings[i].time_ms < standings[*best_top].time_ms * (1.0 - kWarmStartMargin);
-      beaten = beaten || (by_margin && detail::clearly_faster(overall(standings[i]), overall(standings[*best_top]),
-                                                              detail::kTieWidth));
-    }
-    if (beaten) {
+    const std::vector<std::size_t> fastest = fastest_measured(standings);
+    if (fastest.empty()) {  // everything probed failed: the full space
       phase_ = Phase::full;
       return inner_->first_round(standings.size());
     }
-    // Confirmed: the prior's candidates and the sampled ones not clearly slower (a sampled
-    // one faster by less than the margin among them) race.
-    for (std::size_t i : probe_) {
-      const bool in_top = std::find(top_.begin(), top_.end(), i) != top_.end();
-      const bool close = !detail::clearly_faster(overall(standings[*best_top]), overall(standings[i]),
-                                                 detail::kTieWidth);
-      if (!standings[i].failed && (in_top || close)) subset_.push_back(i);
+    phase_ = Phase::climb;
+    // Climb while the last round found a faster one than the centre it climbed from.
+    if (climbs_ < kWarmStartClimbs && (climbs_ == 0 || fastest.front() != centre_)) {
+      centre_ = fastest.front();
+      std::vector<std::size_t> step;
+      for (std::size_t k = 0; k < std::min(kWarmStartCentres, fastest.size()); ++k) {
+        for (std::size_t c = 0; c < measured_.size(); ++c) {
+          if (!measured_[c] && features_.neighbours(c, fastest[k])) step.push_back(c);
+        }
+      }
+      ++climbs_;
+      if (!step.empty()) return measure(ascending(std::move(step)));
     }
+    // The race: the fastest measured, those not clearly slower than the fastest first.
+    for (std::size_t i : fastest) {
+      const bool close = !detail::clearly_faster(overall(standings[fastest.front()]), overall(standings[i]),
+                                                 detail::kTieWidth);
+      if (subset_.size() < kWarmStartRace && (close || subset_.size() < 2)) subset_.push_back(i);
+    }
+    subset_ = ascending(std::move(subset_));
     phase_ = Phase::few;
     few_ = make_strategy(measurement_);
     SpaceInfo few_space;
@@ -103,7 +108,30 @@ class WarmStartStrategy final : public Strategy {
   }
 
  private:
-  enum class Phase { probe, few, full };
+  enum class Phase { probe, climb, few, full };
+
+  static std::vector<std::size_t> ascending(std::vector<std::size_t> list) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    return list;
+  }
+
+  /// A probe or climb round over `list`, marking it measured.
+  Round measure(const std::vector<std::size_t>& list) {
+    for (std::size_t i : list) measured_[i] = true;
+    return Round{list, kProbeWarmups, kWarmStartProbeRuns};
+  }
+
+  /// The measured candidates that did not fail, fastest first (ties by index).
+  std::vector<std::size_t> fastest_measured(const std::vector<CandidateStanding>& standings) const {
+    std::vector<std::size_t> list;
+    for (std::size_t i = 0; i < measured_.size(); ++i) {
+      if (measured_[i] && !standings[i].failed) list.push_back(i);
+    }
+    std::stable_sort(list.begin(), list.end(),
+                     [&](std::size_t a, std::size_t b) { return standings[a].time_ms < standings[b].time_ms; });
+    return list;
+  }
 
   std::vector<CandidateStanding> subset_standings(const std::vector<CandidateStanding>& standings) const {
     std::vector<CandidateStanding> part;
@@ -124,9 +152,12 @@ class WarmStartStrategy final : public Strategy {
   std::unique_ptr<Strategy> inner_;  ///< the configured strategy over the whole space
   std::unique_ptr<Strategy> few_;    ///< the configured strategy over subset_
   SpaceInfo space_;
+  detail::ConfigFeatures features_;
   std::vector<std::size_t> top_;     ///< the prior's first candidates, best first
-  std::vector<std::size_t> sample_;  ///< the sampled others
-  std::vector<std::size_t> probe_;   ///< top_ and sample_, ascending
+  std::vector<std::size_t> probe_;   ///< top_ and the sampled others, ascending
+  std::vector<bool> measured_;       ///< per candidate: in a probe or climb round
+  std::size_t centre_ = 0;           ///< the fastest when the last climb round was named
+  std::size_t climbs_ = 0;
   std::vector<std::size_t> subset_;  ///< the few that race, ascending
   Phase phase_ = Phase::probe;
 };

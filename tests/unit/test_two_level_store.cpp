@@ -187,7 +187,9 @@ TEST(TwoLevelStore, ANewNodeWarmStartsFromTheRecordsOfOtherKeysInRedis) {
   const TuningReport warm = second.resolve(R"({"n":128})", space);
   EXPECT_EQ(warm.source, TuningReport::Source::tuned);
   EXPECT_EQ(warm.warm_start_from, std::vector<std::string>{R"({"n":64})"});
-  EXPECT_LE(second.runs, static_cast<int>(kWarmStartTop + kWarmStartSample) * (1 + kWarmStartProbeRuns + 1));
+  std::size_t measured = 0;
+  for (const CandidateResult& result : warm.candidates) measured += result.measured ? 1 : 0;
+  EXPECT_LT(measured, space.size());  // started from the prior: part of the space is never run
   EXPECT_EQ(redis_keys(server), 3u);
 }
 
