@@ -32,7 +32,7 @@ def read_table(path):
 
 def best_tile(m):
     """The cost model's best tile for size m: 10 up to 128, 20 above (a jump that the warm
-    start's sample must catch)."""
+    start's climb must follow)."""
     return 10 if m <= 128 else 20
 
 
@@ -65,14 +65,13 @@ def test_later_keys_start_from_their_neighbours_and_keep_the_exhaustive_choice()
     assert [o.source for o in summary.outcomes] == ["tuned"] * 4
     assert len(measured(runs, 64)) == len(TILES)  # nothing to start from
     assert summary.outcomes[0].warm_start_from == ()
-    # 128 confirms 64's best; 256's best is far from it: the sample beats the prior and the
-    # whole space is measured; 512 confirms 256's best.
-    for outcome, m, count in zip(summary.outcomes[1:], (128, 256, 512), (12, len(TILES), 12)):
-        assert len(measured(runs, m)) <= count, m  # the prior's top 4 and a sample of 8
+    # 128 confirms 64's best; 256's best is far from it: the probe's sample lands near it
+    # and the climb walks there, tile by tile; 512 confirms 256's best. No key runs them all.
+    for outcome, m in zip(summary.outcomes[1:], (128, 256, 512)):
+        assert len(measured(runs, m)) < len(TILES), m
         assert outcome.measured == len(measured(runs, m))
         assert outcome.warm_start_from  # nearest first
         assert matmul.cache[m] == {"tile": best_tile(m)}
-    assert len(measured(runs, 256)) == len(TILES)
     assert summary.outcomes[3].warm_start_from == ("256", "128", "64")
     assert "4 tuned (3 warm-started)" in summary.text()
 
