@@ -6,7 +6,8 @@ from typing import Callable, Optional
 from cases import Case
 from spec_method import SpecMethodTuner
 
-TUNERS = ("triton.autotune", "spec method", "disttune exhaustive", "disttune adaptive", "disttune converge")
+TUNERS = ("triton.autotune", "spec method", "disttune exhaustive", "disttune exhaustive (clock control off)",
+          "disttune adaptive", "disttune converge")
 
 
 class FreshTuning:
@@ -82,11 +83,18 @@ class DisttuneTuning(FreshTuning):
     graph replays of that many runs (the launch-bound mode of the engine's CudaTimer);
     `precompile` compiles every config concurrently before measuring (first calls)."""
 
-    def __init__(self, case: Case, strategy: str, graph_runs: int, precompile: bool) -> None:
+    def __init__(self, case: Case, strategy: str, graph_runs: int, precompile: bool, steady_clock: bool = True) -> None:
         super().__init__(case)
+        import torch
+
+        from disttune import _core
         from disttune.tune import autotune
 
         self.timing = (f"graph replay x{graph_runs}" if graph_runs else "event pair per run") + ", median"
+        # Without the engine's clock control (no settling before the tuning, no clock probe
+        # after each timed run, no lead kernel): what that control costs the measurement phase.
+        timer = None if steady_clock else _core.CudaTimer(
+            stream=torch.cuda.current_stream().cuda_stream, graph_runs=graph_runs, steady_clock=False)
         self.tuned = autotune(
             config_space=case.entries(),
             key_fn=case.key_fn,
@@ -95,6 +103,7 @@ class DisttuneTuning(FreshTuning):
             graph_runs=graph_runs,
             disk_cache=False,
             precompile=case.compile_only if precompile else None,
+            timer=timer,
         )(case.launch)
         self.call = self.tuned
 
@@ -137,4 +146,6 @@ def fresh_tuning(tuner: str, case: Case, graph_runs: int, first_call: bool = Fal
     if tuner in ("disttune exhaustive", "disttune adaptive", "disttune converge"):
         strategy = tuner.split()[1]
         return DisttuneTuning(case, strategy, graph_runs if case.launch_bound else 0, first_call)
+    if tuner == "disttune exhaustive (clock control off)":
+        return DisttuneTuning(case, "exhaustive", graph_runs if case.launch_bound else 0, first_call, steady_clock=False)
     raise ValueError(f"unknown tuner '{tuner}'; expected one of {TUNERS}")
