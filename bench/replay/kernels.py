@@ -198,7 +198,26 @@ def _matmul_bucket(m: int) -> type:
     return MatmulBucket
 
 
+def _matmul_bucket_sized(m: int) -> type:
+    """The same bucket with the sizes as tl.constexpr (many_shapes.py's constexpr variant:
+    every bucket compiles its own binaries)."""
+    import many_shapes_kernels
+
+    class MatmulBucketSized(_matmul_bucket(m)):
+        name = f"matmul_bucket_sized_m{m}"
+        kernel = many_shapes_kernels.matmul_sized
+
+        def args(self, config):
+            grid, _ = super().args(config)
+            a, b, c = self.a, self.b, self.c
+            return grid, (a, b, c, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                          m, 4096, 4096)
+
+    return MatmulBucketSized
+
+
 # The 16 buckets of bench/python/many_shapes.py (the warm start's replay, docs/many-shapes.md).
 BUCKETS = (16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 2048, 3072, 4096, 8192)
 
-CASES = {case.name: case for case in (Matmul, LayerNorm, SplitK, *(_matmul_bucket(m) for m in BUCKETS))}
+CASES = {case.name: case for case in (Matmul, LayerNorm, SplitK, *(_matmul_bucket(m) for m in BUCKETS),
+                                      *(_matmul_bucket_sized(m) for m in (16, 192)))}
