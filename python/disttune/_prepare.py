@@ -1,6 +1,6 @@
 """Function-level prepare (the engine's TuningRequest::prepare): the user's precompile call for
-each candidate in a thread pool, started ahead of the runs; runs wait until no compile is in
-flight, so none of them is timed while compile threads compete with the launching thread."""
+each candidate in a thread pool, started ahead of the runs, so that measurement starts with
+the first compiled candidate while the pool compiles the rest."""
 
 from __future__ import annotations
 
@@ -28,9 +28,7 @@ def rank_cores(local_rank: int, local_size: int) -> Optional[list[int]]:
 class CompilePipeline:
     """prepare(now, ahead) for one tuning: starts compiling every candidate of `now`, then of
     `ahead`, in that order, on `threads` threads (pinned to `cores` if given); returns when
-    every compile started so far has ended (or timed out), one reason per entry of `now`
-    (empty: ready). No run is timed while a compile is in flight: compile threads hold the
-    GIL for long stretches, and a launch that waits for it lands in its run's event pair. A compile that raised, a kernel
+    `now` is compiled, one reason per entry (empty: ready). A compile that raised, a kernel
     Triton finds out of resources, or a compile running longer than `timeout_s` fails its
     candidate; out-of-resources configs are remembered in `unrunnable` (keyed by
     `config_text(c)` and `signature`) and later fail without a compile. A timed-out compile
@@ -127,11 +125,7 @@ class CompilePipeline:
             self._start(candidate)
         for candidate in ahead:
             self._start(candidate)
-        outcomes = [self._outcome(candidate) for candidate in now]
-        for candidate, future in list(self._futures.items()):
-            if not future.done():
-                self._wait(candidate)  # a compile past its timeout is left to end on its own
-        return outcomes
+        return [self._outcome(candidate) for candidate in now]
 
     def close(self) -> None:
         """Drops the compiles not started; those running finish on their own."""
