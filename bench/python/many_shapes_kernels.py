@@ -34,7 +34,7 @@ def matmul_sized(a_ptr, b_ptr, c_ptr, sam, sak, sbk, sbn, scm, scn, M: tl.conste
     matmul_runtime(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)
 
 
-def _strides(a, b, c):
+def strides(a, b, c):
     return (a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1))
 
 
@@ -48,9 +48,9 @@ def launch(variant, a, b, c, cfg):
     M, K = a.shape
     N = b.shape[1]
     if variant == "constexpr":
-        matmul_sized[_grid(a, b, meta)](a, b, c, *_strides(a, b, c), M=M, N=N, K=K, **meta)
+        matmul_sized[_grid(a, b, meta)](a, b, c, *strides(a, b, c), M=M, N=N, K=K, **meta)
     else:
-        matmul_runtime[_grid(a, b, meta)](a, b, c, M, N, K, *_strides(a, b, c), **meta)
+        matmul_runtime[_grid(a, b, meta)](a, b, c, M, N, K, *strides(a, b, c), **meta)
     return c
 
 
@@ -60,9 +60,9 @@ def compile_only(variant, entry, a, b, c):
     M, K = a.shape
     N = b.shape[1]
     if variant == "constexpr":
-        matmul_sized.warmup(a, b, c, *_strides(a, b, c), M=M, N=N, K=K, grid=(1,), **meta)
+        matmul_sized.warmup(a, b, c, *strides(a, b, c), M=M, N=N, K=K, grid=(1,), **meta)
     else:
-        matmul_runtime.warmup(a, b, c, M, N, K, *_strides(a, b, c), grid=(1,), **meta)
+        matmul_runtime.warmup(a, b, c, M, N, K, *strides(a, b, c), grid=(1,), **meta)
 
 
 def operands(m, n, k, device="cuda"):

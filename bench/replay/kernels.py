@@ -1,6 +1,7 @@
-"""The three Triton kernels whose exhaustive tables the replay tests run strategies against:
-an fp16 matmul, a layer norm with categorical knobs, and a split-K skinny matmul. Each case
-gives its config space, its inputs, and a launcher that runs one config."""
+"""The Triton kernels whose exhaustive tables the replay tests run strategies against: an fp16
+matmul, a layer norm with categorical knobs, a split-K skinny matmul, and
+bench/python/many_shapes.py's matmul at each of its buckets (the warm start's sweep). Each
+case gives its config space, its inputs, and a launcher that runs one config."""
 
 import itertools
 import os
@@ -11,6 +12,8 @@ import triton
 import triton.language as tl
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import many_shapes  # noqa: E402  (its buckets and sizes)
+import many_shapes_kernels  # noqa: E402  (its space, operands and constexpr kernel)
 from matmul import matmul_kernel  # noqa: E402  (the same fp16 matmul as bench/python's)
 
 
@@ -177,22 +180,19 @@ class SplitK:
 def _matmul_bucket(m: int) -> type:
     """bench/python/many_shapes.py's matmul at one bucket: M = m, N = K = 4096, its 384-config
     space, sizes as run-time arguments (the buckets share their binaries)."""
+    n, k = many_shapes.N, many_shapes.K
 
     class MatmulBucket(Matmul):
         name = f"matmul_bucket_m{m}"
-        problem = {"M": m, "N": 4096, "K": 4096, "dtype": "float16"}
-        configs = _configs({"BLOCK_M": (16, 32, 64, 128), "BLOCK_N": (32, 64, 128, 256), "BLOCK_K": (32, 64),
-                            "GROUP_M": (1, 8)}, warps=(4, 8), stages=(3, 4, 5))
+        problem = {"M": m, "N": n, "K": k, "dtype": "float16"}
+        configs = [entry["cfg"] for entry in many_shapes_kernels.config_space()]
 
         def __init__(self):
-            torch.manual_seed(0)
-            self.a = torch.randn(m, 4096, device="cuda", dtype=torch.float16)
-            self.b = torch.randn(4096, 4096, device="cuda", dtype=torch.float16)
-            self.c = torch.empty(m, 4096, device="cuda", dtype=torch.float16)
+            self.a, self.b, self.c = many_shapes_kernels.operands(m, n, k)
 
         def args(self, config):
             meta = config.kwargs
-            grid = (triton.cdiv(m, meta["BLOCK_M"]) * triton.cdiv(4096, meta["BLOCK_N"]),)
+            grid = (triton.cdiv(m, meta["BLOCK_M"]) * triton.cdiv(n, meta["BLOCK_N"]),)
             return grid, _gemm_args(self.a, self.b, self.c)
 
     return MatmulBucket
@@ -201,7 +201,6 @@ def _matmul_bucket(m: int) -> type:
 def _matmul_bucket_sized(m: int) -> type:
     """The same bucket with the sizes as tl.constexpr (many_shapes.py's constexpr variant:
     every bucket compiles its own binaries)."""
-    import many_shapes_kernels
 
     class MatmulBucketSized(_matmul_bucket(m)):
         name = f"matmul_bucket_sized_m{m}"
@@ -210,14 +209,10 @@ def _matmul_bucket_sized(m: int) -> type:
         def args(self, config):
             grid, _ = super().args(config)
             a, b, c = self.a, self.b, self.c
-            return grid, (a, b, c, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-                          m, 4096, 4096)
+            return grid, (a, b, c, *many_shapes_kernels.strides(a, b, c), m, many_shapes.N, many_shapes.K)
 
     return MatmulBucketSized
 
 
-# The 16 buckets of bench/python/many_shapes.py (the warm start's replay, docs/many-shapes.md).
-BUCKETS = (16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 2048, 3072, 4096, 8192)
-
-CASES = {case.name: case for case in (Matmul, LayerNorm, SplitK, *(_matmul_bucket(m) for m in BUCKETS),
+CASES = {case.name: case for case in (Matmul, LayerNorm, SplitK, *(_matmul_bucket(m) for m in many_shapes.BUCKETS),
                                       *(_matmul_bucket_sized(m) for m in (16, 192)))}

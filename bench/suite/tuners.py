@@ -78,6 +78,17 @@ class SpecMethodTuning(FreshTuning):
         return times
 
 
+def _free_clock_timer(graph_runs: int):
+    """The engine's CUDA timer on torch's current stream without its clock control (no
+    settling before the tuning, no clock probe after each timed run, no lead kernel): what
+    that control costs the measurement phase."""
+    import torch
+
+    from disttune import _core
+
+    return _core.CudaTimer(stream=torch.cuda.current_stream().cuda_stream, graph_runs=graph_runs, steady_clock=False)
+
+
 class DisttuneTuning(FreshTuning):
     """disttune.tune.autotune with a strategy, no disk cache; `graph_runs` > 0 times CUDA
     graph replays of that many runs (the launch-bound mode of the engine's CudaTimer);
@@ -85,16 +96,10 @@ class DisttuneTuning(FreshTuning):
 
     def __init__(self, case: Case, strategy: str, graph_runs: int, precompile: bool, steady_clock: bool = True) -> None:
         super().__init__(case)
-        import torch
-
-        from disttune import _core
         from disttune.tune import autotune
 
         self.timing = (f"graph replay x{graph_runs}" if graph_runs else "event pair per run") + ", median"
-        # Without the engine's clock control (no settling before the tuning, no clock probe
-        # after each timed run, no lead kernel): what that control costs the measurement phase.
-        timer = None if steady_clock else _core.CudaTimer(
-            stream=torch.cuda.current_stream().cuda_stream, graph_runs=graph_runs, steady_clock=False)
+        timer = None if steady_clock else _free_clock_timer(graph_runs)
         self.tuned = autotune(
             config_space=case.entries(),
             key_fn=case.key_fn,

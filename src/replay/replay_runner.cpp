@@ -20,6 +20,12 @@
 namespace disttune {
 namespace {
 
+std::vector<std::string> configs_of(const ReplayTable& table) {
+  std::vector<std::string> configs;
+  for (const ReplayEntry& entry : table.entries) configs.push_back(entry.config);
+  return configs;
+}
+
 std::vector<double> compile_times(const ReplayTable& table) {
   std::vector<double> times;
   for (const ReplayEntry& entry : table.entries) times.push_back(entry.compile_s);
@@ -101,10 +107,9 @@ struct KeyReplay {
 
 KeyReplay replay_key(const ReplayTable& table, Measurement measurement, std::uint64_t seed, const WallClock& clock,
                      std::vector<double> compile_s, std::vector<std::size_t> prior) {
-  std::vector<std::string> candidates;
-  for (const ReplayEntry& entry : table.entries) candidates.push_back(entry.config);
+  const std::size_t count = table.entries.size();
   measurement.strategy_options["seed"] = std::to_string(seed);
-  Tuning tuning(candidates, measurement, std::move(prior));
+  Tuning tuning(configs_of(table), measurement, std::move(prior));
   SingleProcessCommunicator alone;
   TableSite site(table, seed, clock, std::move(compile_s));
   detail::RoundDriver driver(
@@ -129,7 +134,7 @@ KeyReplay replay_key(const ReplayTable& table, Measurement measurement, std::uin
   replay.record.id.key = table.problem;
   replay.record.candidates = tuning.results();
   replay.record.best_index = run.chosen.value_or(0);
-  for (std::size_t c = 0; c < candidates.size(); ++c) replay.compiled.push_back(site.compile_started(c));
+  for (std::size_t c = 0; c < count; ++c) replay.compiled.push_back(site.compile_started(c));
   return replay;
 }
 
@@ -172,8 +177,7 @@ std::vector<SweepKeyRun> replay_sweep(const std::vector<ReplayTable>& tables, Me
   check_sweep(tables);
   const std::vector<double> first = compile_times(tables.front());
   std::vector<bool> built(first.size(), false);
-  std::vector<std::string> candidates;
-  for (const ReplayEntry& entry : tables.front().entries) candidates.push_back(entry.config);
+  const std::vector<std::string> candidates = configs_of(tables.front());
   std::vector<Record> records;
   std::vector<SweepKeyRun> sweep;
   for (const ReplayTable& table : tables) {

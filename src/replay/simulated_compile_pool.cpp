@@ -51,8 +51,9 @@ double SimulatedCompilePool::prepare(double at, std::span<const std::size_t> now
 }
 
 std::size_t SimulatedCompilePool::started_by(double at) const {
-  return static_cast<std::size_t>(std::count_if(
-      began_.begin(), began_.end(), [at](const std::optional<double>& b) { return b && *b <= at; }));
+  std::size_t count = 0;
+  for (std::size_t c = 0; c < began_.size(); ++c) count += started(c, at) ? 1 : 0;
+  return count;
 }
 
 bool SimulatedCompilePool::started(std::size_t c, double at) const {
