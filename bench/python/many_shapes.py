@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUCKETS = [16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 2048, 3072, 4096, 8192]
@@ -148,6 +149,9 @@ def run_phase(args) -> dict:
     for m, outcome in zip(buckets, summary.outcomes):
         keys.append({"m": m, "seconds": outcome.seconds, "measured": outcome.measured, "source": outcome.source,
                      "warm_start_from": list(outcome.warm_start_from)})
+    clocks = clocks_by_m()
+    for entry in keys:
+        entry["clocks"] = clocks.get(entry["m"], {})
     choices = {m: _encoding.entry_text(tuned.cache[(m, N, K)]) for m in buckets}
     result = {"phase": args.phase, "variant": variant, "keys": keys, "seconds": summary.seconds,
               "choices": {str(m): text for m, text in choices.items()},
@@ -162,6 +166,15 @@ def run_phase(args) -> dict:
             log(f"oracle M={m}: {checks[-1]['ratio_to_best']}")
         result["oracle"] = checks
     return result
+
+
+def clocks_by_m() -> dict:
+    """The timer's "clocks" of each bucket's record in this phase's disk cache, by M."""
+    found = {}
+    for path in Path(os.environ["TRITON_DIST_AUTOTUNE_CACHE_DIR"]).glob("*/*.json"):
+        record = json.loads(path.read_text())
+        found[json.loads(record["key"])["$tuple"][0]] = record.get("clocks", {})  # key (M, N, K)
+    return found
 
 
 # ---- the orchestrator ----------------------------------------------------------------------
@@ -244,6 +257,10 @@ def constexpr_variant(independent: str) -> dict:
         "oracle": alone["oracle"],
         "within_2pct_of_best": within,
         "prepare_hook": warm["prepare_hook"],
+        "gapped_runs": {"sweep": [k["clocks"].get("gapped_runs") for k in warm["keys"]],
+                        "independent": [k["clocks"].get("gapped_runs") for k in alone["keys"]]},
+        "lead_ms": {"sweep": [k["clocks"].get("lead_ms") for k in warm["keys"]],
+                    "independent": [k["clocks"].get("lead_ms") for k in alone["keys"]]},
     }}
 
 
@@ -260,6 +277,8 @@ def runtime_variant() -> dict:
         "warm_measured": [k["measured"] for k in runtime["keys"]],
         "oracle": runtime["oracle"],
         "within_2pct_of_best": sum(1 for c in runtime["oracle"] if c["ratio_to_best"].get("sweep", 9.0) <= 1.02),
+        "gapped_runs": [k["clocks"].get("gapped_runs") for k in runtime["keys"]],
+        "lead_ms": [k["clocks"].get("lead_ms") for k in runtime["keys"]],
     }}
 
 

@@ -27,8 +27,11 @@ struct CudaTimerOptions {
   /// bring the SM clock to 90% of the rated clock, and the clock reached is measured
   /// (clock64 against %globaltimer) as the steady clock; the clock is measured
   /// again after every timed run (outside its events), and a run below 75% of the steady
-  /// clock is discarded and taken again; while the host captures a graph, a 1 ms busy
-  /// kernel keeps the device from idling. The card's clock settings are never changed.
+  /// clock is discarded and taken again; a busy kernel (the lead, 0.1 ms) runs ahead of a
+  /// timed run that finds the stream dry, and a run whose start event completed before its
+  /// launch returned is discarded and the lead grows (docs/strategies.md, "Clock control");
+  /// while the host captures a graph, a 1 ms busy kernel keeps the device from idling. The
+  /// card's clock settings are never changed.
   bool steady_clock = true;
 };
 
@@ -75,8 +78,10 @@ class CudaTimer final : public Timer {
   Value hardware() const override;
   /// {"cuda_driver": "13.0", "cuda_runtime": "13.0" (if libcudart is loaded)}.
   Value deps() const override;
-  /// With steady_clock: {"steady_sm_mhz", "lowest_sm_mhz" (of a timed run), "discarded_runs"}
-  /// of the last tuning; else {}.
+  /// With steady_clock: {"steady_sm_mhz", "lowest_sm_mhz" (of a timed run), "discarded_runs"
+  /// (below the slow clock), "gapped_runs" (discarded: the device waited for the host's
+  /// launch inside the pair), "host_bound_runs" (such gaps kept: no lead could cover them),
+  /// "lead_ms" (the lead's device time at the end)} of the last tuning; else {}.
   Value clocks() const override;
 
   const CudaTimerOptions& options() const;

@@ -25,7 +25,9 @@
 //   optional "baseline": {"index": int|null (null: pruned for this key), "won": bool,
 //                         "baseline_ms": num|null, "chosen_ms": num},
 //   "ranks": int, "created_utc": "YYYY-MM-DDTHH:MM:SSZ",
-//   optional "clocks": {"steady_sm_mhz": num, "lowest_sm_mhz": num, "discarded_runs": int}
+//   optional "clocks": {"steady_sm_mhz": num, "lowest_sm_mhz": num, "discarded_runs": int,
+//                       "gapped_runs": int, "host_bound_runs": int, "lead_ms": num}
+//   (CudaTimer's; "gapped_runs", "host_bound_runs" and "lead_ms" are absent in older records)
 //   optional "split": {"ranks": int (= "ranks"), "assignment": "index modulo ranks"}
 //   (present only for a rank-split tuning; a record without it was not split)
 //   optional "refreshed": {"utc": "YYYY-MM-DDTHH:MM:SSZ", "measured": [int],

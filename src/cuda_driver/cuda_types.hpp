@@ -12,6 +12,7 @@ typedef enum cudaError_enum : int {
   CUDA_SUCCESS = 0,
   CUDA_ERROR_NOT_INITIALIZED = 3,
   CUDA_ERROR_NO_DEVICE = 100,
+  CUDA_ERROR_NOT_READY = 600,
 } CUresult;
 typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;

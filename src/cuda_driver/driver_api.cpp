@@ -100,6 +100,7 @@ std::string load_entry_points(const EntryPointResolver& resolver, DriverApi& api
   DISTTUNE_LOAD_ENTRY(cuEventCreate);
   DISTTUNE_LOAD_ENTRY(cuEventDestroy);
   DISTTUNE_LOAD_ENTRY(cuEventRecord);
+  DISTTUNE_LOAD_ENTRY(cuEventQuery);
   DISTTUNE_LOAD_ENTRY(cuEventSynchronize);
   DISTTUNE_LOAD_ENTRY(cuEventElapsedTime);
   DISTTUNE_LOAD_ENTRY(cuMemAlloc);

@@ -42,6 +42,7 @@ struct DriverApi {
   CUresult (*cuEventCreate)(CUevent* event, unsigned int flags) = nullptr;
   CUresult (*cuEventDestroy)(CUevent event) = nullptr;
   CUresult (*cuEventRecord)(CUevent event, CUstream stream) = nullptr;
+  CUresult (*cuEventQuery)(CUevent event) = nullptr;
   CUresult (*cuEventSynchronize)(CUevent event) = nullptr;
   CUresult (*cuEventElapsedTime)(float* ms, CUevent start, CUevent end) = nullptr;
   CUresult (*cuMemAlloc)(CUdeviceptr* pointer, std::size_t bytes) = nullptr;

@@ -1,7 +1,9 @@
 // CudaTimer on a device: accuracy, L2 flush, graph replay, capture refusal, destruction that never waits, fingerprint.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -14,6 +16,13 @@ namespace disttune::gpu_test {
 namespace {
 
 using CudaTimerTest = CudaTest;
+
+/// Spins the host for `span`: a slow launcher's host time.
+void busy_host(std::chrono::microseconds span) {
+  const auto until = std::chrono::steady_clock::now() + span;
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
 
 TEST_F(CudaTimerTest, SpinOfKnownCyclesIsMeasuredWithin5Percent) {
   constexpr double kTargetMs = 20.0;
@@ -43,19 +52,14 @@ TEST_F(CudaTimerTest, SpinOfKnownCyclesIsMeasuredWithin5Percent) {
 TEST_F(CudaTimerTest, AKernelShorterThanTheHostsLaunchIsTimedWithoutTheHostsGaps) {
   const long long cycles = cycles_for_ms(0.02);
   DeviceArray<unsigned long long> elapsed_ns(1);
-  const auto host_work = [](std::chrono::microseconds span) {  // a slow launcher's host time
-    const auto until = std::chrono::steady_clock::now() + span;
-    while (std::chrono::steady_clock::now() < until) {
-    }
-  };
   CudaTimer timer({.stream = stream_});
   timer.begin_tuning();
   for (int i = 0; i < 20; ++i) {
     timer.prepare_timed_run();
     timer.start();
-    host_work(std::chrono::microseconds(50));
+    busy_host(std::chrono::microseconds(50));
     launch_spin(cycles, elapsed_ns.get(), stream_);
-    host_work(std::chrono::microseconds(20));
+    busy_host(std::chrono::microseconds(20));
     timer.stop();
   }
   const double measured = median(timer.collect());
@@ -65,6 +69,60 @@ TEST_F(CudaTimerTest, AKernelShorterThanTheHostsLaunchIsTimedWithoutTheHostsGaps
   std::printf("short spin behind 70 us of host work per run: timer %.4f ms, %%globaltimer %.4f ms\n",
               measured, device_ms);
   EXPECT_LT(measured, device_ms + 0.01) << "the pairs timed the host's 70 us per run";
+}
+
+// A launch longer than the lead (a constexpr-specialised Triton launch, a GIL stall) lets the
+// start event complete before the kernel is enqueued: such runs are discarded and the lead
+// grows until it covers the launch.
+TEST_F(CudaTimerTest, ALaunchLongerThanTheLeadIsDiscardedAndTheLeadGrowsToCoverIt) {
+  const long long cycles = cycles_for_ms(0.02);
+  DeviceArray<unsigned long long> elapsed_ns(1);
+  CudaTimer timer({.stream = stream_});
+  timer.begin_tuning();
+  for (int i = 0; i < 30; ++i) {
+    timer.prepare_timed_run();
+    timer.start();
+    busy_host(std::chrono::microseconds(300));
+    launch_spin(cycles, elapsed_ns.get(), stream_);
+    timer.stop();
+  }
+  const std::vector<double> samples = timer.collect();
+  const auto discarded = std::ranges::count_if(samples, [](double ms) { return std::isnan(ms); });
+  unsigned long long device_ns = 0;
+  check_cuda(cudaMemcpy(&device_ns, elapsed_ns.get(), sizeof device_ns, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  const double device_ms = static_cast<double>(device_ns) / 1e6;
+  const Value clocks = timer.clocks();
+  std::printf("short spin behind 300 us of host launch: %td of 30 discarded, timer %.4f ms, %%globaltimer "
+              "%.4f ms, clocks %s\n", discarded, median(samples), device_ms, clocks.dump().c_str());
+  EXPECT_GE(discarded, 1);
+  EXPECT_LE(discarded, 5) << "the lead did not grow to cover the launch";
+  EXPECT_EQ(clocks["gapped_runs"].get<int>(), discarded);
+  EXPECT_GE(clocks["lead_ms"].get<double>(), 0.3);
+  EXPECT_LT(median(samples), device_ms + 0.01) << "the kept pairs timed the host's 300 us launch";
+}
+
+// A launcher that waits for its own kernel always lets the start event complete first: no
+// lead can help, so after the lead has grown to its most the runs are kept as they are
+// (host-bound), never discarded run after run.
+TEST_F(CudaTimerTest, ALauncherThatWaitsForItsKernelIsKeptAsHostBound) {
+  const long long cycles = cycles_for_ms(0.02);
+  DeviceArray<unsigned long long> elapsed_ns(1);
+  CudaTimer timer({.stream = stream_});
+  timer.begin_tuning();
+  for (int i = 0; i < 20; ++i) {
+    timer.prepare_timed_run();
+    timer.start();
+    launch_spin(cycles, elapsed_ns.get(), stream_);
+    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+    timer.stop();
+  }
+  const std::vector<double> samples = timer.collect();
+  const auto discarded = std::ranges::count_if(samples, [](double ms) { return std::isnan(ms); });
+  const Value clocks = timer.clocks();
+  std::printf("launcher that synchronizes: %td of 20 discarded, clocks %s\n", discarded, clocks.dump().c_str());
+  EXPECT_LE(discarded, 4);
+  EXPECT_GE(clocks["host_bound_runs"].get<int>(), 1);
+  EXPECT_TRUE(std::isfinite(samples.back()));
 }
 
 TEST_F(CudaTimerTest, FlushMakesAnL2ResidentReadSlower) {
