@@ -29,7 +29,8 @@ struct CudaTimerOptions {
   /// again after every timed run (outside its events), and a run below 75% of the steady
   /// clock is discarded and taken again; a busy kernel (the lead, 0.1 ms) runs ahead of a
   /// timed run that finds the stream dry, and a run whose start event completed before its
-  /// launch returned is discarded and the lead grows (docs/strategies.md, "Clock control");
+  /// launch returned (the host's launch inside the pair) is discarded and, for a launch the
+  /// lead can cover, every later run is led (docs/strategies.md, "Clock control");
   /// while the host captures a graph, a 1 ms busy kernel keeps the device from idling. The
   /// card's clock settings are never changed.
   bool steady_clock = true;

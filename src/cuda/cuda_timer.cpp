@@ -1,5 +1,5 @@
 // CudaTimer: event pairs on the caller's stream, L2 flush, graph replay, capture refusal.
-#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -9,6 +9,7 @@
 #include "cuda/clock_probe.hpp"
 #include "cuda/device_facts.hpp"
 #include "cuda/l2_flush.hpp"
+#include "cuda/launch_gaps.hpp"
 #include "cuda_driver/driver_api.hpp"
 #include "cuda_driver/driver_resources.hpp"
 #include "disttune/cuda.hpp"
@@ -31,17 +32,6 @@ constexpr double kSettleMs = 20.0;
 constexpr double kCaptureBusyMs = 1.0;
 /// A timed run below this fraction of the steady SM clock is discarded (nvbench's 75%).
 constexpr double kSlowClock = 0.75;
-/// Device time of the kernel enqueued ahead of a timed run when the stream has run dry: the
-/// host enqueues the run and its stop event while it executes, so neither event waits for
-/// the host (a Python launch takes 20-40 us; the lead leaves room for a slow one).
-constexpr double kLeadMs = 0.1;
-/// A run whose start event had completed before its launch returned (a gap: the device
-/// waited for the host inside the pair) multiplies the lead by kLeadGrowth, up to this.
-/// Beyond it the runs are host-bound (the launcher waits for the device, or its host work
-/// outlasts any lead). 0.1, 0.4, 0.8: at most three discarded runs (one without a lead),
-/// within the tuning's re-take allowance of even a 3-run candidate.
-constexpr double kMostLeadMs = 0.8;
-constexpr double kLeadGrowth = 4.0;
 /// Pairs held before collect() at most: beyond, the timer resolves them early (one extra
 /// wait) so their clock probes stay within the probe's buffer. A round of the spec's 10
 /// timed runs on 400 candidates fits.
@@ -74,14 +64,9 @@ struct CudaTimer::State {
   double lowest_mhz = 0.0;                        ///< lowest clock of a timed run this tuning
   int discarded = 0;                              ///< runs below kSlowClock this tuning
   bool idle = true;                               ///< nothing enqueued since the last wait
-  double lead_ms = kLeadMs;                       ///< the lead's device time this tuning
-  bool lead_always = false;                       ///< a gap without a lead: lead every run
-  bool host_bound = false;                        ///< gaps at the most lead: keep, lead no more
-  bool led = false;                               ///< a lead went ahead of the open run
-  int gap_streak = 0;                             ///< consecutive timed runs with a gap
-  int gapped = 0;                                 ///< runs discarded for a gap this tuning
-  int host_bound_runs = 0;                        ///< runs with a gap kept (host-bound)
-  std::vector<bool> pending_gapped;               ///< per pending pair: discard for its gap
+  detail::LaunchGaps gaps;                        ///< with steady_clock: leads and gaps
+  std::chrono::steady_clock::time_point started;  ///< when the open run's start() returned
+  std::vector<bool> pending_gapped;               ///< per pending pair: discarded for a gap
 
   State() = default;
   State(const State&) = delete;
@@ -126,42 +111,27 @@ struct CudaTimer::State {
     check(driver().cuMemsetD8Async(buffer.get(), 0, buffer.bytes(), stream), "cuMemsetD8Async");
   }
 
-  /// With steady_clock, on a stream that has run dry (nothing enqueued since the last wait,
-  /// or all of it done: a kernel shorter than the host's launch), or on every run once a
-  /// run found too little work queued ahead of it: a busy kernel ahead of the next run.
-  /// Without it a launch-bound run's pair would time the host's launch.
+  /// With steady_clock: the lead (LaunchGaps) ahead of the next timed run. Without it a
+  /// launch-bound run's pair would time the host's launch.
   void lead() {
-    led = probe && !host_bound &&
-          (lead_always || idle || driver().cuStreamQuery(stream) == CUDA_SUCCESS);
-    if (led) probe->keep_busy(stream, lead_ms);
+    if (probe) {
+      const bool dry = idle || (!gaps.leads_always() && driver().cuStreamQuery(stream) == CUDA_SUCCESS);
+      if (const double ms = gaps.lead_ms(dry); ms > 0.0) probe->keep_busy(stream, ms);
+    }
     idle = false;
   }
 
-  /// With steady_clock, at stop() before the stop event: whether the open run's start event
-  /// had already completed once its launch returned, so the device idled inside the pair
-  /// waiting for the host. Such a run is discarded (NaN at collect, taken again) and the
-  /// lead grows for the next runs: always on after a gap without a lead, kLeadGrowth times
-  /// longer after one with a lead. A gap with the most lead, right after another, marks the
-  /// tuning host-bound: its runs are kept as they are and no lead runs any more.
+  /// With steady_clock, at stop() before the stop event: whether the open run is discarded
+  /// for a gap (LaunchGaps): its start event had completed before its launch returned.
   bool gap_discards(const Event& begin) {
-    if (!probe || host_bound) return false;
+    if (!probe) return false;
+    const double host_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     const CUresult query = driver().cuEventQuery(begin.get());
-    if (query == CUDA_ERROR_NOT_READY) {
-      gap_streak = 0;
-      return false;
-    }
-    check(query, "cuEventQuery");
-    ++gap_streak;
-    const bool lead_can_grow = !lead_always || lead_ms < kMostLeadMs;
-    if (!lead_can_grow && gap_streak > 1) {
-      host_bound = true;
-      ++host_bound_runs;
-      return false;
-    }
-    if (led) lead_ms = std::min(kMostLeadMs, kLeadGrowth * lead_ms);
-    lead_always = true;
-    ++gapped;
-    return true;
+    if (query != CUDA_ERROR_NOT_READY) check(query, "cuEventQuery");
+    const bool gap = query == CUDA_SUCCESS;
+    const bool waited = gap && driver().cuStreamQuery(stream) == CUDA_SUCCESS;
+    return gaps.discards(gap, waited, host_ms);
   }
 
   /// With steady_clock: measures the SM clock right after a timed run (outside its events).
@@ -290,12 +260,7 @@ void CudaTimer::begin_tuning() {
   state_->refuse_if_capturing();
   state_->lowest_mhz = 0.0;
   state_->discarded = 0;
-  state_->lead_ms = kLeadMs;
-  state_->lead_always = false;
-  state_->host_bound = false;
-  state_->gap_streak = 0;
-  state_->gapped = 0;
-  state_->host_bound_runs = 0;
+  state_->gaps.reset();
   if (!state_->probe) return;
   state_->steady_mhz = state_->probe->settle(state_->stream, kSettledClock, kSettleMs);
   state_->idle = true;
@@ -317,6 +282,7 @@ void CudaTimer::start() {
   Event begin = state_->take_event();
   state_->record(begin);
   state_->open_start = std::move(begin);
+  state_->started = std::chrono::steady_clock::now();
 }
 
 void CudaTimer::stop() {
@@ -377,12 +343,11 @@ Value CudaTimer::deps() const { return detail::cuda_versions(); }
 
 Value CudaTimer::clocks() const {
   if (!state_->probe) return Value::object();
-  return Value{{"steady_sm_mhz", state_->steady_mhz},
+  Value clocks{{"steady_sm_mhz", state_->steady_mhz},
                {"lowest_sm_mhz", state_->lowest_mhz},
-               {"discarded_runs", state_->discarded},
-               {"gapped_runs", state_->gapped},
-               {"host_bound_runs", state_->host_bound_runs},
-               {"lead_ms", state_->lead_ms}};
+               {"discarded_runs", state_->discarded}};
+  clocks.update(state_->gaps.counts());
+  return clocks;
 }
 
 const CudaTimerOptions& CudaTimer::options() const { return state_->options; }

@@ -1,0 +1,57 @@
+// LaunchGaps: the lead ahead of a timed run, and which runs timed the host's launch.
+#pragma once
+
+#include "disttune/config.hpp"
+
+namespace disttune::detail {
+
+/// How CudaTimer keeps the host's launch out of its event pairs (with steady_clock).
+///
+/// A run is led by a busy kernel (the lead) when the stream has run dry, so the host
+/// enqueues the run and its stop event while the lead executes. A run whose start event had
+/// already completed when its launch returned has a gap: the device waited for the host
+/// inside the pair. Such a run is discarded (the tuning takes it again), and:
+/// - if the launch took at most kLongestCoveredMs of host time, every later run is led, by
+///   twice that time at least: the lead then covers a launch that slow;
+/// - a longer launch is a stall (the GIL held by a compile, a page fault): no lead covers
+///   it and the lead is left as it was;
+/// - a gap in a run whose work had all completed when its launch returned shows a launcher
+///   that waits for the device (it synchronizes); kWaitingGaps of them in a row make the
+///   tuning host-bound: its runs are kept as they are (their time includes the host, as the
+///   spec's method times them) and led by kLeadMs when dry, until a run without a gap.
+class LaunchGaps {
+ public:
+  /// The lead of a run on a stream that has run dry (nothing enqueued since the last wait,
+  /// or all of it done).
+  static constexpr double kLeadMs = 0.1;
+  /// The longest lead; a gapped launch longer than half of it is a stall.
+  static constexpr double kMostLeadMs = 0.8;
+  static constexpr double kLongestCoveredMs = kMostLeadMs / 2;
+  static constexpr int kWaitingGaps = 3;
+
+  /// Starts a tuning: the lead back to kLeadMs, the counts to 0.
+  void reset();
+  /// Whether the next run is led whatever the stream holds (so whether it has run dry need
+  /// not be asked).
+  bool leads_always() const { return lead_always_ && !host_bound_; }
+  /// The lead (ms) to enqueue ahead of the next run, 0 for none; `dry`: the stream has run
+  /// dry.
+  double lead_ms(bool dry);
+  /// After a run's launch returned: `gap`, its start event had completed; `waited`, asked
+  /// on a gap only, all the stream's work had completed; `host_ms`, the host's time from
+  /// the run's start() to here. Whether to discard the run.
+  bool discards(bool gap, bool waited, double host_ms);
+  /// {"gapped_runs": discarded for a gap, "host_bound_runs": gapped runs kept, "lead_ms":
+  /// the lead at the end} of this tuning.
+  Value counts() const;
+
+ private:
+  double lead_ms_ = kLeadMs;
+  bool lead_always_ = false;
+  bool host_bound_ = false;
+  int waiting_streak_ = 0;
+  int gapped_ = 0;
+  int host_bound_runs_ = 0;
+};
+
+}  // namespace disttune::detail

@@ -1,0 +1,77 @@
+// LaunchGaps: which runs timed the host's launch, and how the lead grows to keep it out.
+#include "cuda/launch_gaps.hpp"
+
+#include <gtest/gtest.h>
+
+namespace disttune::detail {
+namespace {
+
+constexpr bool kGap = true;
+constexpr bool kNoGap = false;
+constexpr bool kWaited = true;
+constexpr bool kLaunched = false;
+
+TEST(LaunchGaps, LeadsOnlyADryStreamUntilARunHasAGap) {
+  LaunchGaps gaps;
+  EXPECT_EQ(gaps.lead_ms(true), LaunchGaps::kLeadMs);
+  EXPECT_EQ(gaps.lead_ms(false), 0.0);
+  EXPECT_FALSE(gaps.discards(kNoGap, kLaunched, 0.03));
+  EXPECT_FALSE(gaps.leads_always());
+  EXPECT_EQ(gaps.counts()["gapped_runs"], 0);
+}
+
+TEST(LaunchGaps, ALaunchSlowerThanTheLeadIsDiscardedAndEveryLaterRunIsLedByTwiceIt) {
+  LaunchGaps gaps;
+  gaps.lead_ms(true);
+  EXPECT_TRUE(gaps.discards(kGap, kLaunched, 0.3));
+  EXPECT_TRUE(gaps.leads_always());
+  EXPECT_DOUBLE_EQ(gaps.lead_ms(false), 0.6);
+  EXPECT_FALSE(gaps.discards(kNoGap, kLaunched, 0.3));
+  EXPECT_TRUE(gaps.discards(kGap, kLaunched, 0.1));  // a shorter gapped launch never shrinks the lead
+  EXPECT_DOUBLE_EQ(gaps.lead_ms(true), 0.6);
+  EXPECT_EQ(gaps.counts()["gapped_runs"], 2);
+  EXPECT_DOUBLE_EQ(gaps.counts()["lead_ms"].get<double>(), 0.6);
+}
+
+TEST(LaunchGaps, AStallLongerThanAnyLeadIsDiscardedAndLeavesTheLeadAsItWas) {
+  LaunchGaps gaps;
+  for (int i = 0; i < 20; ++i) EXPECT_TRUE(gaps.discards(kGap, kLaunched, 12.0));  // the GIL held by compiles
+  EXPECT_FALSE(gaps.leads_always());
+  EXPECT_EQ(gaps.lead_ms(true), LaunchGaps::kLeadMs);
+  EXPECT_EQ(gaps.counts()["host_bound_runs"], 0) << "stalls are never taken for a waiting launcher";
+}
+
+TEST(LaunchGaps, ALauncherThatWaitsForTheDeviceIsKeptAfterTwoDiscardsUntilARunHasNoGap) {
+  LaunchGaps gaps;
+  EXPECT_TRUE(gaps.discards(kGap, kWaited, 0.13));
+  EXPECT_TRUE(gaps.discards(kGap, kWaited, 0.29));
+  for (int i = 0; i < 10; ++i) EXPECT_FALSE(gaps.discards(kGap, kWaited, 0.15));
+  EXPECT_EQ(gaps.counts()["gapped_runs"], 2);
+  EXPECT_EQ(gaps.counts()["host_bound_runs"], 10);
+  EXPECT_EQ(gaps.lead_ms(true), LaunchGaps::kLeadMs) << "host-bound: the short lead, only when dry";
+  EXPECT_EQ(gaps.lead_ms(false), 0.0);
+  EXPECT_FALSE(gaps.discards(kNoGap, kLaunched, 0.05));
+  EXPECT_TRUE(gaps.discards(kGap, kLaunched, 0.05)) << "a run without a gap ended the host-bound stretch";
+}
+
+TEST(LaunchGaps, WaitingGapsCountOnlyInARow) {
+  LaunchGaps gaps;
+  EXPECT_TRUE(gaps.discards(kGap, kWaited, 0.02));
+  EXPECT_TRUE(gaps.discards(kGap, kWaited, 0.02));
+  EXPECT_TRUE(gaps.discards(kGap, kLaunched, 0.02));
+  EXPECT_TRUE(gaps.discards(kGap, kWaited, 0.02));
+  EXPECT_EQ(gaps.counts()["host_bound_runs"], 0);
+}
+
+TEST(LaunchGaps, TheLeadNeverPassesItsMostAndResetStartsOver) {
+  LaunchGaps gaps;
+  EXPECT_TRUE(gaps.discards(kGap, kLaunched, LaunchGaps::kLongestCoveredMs));
+  EXPECT_DOUBLE_EQ(gaps.lead_ms(false), LaunchGaps::kMostLeadMs);
+  gaps.reset();
+  EXPECT_FALSE(gaps.leads_always());
+  EXPECT_EQ(gaps.lead_ms(true), LaunchGaps::kLeadMs);
+  EXPECT_EQ(gaps.counts()["gapped_runs"], 0);
+}
+
+}  // namespace
+}  // namespace disttune::detail
