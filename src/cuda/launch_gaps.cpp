@@ -15,10 +15,14 @@ double LaunchGaps::lead_ms(bool dry) {
 bool LaunchGaps::discards(bool gap, bool waited, double host_ms) {
   if (!gap) {
     waiting_streak_ = 0;
+    last_gap_host_ms_ = 0.0;
     host_bound_ = false;
     return false;
   }
-  waiting_streak_ = waited ? waiting_streak_ + 1 : 0;
+  const bool alike = last_gap_host_ms_ > 0.0 && host_ms <= kAlikeHostTimes * last_gap_host_ms_ &&
+                     last_gap_host_ms_ <= kAlikeHostTimes * host_ms;
+  waiting_streak_ = !waited ? 0 : alike ? waiting_streak_ + 1 : 1;
+  last_gap_host_ms_ = host_ms;
   if (host_bound_ || waiting_streak_ >= kWaitingGaps) {
     host_bound_ = true;
     ++host_bound_runs_;

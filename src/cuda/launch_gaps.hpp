@@ -15,10 +15,12 @@ namespace disttune::detail {
 ///   twice that time at least: the lead then covers a launch that slow;
 /// - a longer launch is a stall (the GIL held by a compile, a page fault): no lead covers
 ///   it and the lead is left as it was;
-/// - a gap in a run whose work had all completed when its launch returned shows a launcher
-///   that waits for the device (it synchronizes); kWaitingGaps of them in a row make the
-///   tuning host-bound: its runs are kept as they are (their time includes the host, as the
-///   spec's method times them) and led by kLeadMs when dry, until a run without a gap.
+/// - a launcher that waits for the device (it synchronizes) gaps on every run, with its work
+///   all completed when its launch returned and host times alike (within a factor of 2 of
+///   the last); kWaitingGaps such gaps in a row make the tuning host-bound: its runs are
+///   kept as they are (their time includes the host, as the spec's method times them) and
+///   led by kLeadMs when dry, until a run without a gap. Stalls come in streaks too (16
+///   threads compiling hold the GIL run after run) but their host times differ by far more.
 class LaunchGaps {
  public:
   /// The lead of a run on a stream that has run dry (nothing enqueued since the last wait,
@@ -27,7 +29,9 @@ class LaunchGaps {
   /// The longest lead; a gapped launch longer than half of it is a stall.
   static constexpr double kMostLeadMs = 0.8;
   static constexpr double kLongestCoveredMs = kMostLeadMs / 2;
-  static constexpr int kWaitingGaps = 3;
+  static constexpr int kWaitingGaps = 5;
+  /// Host times of two waiting gaps in a row differ by at most this factor.
+  static constexpr double kAlikeHostTimes = 2.0;
 
   /// Starts a tuning: the lead back to kLeadMs, the counts to 0.
   void reset();
@@ -50,6 +54,7 @@ class LaunchGaps {
   bool lead_always_ = false;
   bool host_bound_ = false;
   int waiting_streak_ = 0;
+  double last_gap_host_ms_ = 0.0;  ///< the host time of the last run, if it had a gap
   int gapped_ = 0;
   int host_bound_runs_ = 0;
 };

@@ -102,8 +102,9 @@ TEST_F(CudaTimerTest, ALaunchLongerThanTheLeadIsDiscardedAndTheLeadGrowsToCoverI
 }
 
 // A launcher that waits for its own kernel always lets the start event complete first: no
-// lead can help, so after the lead has grown to its most the runs are kept as they are
-// (host-bound), never discarded run after run.
+// lead can help, so after a few gaps alike the runs are kept as they are (host-bound), never
+// discarded run after run (the tuning's re-take allowance is the spec's 10 timed runs).
+constexpr int LaunchGapsMostLost = 8;
 TEST_F(CudaTimerTest, ALauncherThatWaitsForItsKernelIsKeptAsHostBound) {
   const long long cycles = cycles_for_ms(0.02);
   DeviceArray<unsigned long long> elapsed_ns(1);
@@ -120,7 +121,7 @@ TEST_F(CudaTimerTest, ALauncherThatWaitsForItsKernelIsKeptAsHostBound) {
   const auto discarded = std::ranges::count_if(samples, [](double ms) { return std::isnan(ms); });
   const Value clocks = timer.clocks();
   std::printf("launcher that synchronizes: %td of 20 discarded, clocks %s\n", discarded, clocks.dump().c_str());
-  EXPECT_LE(discarded, 4);
+  EXPECT_LE(discarded, LaunchGapsMostLost) << "a waiting launcher is found after a few runs, not never";
   EXPECT_GE(clocks["host_bound_runs"].get<int>(), 1);
   EXPECT_TRUE(std::isfinite(samples.back()));
 }
