@@ -2,31 +2,62 @@
 #include "cuda/launch_gaps.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
 
 namespace disttune::detail {
 
 void LaunchGaps::reset() { *this = LaunchGaps(); }
 
 double LaunchGaps::lead_ms(bool dry) {
-  if (host_bound_) return dry ? kLeadMs : 0.0;
-  return lead_always_ || dry ? lead_ms_ : 0.0;
+  if (probe_lead_ms_ > 0.0) {
+    led_ms_ = probe_lead_ms_;
+  } else if (host_bound_) {
+    led_ms_ = dry ? kLeadMs : 0.0;
+  } else {
+    led_ms_ = lead_always_ || dry ? lead_ms_ : 0.0;
+  }
+  return led_ms_;
 }
 
+namespace {
+
+/// Whether two host times beyond the lead are alike: within a factor of kAlikeHostTimes,
+/// or kAlikeSlackMs (the host's own jitter) of each other.
+bool alike(double a_ms, double b_ms) {
+  return std::abs(a_ms - b_ms) <=
+         std::max(LaunchGaps::kAlikeSlackMs, (LaunchGaps::kAlikeHostTimes - 1) * std::min(a_ms, b_ms));
+}
+
+}  // namespace
+
 bool LaunchGaps::discards(bool gap, bool waited, double host_ms) {
+  const double probe_ms = std::exchange(probe_lead_ms_, 0.0);
   if (!gap) {
     waiting_streak_ = 0;
-    last_gap_host_ms_ = 0.0;
+    last_beyond_ms_ = -1.0;
     host_bound_ = false;
     return false;
   }
-  const bool alike = last_gap_host_ms_ > 0.0 && host_ms <= kAlikeHostTimes * last_gap_host_ms_ &&
-                     last_gap_host_ms_ <= kAlikeHostTimes * host_ms;
-  waiting_streak_ = !waited ? 0 : alike ? waiting_streak_ + 1 : 1;
-  last_gap_host_ms_ = host_ms;
-  if (host_bound_ || waiting_streak_ >= kWaitingGaps) {
-    host_bound_ = true;
+  // A launcher that waits for the device returns once the lead and its own work are done:
+  // its host time beyond the lead is its own, whatever the lead.
+  const double beyond_ms = std::max(host_ms - led_ms_, 0.0);
+  const double before_ms = std::exchange(last_beyond_ms_, beyond_ms);
+  const bool like_before = before_ms >= 0.0 && alike(beyond_ms, before_ms);
+  if (probe_ms > 0.0) {
+    host_bound_ = waited && std::abs(beyond_ms - before_ms) <= kProbeTolerance * (probe_ms - probe_base_lead_ms_);
+  } else if (host_bound_) {
+    host_bound_ = waited && like_before;  // a stall ends the stretch
+  }
+  if (host_bound_) {
     ++host_bound_runs_;
     return false;
+  }
+  waiting_streak_ = !waited || probe_ms > 0.0 ? 0 : like_before ? waiting_streak_ + 1 : 1;
+  if (waiting_streak_ >= kWaitingGaps) {
+    waiting_streak_ = 0;
+    probe_base_lead_ms_ = led_ms_;
+    probe_lead_ms_ = led_ms_ + std::clamp(host_ms, kLeastProbeMs, kMostProbeMs);
   }
   if (host_ms <= kLongestCoveredMs) {
     lead_always_ = true;

@@ -15,12 +15,16 @@ namespace disttune::detail {
 ///   twice that time at least: the lead then covers a launch that slow;
 /// - a longer launch is a stall (the GIL held by a compile, a page fault): no lead covers
 ///   it and the lead is left as it was;
-/// - a launcher that waits for the device (it synchronizes) gaps on every run, with its work
-///   all completed when its launch returned and host times alike (within a factor of 2 of
-///   the last); kWaitingGaps such gaps in a row make the tuning host-bound: its runs are
-///   kept as they are (their time includes the host, as the spec's method times them) and
-///   led by kLeadMs when dry, until a run without a gap. Stalls come in streaks too (16
-///   threads compiling hold the GIL run after run) but their host times differ by far more.
+/// - a launcher that waits for the device (it synchronizes) gaps on every run, with all the
+///   stream's work completed when its launch returned, and its host time beyond the lead
+///   (its own work) alike from run to run. Stalls come in such streaks too (16 threads
+///   compiling hold the GIL run after run, 36-44 ms each on the H200), so kWaitingGaps of
+///   them in a row only lead to a test of cause: the next run's lead is longer by the last
+///   host time (1-100 ms). A launcher that waits for the device takes that much longer on
+///   the host, its time beyond the lead unchanged; a stall does not follow the lead. If it
+///   did, the tuning is host-bound: its runs are kept as they are (their time includes the
+///   host, as the spec's method times them) and led by kLeadMs when dry, while their gaps
+///   stay alike; a run without a gap, or a stall, ends it.
 class LaunchGaps {
  public:
   /// The lead of a run on a stream that has run dry (nothing enqueued since the last wait,
@@ -29,9 +33,17 @@ class LaunchGaps {
   /// The longest lead; a gapped launch longer than half of it is a stall.
   static constexpr double kMostLeadMs = 0.8;
   static constexpr double kLongestCoveredMs = kMostLeadMs / 2;
-  static constexpr int kWaitingGaps = 5;
-  /// Host times of two waiting gaps in a row differ by at most this factor.
+  static constexpr int kWaitingGaps = 3;
+  /// How much longer the test's lead is than the last: the last host time, within these.
+  static constexpr double kLeastProbeMs = 1.0;
+  static constexpr double kMostProbeMs = 100.0;
+  /// The test passes when the host time beyond the lead stayed within this fraction of the
+  /// added lead.
+  static constexpr double kProbeTolerance = 0.25;
+  /// Host times beyond the lead of two waiting gaps in a row differ by at most this factor
+  /// or this many ms.
   static constexpr double kAlikeHostTimes = 2.0;
+  static constexpr double kAlikeSlackMs = 0.05;
 
   /// Starts a tuning: the lead back to kLeadMs, the counts to 0.
   void reset();
@@ -54,7 +66,10 @@ class LaunchGaps {
   bool lead_always_ = false;
   bool host_bound_ = false;
   int waiting_streak_ = 0;
-  double last_gap_host_ms_ = 0.0;  ///< the host time of the last run, if it had a gap
+  double last_beyond_ms_ = -1.0;   ///< the last run's host time beyond its lead, if it had a gap
+  double led_ms_ = 0.0;            ///< the lead ahead of the open run
+  double probe_lead_ms_ = 0.0;     ///< > 0: the next run's lead tests for a waiting launcher
+  double probe_base_lead_ms_ = 0.0;  ///< the lead of the run before the test
   int gapped_ = 0;
   int host_bound_runs_ = 0;
 };
