@@ -34,6 +34,7 @@ bool alike(double a_ms, double b_ms) {
 bool LaunchGaps::discards(bool gap, bool waited, double host_ms) {
   const double probe_ms = std::exchange(probe_lead_ms_, 0.0);
   if (!gap) {
+    gap_streak_ = 0;
     waiting_streak_ = 0;
     last_beyond_ms_ = -1.0;
     host_bound_ = false;
@@ -42,13 +43,16 @@ bool LaunchGaps::discards(bool gap, bool waited, double host_ms) {
   // A launcher that waits for the device returns once the lead and its own work are done:
   // its host time beyond the lead is its own, whatever the lead.
   const double beyond_ms = std::max(host_ms - led_ms_, 0.0);
-  const double before_ms = std::exchange(last_beyond_ms_, beyond_ms);
+  const double before_ms = last_beyond_ms_;
+  if (probe_ms == 0.0) last_beyond_ms_ = beyond_ms;  // a test's lead is not the launcher's own
   const bool like_before = before_ms >= 0.0 && alike(beyond_ms, before_ms);
-  if (probe_ms > 0.0) {
+  if (host_bound_) {
+    host_bound_ = waited && like_before;  // a stall ends the stretch, and starts a streak
+    if (!host_bound_) gap_streak_ = 0;
+  } else if (probe_ms > 0.0) {
     host_bound_ = waited && std::abs(beyond_ms - before_ms) <= kProbeTolerance * (probe_ms - probe_base_lead_ms_);
-  } else if (host_bound_) {
-    host_bound_ = waited && like_before;  // a stall ends the stretch
   }
+  host_bound_ = host_bound_ || ++gap_streak_ >= kMostGapsInARow;
   if (host_bound_) {
     ++host_bound_runs_;
     return false;

@@ -24,7 +24,12 @@ namespace disttune::detail {
 ///   the host, its time beyond the lead unchanged; a stall does not follow the lead. If it
 ///   did, the tuning is host-bound: its runs are kept as they are (their time includes the
 ///   host, as the spec's method times them) and led by kLeadMs when dry, while their gaps
-///   stay alike; a run without a gap, or a stall, ends it.
+///   stay alike; a run without a gap, or a stall, ends it;
+/// - whatever the test says, kMostGapsInARow gaps in a row make the tuning host-bound too,
+///   so no launcher loses more runs in a row than the tuning's re-take allowance (the
+///   spec's 10 timed runs) covers. On the H200 the GPU test's synchronizing launcher failed
+///   the test of cause (host times that did not follow the lead; not yet explained) and is
+///   found this way.
 class LaunchGaps {
  public:
   /// The lead of a run on a stream that has run dry (nothing enqueued since the last wait,
@@ -34,6 +39,7 @@ class LaunchGaps {
   static constexpr double kMostLeadMs = 0.8;
   static constexpr double kLongestCoveredMs = kMostLeadMs / 2;
   static constexpr int kWaitingGaps = 3;
+  static constexpr int kMostGapsInARow = 8;
   /// How much longer the test's lead is than the last: the last host time, within these.
   static constexpr double kLeastProbeMs = 1.0;
   static constexpr double kMostProbeMs = 100.0;
@@ -65,6 +71,7 @@ class LaunchGaps {
   double lead_ms_ = kLeadMs;
   bool lead_always_ = false;
   bool host_bound_ = false;
+  int gap_streak_ = 0;
   int waiting_streak_ = 0;
   double last_beyond_ms_ = -1.0;   ///< the last run's host time beyond its lead, if it had a gap
   double led_ms_ = 0.0;            ///< the lead ahead of the open run
