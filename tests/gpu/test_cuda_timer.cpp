@@ -24,6 +24,30 @@ void busy_host(std::chrono::microseconds span) {
   }
 }
 
+/// One tuning of `runs` timed spins of `cycles`, each launched after `before` and stopped
+/// after `after` of host work; the samples (NaN: discarded).
+std::vector<double> time_spins(CudaTimer& timer, int runs, long long cycles, unsigned long long* elapsed_ns,
+                               cudaStream_t stream, std::chrono::microseconds before,
+                               std::chrono::microseconds after = {}) {
+  timer.begin_tuning();
+  for (int i = 0; i < runs; ++i) {
+    timer.prepare_timed_run();
+    timer.start();
+    busy_host(before);
+    launch_spin(cycles, elapsed_ns, stream);
+    busy_host(after);
+    timer.stop();
+  }
+  return timer.collect();
+}
+
+/// What %globaltimer inside the last spin read, in ms.
+double spin_ms(const DeviceArray<unsigned long long>& elapsed_ns) {
+  unsigned long long device_ns = 0;
+  check_cuda(cudaMemcpy(&device_ns, elapsed_ns.get(), sizeof device_ns, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  return static_cast<double>(device_ns) / 1e6;
+}
+
 TEST_F(CudaTimerTest, SpinOfKnownCyclesIsMeasuredWithin5Percent) {
   constexpr double kTargetMs = 20.0;
   const long long cycles = cycles_for_ms(kTargetMs);
@@ -38,13 +62,11 @@ TEST_F(CudaTimerTest, SpinOfKnownCyclesIsMeasuredWithin5Percent) {
   }
   const std::vector<double> samples = timer.collect();
   ASSERT_EQ(samples.size(), 10u);
-  unsigned long long device_ns = 0;
-  check_cuda(cudaMemcpy(&device_ns, elapsed_ns.get(), sizeof device_ns, cudaMemcpyDeviceToHost), "cudaMemcpy");
   const double measured = median(samples);
+  const double device_ms = spin_ms(elapsed_ns);
   std::printf("spin of %lld cycles: expected %.3f ms, timer %.3f ms, %%globaltimer %.3f ms\n", cycles,
-              kTargetMs, measured, static_cast<double>(device_ns) / 1e6);
-  EXPECT_NEAR(measured, kTargetMs, 0.05 * kTargetMs)
-      << "%globaltimer inside the kernel read " << static_cast<double>(device_ns) / 1e6 << " ms";
+              kTargetMs, measured, device_ms);
+  EXPECT_NEAR(measured, kTargetMs, 0.05 * kTargetMs) << "%globaltimer inside the kernel read " << device_ms << " ms";
 }
 
 // A kernel shorter than the host's launch (a Triton launch from Python: 20-40 us) leaves the
@@ -53,19 +75,9 @@ TEST_F(CudaTimerTest, AKernelShorterThanTheHostsLaunchIsTimedWithoutTheHostsGaps
   const long long cycles = cycles_for_ms(0.02);
   DeviceArray<unsigned long long> elapsed_ns(1);
   CudaTimer timer({.stream = stream_});
-  timer.begin_tuning();
-  for (int i = 0; i < 20; ++i) {
-    timer.prepare_timed_run();
-    timer.start();
-    busy_host(std::chrono::microseconds(50));
-    launch_spin(cycles, elapsed_ns.get(), stream_);
-    busy_host(std::chrono::microseconds(20));
-    timer.stop();
-  }
-  const double measured = median(timer.collect());
-  unsigned long long device_ns = 0;
-  check_cuda(cudaMemcpy(&device_ns, elapsed_ns.get(), sizeof device_ns, cudaMemcpyDeviceToHost), "cudaMemcpy");
-  const double device_ms = static_cast<double>(device_ns) / 1e6;
+  const double measured = median(time_spins(timer, 20, cycles, elapsed_ns.get(), stream_,
+                                            std::chrono::microseconds(50), std::chrono::microseconds(20)));
+  const double device_ms = spin_ms(elapsed_ns);
   std::printf("short spin behind 70 us of host work per run: timer %.4f ms, %%globaltimer %.4f ms\n",
               measured, device_ms);
   EXPECT_LT(measured, device_ms + 0.01) << "the pairs timed the host's 70 us per run";
@@ -78,19 +90,10 @@ TEST_F(CudaTimerTest, ALaunchLongerThanTheLeadIsDiscardedAndTheLeadGrowsToCoverI
   const long long cycles = cycles_for_ms(0.02);
   DeviceArray<unsigned long long> elapsed_ns(1);
   CudaTimer timer({.stream = stream_});
-  timer.begin_tuning();
-  for (int i = 0; i < 30; ++i) {
-    timer.prepare_timed_run();
-    timer.start();
-    busy_host(std::chrono::microseconds(300));
-    launch_spin(cycles, elapsed_ns.get(), stream_);
-    timer.stop();
-  }
-  const std::vector<double> samples = timer.collect();
+  const std::vector<double> samples =
+      time_spins(timer, 30, cycles, elapsed_ns.get(), stream_, std::chrono::microseconds(300));
   const auto discarded = std::ranges::count_if(samples, [](double ms) { return std::isnan(ms); });
-  unsigned long long device_ns = 0;
-  check_cuda(cudaMemcpy(&device_ns, elapsed_ns.get(), sizeof device_ns, cudaMemcpyDeviceToHost), "cudaMemcpy");
-  const double device_ms = static_cast<double>(device_ns) / 1e6;
+  const double device_ms = spin_ms(elapsed_ns);
   const Value clocks = timer.clocks();
   std::printf("short spin behind 300 us of host launch: %td of 30 discarded, timer %.4f ms, %%globaltimer "
               "%.4f ms, clocks %s\n", discarded, median(samples), device_ms, clocks.dump().c_str());
