@@ -80,6 +80,11 @@ ctest_label() {
 
 step_unit_tests() { ctest_label unit skips-ok; }
 
+# test_result NAME LOG: FAIL if the GoogleTest whose name starts with NAME failed in LOG, else PASS.
+test_result() {
+  if grep -qE "\[  FAILED  \] [A-Za-z]+\.$1" "$2"; then echo FAIL; else echo PASS; fi
+}
+
 step_gpu_tests() {
   ctest_label gpu
   local log=$LOG_DIR/ctest_gpu.log line
@@ -90,9 +95,9 @@ step_gpu_tests() {
   line=$(grep -oE 'per-run event pairs [0-9.]+ us, graph replay [0-9.]+ us per launch' "$log" | head -n 1)
   [[ -n $line ]] && record "  graph vs per-run (tiny kernel)" PASS "$line"
   line=$(grep -oE '[0-9]+ of 30 discarded, timer [0-9.]+ ms, %globaltimer [0-9.]+ ms' "$log" | head -n 1)
-  [[ -n $line ]] && record "  launch of 300 us, lead of 0.1 ms" PASS "$line"
+  [[ -n $line ]] && record "  launch of 300 us, lead of 0.1 ms" "$(test_result ALaunchLongerThanTheLead "$log")" "$line"
   line=$(grep -oE 'launcher that synchronizes: [0-9]+ of 20 discarded' "$log" | head -n 1)
-  [[ -n $line ]] && record "  host-bound launcher" PASS "$line"
+  [[ -n $line ]] && record "  host-bound launcher" "$(test_result ALauncherThatWaitsForItsKernel "$log")" "$line"
   return 0
 }
 
