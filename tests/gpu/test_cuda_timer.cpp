@@ -128,7 +128,9 @@ TEST_F(CudaTimerTest, ALauncherThatWaitsForItsKernelIsKeptAsHostBound) {
   const Value clocks = timer.clocks();
   std::printf("launcher that synchronizes: %td of 20 discarded, clocks %s\n  host ms per run (kept):", discarded,
               clocks.dump().c_str());
-  for (std::size_t i = 0; i < host_ms.size(); ++i) std::printf(" %.3f (%s)", host_ms[i], std::isnan(samples[i]) ? "no" : "yes");
+  for (std::size_t i = 0; i < host_ms.size(); ++i) {
+    std::printf(" %.3f (%s)", host_ms[i], std::isnan(samples[i]) ? "no" : "yes");
+  }
   std::printf("\n");
   EXPECT_LE(discarded, LaunchGapsMostLost) << "a waiting launcher is found after a few runs, not never";
   EXPECT_GE(clocks["host_bound_runs"].get<int>(), 1);
