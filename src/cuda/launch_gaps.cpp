@@ -7,19 +7,6 @@
 
 namespace disttune::detail {
 
-void LaunchGaps::reset() { *this = LaunchGaps(); }
-
-double LaunchGaps::lead_ms(bool dry) {
-  if (probe_lead_ms_ > 0.0) {
-    led_ms_ = probe_lead_ms_;
-  } else if (host_bound_) {
-    led_ms_ = dry ? kLeadMs : 0.0;
-  } else {
-    led_ms_ = lead_always_ || dry ? lead_ms_ : 0.0;
-  }
-  return led_ms_;
-}
-
 namespace {
 
 /// Whether two host times beyond the lead are alike: within a factor of kAlikeHostTimes,
@@ -31,6 +18,17 @@ bool alike(double a_ms, double b_ms) {
 
 }  // namespace
 
+void LaunchGaps::reset() { *this = LaunchGaps(); }
+
+double LaunchGaps::lead_ms(bool dry) {
+  if (probe_lead_ms_ > 0.0) {
+    led_ms_ = probe_lead_ms_;
+  } else {
+    led_ms_ = lead_always_ || dry ? lead_ms_ : 0.0;
+  }
+  return led_ms_;
+}
+
 bool LaunchGaps::discards(bool gap, bool waited, double host_ms) {
   const double probe_ms = std::exchange(probe_lead_ms_, 0.0);
   if (!gap) {
@@ -40,28 +38,15 @@ bool LaunchGaps::discards(bool gap, bool waited, double host_ms) {
     host_bound_ = false;
     return false;
   }
+  ++gap_streak_;
   // A launcher that waits for the device returns once the lead and its own work are done:
   // its host time beyond the lead is its own, whatever the lead.
   const double beyond_ms = std::max(host_ms - led_ms_, 0.0);
-  const double before_ms = last_beyond_ms_;
-  if (probe_ms == 0.0) last_beyond_ms_ = beyond_ms;  // a test's lead is not the launcher's own
-  const bool like_before = before_ms >= 0.0 && alike(beyond_ms, before_ms);
-  if (host_bound_) {
-    host_bound_ = waited && like_before;  // a stall ends the stretch, and starts a streak
-    if (!host_bound_) gap_streak_ = 0;
-  } else if (probe_ms > 0.0) {
-    host_bound_ = waited && std::abs(beyond_ms - before_ms) <= kProbeTolerance * (probe_ms - probe_base_lead_ms_);
-  }
-  host_bound_ = host_bound_ || ++gap_streak_ >= kMostGapsInARow;
-  if (host_bound_) {
+  const bool kept = host_bound_ ? keeps_host_bound(beyond_ms)
+                                : (host_bound_ = becomes_host_bound(waited, host_ms, beyond_ms, probe_ms));
+  if (kept) {
     ++host_bound_runs_;
     return false;
-  }
-  waiting_streak_ = !waited || probe_ms > 0.0 ? 0 : like_before ? waiting_streak_ + 1 : 1;
-  if (waiting_streak_ >= kWaitingGaps) {
-    waiting_streak_ = 0;
-    probe_base_lead_ms_ = led_ms_;
-    probe_lead_ms_ = led_ms_ + std::clamp(host_ms, kLeastProbeMs, kMostProbeMs);
   }
   if (host_ms <= kLongestCoveredMs) {
     lead_always_ = true;
@@ -69,6 +54,36 @@ bool LaunchGaps::discards(bool gap, bool waited, double host_ms) {
   }
   ++gapped_;
   return true;
+}
+
+bool LaunchGaps::keeps_host_bound(double beyond_ms) {
+  if (alike(beyond_ms, last_beyond_ms_) || ++unlike_streak_ >= kMostUnlikeInARow) {
+    unlike_streak_ = 0;
+    last_beyond_ms_ = beyond_ms;
+    return true;
+  }
+  return false;  // a stall
+}
+
+bool LaunchGaps::becomes_host_bound(bool waited, double host_ms, double beyond_ms, double probe_ms) {
+  const double before_ms = last_beyond_ms_;
+  if (probe_ms > 0.0) {  // the test's run: its lead is not the launcher's own time
+    waiting_streak_ = 0;
+    if (waited && std::abs(beyond_ms - before_ms) <= kProbeTolerance * (probe_ms - probe_base_lead_ms_)) {
+      return true;
+    }
+    return gap_streak_ >= kMostGapsInARow;
+  }
+  last_beyond_ms_ = beyond_ms;
+  if (gap_streak_ >= kMostGapsInARow) return true;
+  const bool like_before = before_ms >= 0.0 && alike(beyond_ms, before_ms);
+  waiting_streak_ = !waited ? 0 : like_before ? waiting_streak_ + 1 : 1;
+  if (waiting_streak_ >= kWaitingGaps) {
+    waiting_streak_ = 0;
+    probe_base_lead_ms_ = led_ms_;
+    probe_lead_ms_ = led_ms_ + std::clamp(host_ms, kLeastProbeMs, kMostProbeMs);
+  }
+  return false;
 }
 
 Value LaunchGaps::counts() const {

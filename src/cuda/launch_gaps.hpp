@@ -14,22 +14,26 @@ namespace disttune::detail {
 /// - if the launch took at most kLongestCoveredMs of host time, every later run is led, by
 ///   twice that time at least: the lead then covers a launch that slow;
 /// - a longer launch is a stall (the GIL held by a compile, a page fault): no lead covers
-///   it and the lead is left as it was;
-/// - a launcher that waits for the device (it synchronizes) gaps on every run, with all the
-///   stream's work completed when its launch returned, and its host time beyond the lead
-///   (its own work) alike from run to run. Stalls come in such streaks too (16 threads
-///   compiling hold the GIL run after run, 36-44 ms each on the H200), so kWaitingGaps of
-///   them in a row only lead to a test of cause: the next run's lead is longer by the last
-///   host time (1-100 ms). A launcher that waits for the device takes that much longer on
-///   the host, its time beyond the lead unchanged; a stall does not follow the lead. If it
-///   did, the tuning is host-bound: its runs are kept as they are (their time includes the
-///   host, as the spec's method times them) and led by kLeadMs when dry, while their gaps
-///   stay alike; a run without a gap, or a stall, ends it;
-/// - whatever the test says, kMostGapsInARow gaps in a row make the tuning host-bound too,
-///   so no launcher loses more runs in a row than the tuning's re-take allowance (the
-///   spec's 10 timed runs) covers. On the H200 the GPU test's synchronizing launcher failed
-///   the test of cause (host times that did not follow the lead; not yet explained) and is
-///   found this way.
+///   it and the lead is left as it was.
+///
+/// Some launchers gap whatever the lead: one that waits for the device (it synchronizes),
+/// or one whose host work outlasts the longest lead (a contextual outer call). Their runs
+/// are kept as they are once the tuning is host-bound (their time then includes the host,
+/// as the spec's method times them); discarding them run after run would fail every
+/// candidate past the re-take allowance (the spec's 10 timed runs). A tuning is host-bound
+/// - after a test of cause: kWaitingGaps gaps in a row with all the stream's work completed
+///   when the launch returned and alike host times beyond the lead make the next run's lead
+///   longer by the last host time (1-100 ms). A launcher that waits for the device takes
+///   that much longer on the host, its time beyond the lead unchanged; a stall does not
+///   follow the lead (stalls come in streaks too: 16 threads compiling hold the GIL run
+///   after run, 36-44 ms each on the H200);
+/// - or after kMostGapsInARow gaps in a row, whatever the test said (on the H200 the GPU
+///   test's synchronizing launcher failed the test: host times that did not follow the
+///   lead, not yet explained).
+/// While host-bound, a gap whose host time beyond the lead is alike the stretch's is kept;
+/// one unlike is a stall and discarded, until kMostUnlikeInARow in a row show that the
+/// launcher's own time changed (then kept, the new time the stretch's). Runs are led as
+/// before; the first run without a gap ends the stretch.
 class LaunchGaps {
  public:
   /// The lead of a run on a stream that has run dry (nothing enqueued since the last wait,
@@ -40,22 +44,22 @@ class LaunchGaps {
   static constexpr double kLongestCoveredMs = kMostLeadMs / 2;
   static constexpr int kWaitingGaps = 3;
   static constexpr int kMostGapsInARow = 8;
+  static constexpr int kMostUnlikeInARow = 3;
+  /// Host times beyond the lead are alike within this factor or this many ms.
+  static constexpr double kAlikeHostTimes = 2.0;
+  static constexpr double kAlikeSlackMs = 0.05;
   /// How much longer the test's lead is than the last: the last host time, within these.
   static constexpr double kLeastProbeMs = 1.0;
   static constexpr double kMostProbeMs = 100.0;
   /// The test passes when the host time beyond the lead stayed within this fraction of the
   /// added lead.
   static constexpr double kProbeTolerance = 0.25;
-  /// Host times beyond the lead of two waiting gaps in a row differ by at most this factor
-  /// or this many ms.
-  static constexpr double kAlikeHostTimes = 2.0;
-  static constexpr double kAlikeSlackMs = 0.05;
 
   /// Starts a tuning: the lead back to kLeadMs, the counts to 0.
   void reset();
   /// Whether the next run is led whatever the stream holds (so whether it has run dry need
   /// not be asked).
-  bool leads_always() const { return lead_always_ && !host_bound_; }
+  bool leads_always() const { return lead_always_; }
   /// The lead (ms) to enqueue ahead of the next run, 0 for none; `dry`: the stream has run
   /// dry.
   double lead_ms(bool dry);
@@ -68,12 +72,18 @@ class LaunchGaps {
   Value counts() const;
 
  private:
+  /// A gap while host-bound: whether it is kept.
+  bool keeps_host_bound(double beyond_ms);
+  /// A gap while not host-bound: whether the tuning becomes host-bound with it.
+  bool becomes_host_bound(bool waited, double host_ms, double beyond_ms, double probe_ms);
+
   double lead_ms_ = kLeadMs;
   bool lead_always_ = false;
   bool host_bound_ = false;
-  int gap_streak_ = 0;
-  int waiting_streak_ = 0;
-  double last_beyond_ms_ = -1.0;   ///< the last run's host time beyond its lead, if it had a gap
+  int gap_streak_ = 0;       ///< gaps in a row
+  int waiting_streak_ = 0;   ///< gaps in a row with the stream's work done, alike
+  int unlike_streak_ = 0;    ///< host-bound: gaps in a row unlike the stretch's
+  double last_beyond_ms_ = -1.0;   ///< the last gap's host time beyond its lead (-1: none)
   double led_ms_ = 0.0;            ///< the lead ahead of the open run
   double probe_lead_ms_ = 0.0;     ///< > 0: the next run's lead tests for a waiting launcher
   double probe_base_lead_ms_ = 0.0;  ///< the lead of the run before the test
