@@ -259,6 +259,8 @@ def constexpr_variant(independent: str) -> dict:
         "prepare_hook": warm["prepare_hook"],
         "gapped_runs": {"sweep": [k["clocks"].get("gapped_runs") for k in warm["keys"]],
                         "independent": [k["clocks"].get("gapped_runs") for k in alone["keys"]]},
+        "host_bound_runs": {"sweep": [k["clocks"].get("host_bound_runs") for k in warm["keys"]],
+                            "independent": [k["clocks"].get("host_bound_runs") for k in alone["keys"]]},
         "lead_ms": {"sweep": [k["clocks"].get("lead_ms") for k in warm["keys"]],
                     "independent": [k["clocks"].get("lead_ms") for k in alone["keys"]]},
     }}
@@ -278,6 +280,7 @@ def runtime_variant() -> dict:
         "oracle": runtime["oracle"],
         "within_2pct_of_best": sum(1 for c in runtime["oracle"] if c["ratio_to_best"].get("sweep", 9.0) <= 1.02),
         "gapped_runs": [k["clocks"].get("gapped_runs") for k in runtime["keys"]],
+        "host_bound_runs": [k["clocks"].get("host_bound_runs") for k in runtime["keys"]],
         "lead_ms": [k["clocks"].get("lead_ms") for k in runtime["keys"]],
     }}
 
