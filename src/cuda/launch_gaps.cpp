@@ -42,8 +42,13 @@ bool LaunchGaps::discards(bool gap, bool waited, double host_ms) {
   // A launcher that waits for the device returns once the lead and its own work are done:
   // its host time beyond the lead is its own, whatever the lead.
   const double beyond_ms = std::max(host_ms - led_ms_, 0.0);
-  const bool kept = host_bound_ ? keeps_host_bound(beyond_ms)
-                                : (host_bound_ = becomes_host_bound(waited, host_ms, beyond_ms, probe_ms));
+  bool kept = false;
+  if (host_bound_) {
+    kept = keeps_host_bound(beyond_ms);
+  } else {
+    host_bound_ = becomes_host_bound(waited, host_ms, beyond_ms, probe_ms);
+    kept = host_bound_;
+  }
   if (kept) {
     ++host_bound_runs_;
     return false;

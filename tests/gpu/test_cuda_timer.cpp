@@ -107,7 +107,7 @@ TEST_F(CudaTimerTest, ALaunchLongerThanTheLeadIsDiscardedAndTheLeadGrowsToCoverI
 // A launcher that waits for its own kernel always lets the start event complete first: no
 // lead can help, so after a few gaps alike the runs are kept as they are (host-bound), never
 // discarded run after run (the tuning's re-take allowance is the spec's 10 timed runs).
-constexpr int LaunchGapsMostLost = 8;
+constexpr int kMostLost = 8;
 TEST_F(CudaTimerTest, ALauncherThatWaitsForItsKernelIsKeptAsHostBound) {
   const long long cycles = cycles_for_ms(0.02);
   DeviceArray<unsigned long long> elapsed_ns(1);
@@ -132,7 +132,7 @@ TEST_F(CudaTimerTest, ALauncherThatWaitsForItsKernelIsKeptAsHostBound) {
     std::printf(" %.3f (%s)", host_ms[i], std::isnan(samples[i]) ? "no" : "yes");
   }
   std::printf("\n");
-  EXPECT_LE(discarded, LaunchGapsMostLost) << "a waiting launcher is found after a few runs, not never";
+  EXPECT_LE(discarded, kMostLost) << "a waiting launcher is found after a few runs, not never";
   EXPECT_GE(clocks["host_bound_runs"].get<int>(), 1);
   EXPECT_TRUE(std::isfinite(samples.back()));
 }
