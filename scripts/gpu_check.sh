@@ -98,6 +98,9 @@ step_gpu_tests() {
   [[ -n $line ]] && record "  launch of 300 us, lead of 0.1 ms" "$(test_result ALaunchLongerThanTheLead "$log")" "$line"
   line=$(grep -oE 'launcher that synchronizes: [0-9]+ of 20 discarded' "$log" | head -n 1)
   [[ -n $line ]] && record "  host-bound launcher" "$(test_result ALauncherThatWaitsForItsKernel "$log")" "$line"
+  line=$(grep -m1 '2 ms spins after one 300 us launch' "$log" | grep -oE '"led_runs":[0-9]+')
+  [[ -n $line ]] && record "  no lead behind queued runs" "$(test_result ARunWithLongerRunsQueuedAhead "$log")" \
+    "13 runs of 2 ms after one slow launch: $line (at most 5)"
   return 0
 }
 

@@ -116,7 +116,8 @@ def tune_case(case, options: argparse.Namespace, log) -> dict:
     oracle_ms = [entry["ms"] for entry in oracle]
     log(f"oracle {case.slug}: best {min(oracle_ms) * 1e3:.2f} us (config {oracle_ms.index(min(oracle_ms))}), "
         f"worst {max(oracle_ms) * 1e3:.2f} us, {time.perf_counter() - begin:.1f} s")
-    tuners = {name: {"measure_s": [], "chosen": [], "timed_runs": [], "timing": "", "graph_fallback": False}
+    tuners = {name: {"measure_s": [], "chosen": [], "timed_runs": [], "clocks": [], "timing": "",
+                     "graph_fallback": False}
               for name in selected(options.tuners)}
     last = {}
     for round_index in range(options.tunings):
@@ -132,6 +133,7 @@ def tune_case(case, options: argparse.Namespace, log) -> dict:
             entry["measure_s"].append(seconds)
             entry["chosen"].append(tuning.chosen())
             entry["timed_runs"].append(tuning.timed_runs())
+            entry["clocks"].append(tuning.clocks())
             last[name] = tuning
     for name, tuning in last.items():
         entry = tuners[name]
@@ -144,10 +146,25 @@ def tune_case(case, options: argparse.Namespace, log) -> dict:
         entry["hit_us"], entry["direct_us"] = host["tuned"], host["direct"]
         entry["hit_overhead_us"] = host["tuned"] - host["direct"]
         log(f"{case.slug:13s} {name:20s} measure {sorted(entry['measure_s'])[len(entry['measure_s']) // 2] * 1e3:8.1f}"
-            f" ms  regret max {max(entry['regret']) * 100:6.2f}%  hit {entry['hit_overhead_us']:+.2f} us")
+            f" ms  regret max {max(entry['regret']) * 100:6.2f}%  hit {entry['hit_overhead_us']:+.2f} us"
+            f"{clock_cost(entry['clocks'])}")
     return {"title": case.title, "configs": len(case.configs), "launch_bound": case.launch_bound,
             "oracle_mode": oracle_mode, "oracle": oracle, "oracle_ms": oracle_ms, "tuners": tuners,
             "seconds": time.perf_counter() - begin}
+
+
+def clock_cost(clocks: list) -> str:
+    """The clock control's cost per tuning (medians over the tunings), for the log line."""
+    if not clocks or not clocks[0]:
+        return ""
+
+    def median_of(field: str) -> float:
+        values = sorted(c.get(field, 0) for c in clocks)
+        return values[len(values) // 2]
+
+    return (f"  clock control: settle {median_of('settle_ms'):.1f} ms, {median_of('probes'):.0f} probes,"
+            f" {median_of('led_runs'):.0f} led runs ({median_of('leads_ms'):.1f} ms),"
+            f" {median_of('gapped_runs'):.0f} gapped, {median_of('discarded_runs'):.0f} slow")
 
 
 def write(results: dict, out: str) -> str:

@@ -1,6 +1,7 @@
 """The five tuners the suite compares, behind one shape: a fresh tuning of a case (empty
 caches), called like the launcher, then asked which config it chose."""
 
+import json
 from typing import Callable, Optional
 
 from cases import Case
@@ -32,6 +33,10 @@ class FreshTuning:
         """The time the last tuning measured for each config of the case (None where it
         measured none), for comparing with the oracle."""
         return [None] * len(self.case.configs)
+
+    def clocks(self) -> dict:
+        """What the clock control cost the last tuning (CudaTimer.clocks(); {} for none)."""
+        return {}
 
 
 class TritonAutotuneTuning(FreshTuning):
@@ -78,15 +83,17 @@ class SpecMethodTuning(FreshTuning):
         return times
 
 
-def _free_clock_timer(graph_runs: int):
-    """The engine's CUDA timer on torch's current stream without its clock control (no
+def _cuda_timer(graph_runs: int, steady_clock: bool):
+    """The engine's CUDA timer on torch's current stream, as autotune makes it by default;
+    kept by the tuning to read its clocks. Without steady_clock it has no clock control (no
     settling before the tuning, no clock probe after each timed run, no lead kernel): what
     that control costs the measurement phase."""
     import torch
 
     from disttune import _core
 
-    return _core.CudaTimer(stream=torch.cuda.current_stream().cuda_stream, graph_runs=graph_runs, steady_clock=False)
+    return _core.CudaTimer(stream=torch.cuda.current_stream().cuda_stream, graph_runs=graph_runs,
+                           steady_clock=steady_clock)
 
 
 class DisttuneTuning(FreshTuning):
@@ -99,7 +106,7 @@ class DisttuneTuning(FreshTuning):
         from disttune.tune import autotune
 
         self.timing = (f"graph replay x{graph_runs}" if graph_runs else "event pair per run") + ", median"
-        timer = None if steady_clock else _free_clock_timer(graph_runs)
+        self.timer = _cuda_timer(graph_runs, steady_clock)
         self.tuned = autotune(
             config_space=case.entries(),
             key_fn=case.key_fn,
@@ -108,7 +115,7 @@ class DisttuneTuning(FreshTuning):
             graph_runs=graph_runs,
             disk_cache=False,
             precompile=case.compile_only if precompile else None,
-            timer=timer,
+            timer=self.timer,
         )(case.launch)
         self.call = self.tuned
 
@@ -117,6 +124,9 @@ class DisttuneTuning(FreshTuning):
 
     def timed_runs(self) -> Optional[int]:
         return sum(len(candidate.samples) for candidate in self.tuned.last_report.candidates)
+
+    def clocks(self) -> dict:
+        return json.loads(self.timer.clocks())
 
     def candidate_ms(self) -> list:
         case = self.case

@@ -24,13 +24,15 @@ struct CudaTimerOptions {
   /// it: each sample is one replay's time over graph_runs. For launch-bound launchers.
   int graph_runs = 0;
   /// Clock control: before a tuning, busy kernels on every SM (1 ms each, at most 20 ms)
-  /// bring the SM clock to 90% of the rated clock, and the clock reached is measured
+  /// bring the SM clock to 90% of the rated clock (or until it stops rising at 75% or
+  /// more), and the clock reached is measured
   /// (clock64 against %globaltimer) as the steady clock; the clock is measured
   /// again after every timed run (outside its events), and a run below 75% of the steady
   /// clock is discarded and taken again; a busy kernel (the lead, 0.1 ms) runs ahead of a
   /// timed run that finds the stream dry, and a run whose start event completed before its
   /// launch returned (the host's launch inside the pair) is discarded and, for a launch the
-  /// lead can cover, every later run is led (docs/strategies.md, "Clock control");
+  /// lead can cover, every later run without enough device time queued ahead is led
+  /// (docs/strategies.md, "Clock control");
   /// while the host captures a graph, a 1 ms busy kernel keeps the device from idling. The
   /// card's clock settings are never changed.
   bool steady_clock = true;

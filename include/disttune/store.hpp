@@ -26,8 +26,10 @@
 //                         "baseline_ms": num|null, "chosen_ms": num},
 //   "ranks": int, "created_utc": "YYYY-MM-DDTHH:MM:SSZ",
 //   optional "clocks": {"steady_sm_mhz": num, "lowest_sm_mhz": num, "discarded_runs": int,
-//                       "gapped_runs": int, "host_bound_runs": int, "lead_ms": num}
-//   (CudaTimer's; "gapped_runs", "host_bound_runs" and "lead_ms" are absent in older records)
+//                       "gapped_runs": int, "host_bound_runs": int, "lead_ms": num,
+//                       "led_runs": int, "leads_ms": num, "settle_ms": num, "probes": int}
+//   (CudaTimer's, docs/strategies.md "Clock control"; the fields after "discarded_runs" are
+//    absent in older records)
 //   optional "split": {"ranks": int (= "ranks"), "assignment": "index modulo ranks"}
 //   (present only for a rank-split tuning; a record without it was not split)
 //   optional "refreshed": {"utc": "YYYY-MM-DDTHH:MM:SSZ", "measured": [int],

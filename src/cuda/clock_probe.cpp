@@ -174,15 +174,17 @@ std::vector<double> ClockProbe::read(CUstream stream) {
   return mhz;
 }
 
-double ClockProbe::settle(CUstream stream, double fraction, double cap_ms) {
+double ClockProbe::settle(CUstream stream, double fraction, double awake_fraction, double cap_ms) {
   constexpr double kStepMs = 1.0;
+  constexpr double kRising = 1.01;  // a step that gains less than 1% has stopped rising
   (void)read(stream);  // probes of an earlier batch are not this one's
   probe(stream);
   double mhz = read(stream).at(0);
   for (double spent = 0.0; mhz < fraction * rated_mhz_ && spent < cap_ms; spent += kStepMs) {
     keep_busy(stream, kStepMs);
     probe(stream);
-    mhz = read(stream).at(0);
+    const double before = std::exchange(mhz, read(stream).at(0));
+    if (mhz >= awake_fraction * rated_mhz_ && mhz < kRising * before) break;
   }
   return mhz;
 }

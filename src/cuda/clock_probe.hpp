@@ -32,8 +32,10 @@ class ClockProbe {
   std::vector<double> read(CUstream stream);
   /// Brings the SM clock to a steady state and returns it (MHz): probes it, and while it is
   /// below `fraction` of the device's rated clock keeps the SMs busy 1 ms at a time, for at
-  /// most `cap_ms` in all. Costs one probe (about 20 us) on a device already clocked up.
-  double settle(CUstream stream, double fraction, double cap_ms);
+  /// most `cap_ms` in all, or until a step raised it by less than 1% with it at or above
+  /// `awake_fraction` of the rated clock (a device its power limit holds below `fraction`
+  /// is awake, not idle). Costs one probe (about 20 us) on a device already clocked up.
+  double settle(CUstream stream, double fraction, double awake_fraction, double cap_ms);
 
  private:
   CUfunction busy_ = nullptr;

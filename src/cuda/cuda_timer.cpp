@@ -24,9 +24,11 @@ using detail::Event;
 
 namespace {
 
-/// Before a tuning the SMs are kept busy until their clock reaches this fraction of the
-/// rated clock, for at most kSettleMs.
+/// Before a tuning the SMs are kept busy until their clock reaches kSettledClock of the
+/// rated clock, or stops rising above kAwakeClock of it (a device clocked down by its
+/// power limit, not idle), for at most kSettleMs.
 constexpr double kSettledClock = 0.9;
+constexpr double kAwakeClock = 0.75;
 constexpr double kSettleMs = 20.0;
 /// Device time of the kernel that keeps the device busy while the host captures a graph.
 constexpr double kCaptureBusyMs = 1.0;
@@ -36,6 +38,8 @@ constexpr double kSlowClock = 0.75;
 /// wait) so their clock probes stay within the probe's buffer. A round of the spec's 10
 /// timed runs on 400 candidates fits.
 constexpr std::size_t kMostPendingPairs = 4096;
+/// Pending runs asked whether they have started, newest first, when a lead is always due.
+constexpr int kRunsAskedAhead = 8;
 
 }  // namespace
 
@@ -67,6 +71,9 @@ struct CudaTimer::State {
   detail::LaunchGaps gaps;                        ///< with steady_clock: leads and gaps
   std::chrono::steady_clock::time_point started;  ///< when the open run's start() returned
   std::vector<bool> pending_gapped;               ///< per pending pair: discarded for a gap
+  double shortest_run_ms = 0.0;                   ///< shortest pair seen this tuning (0: none)
+  double settle_ms = 0.0;                         ///< host time the settling took this tuning
+  int probes = 0;                                 ///< clock probes enqueued this tuning
 
   State() = default;
   State(const State&) = delete;
@@ -115,10 +122,42 @@ struct CudaTimer::State {
   /// launch-bound run's pair would time the host's launch.
   void lead() {
     if (probe) {
-      const bool dry = idle || (!gaps.leads_always() && driver().cuStreamQuery(stream) == CUDA_SUCCESS);
-      if (const double ms = gaps.lead_ms(dry); ms > 0.0) probe->keep_busy(stream, ms);
+      const bool always = gaps.leads_always();
+      const bool dry = idle || (!always && driver().cuStreamQuery(stream) == CUDA_SUCCESS);
+      const double queued = always && !idle ? queued_ms() : 0.0;
+      if (const double ms = gaps.lead_ms(dry, queued); ms > 0.0) probe->keep_busy(stream, ms);
     }
     idle = false;
+  }
+
+  static bool completed(const Event& event) {
+    const CUresult query = driver().cuEventQuery(event.get());
+    if (query != CUDA_ERROR_NOT_READY) check(query, "cuEventQuery");
+    return query == CUDA_SUCCESS;
+  }
+
+  void learn_run(double ms) {
+    if (ms > 0.0 && (shortest_run_ms == 0.0 || ms < shortest_run_ms)) shortest_run_ms = ms;
+  }
+
+  /// Device time known to be queued ahead of the next run: the newest pending runs that
+  /// have not started (up to kRunsAskedAhead), each at least the shortest run seen this
+  /// tuning; 0 before any run was seen. The newest run found done teaches its time.
+  double queued_ms() {
+    int waiting = 0;
+    for (auto pair = pending.rbegin(); pair != pending.rend() && waiting < kRunsAskedAhead; ++pair) {
+      if (!completed(pair->first)) {
+        ++waiting;
+        continue;
+      }
+      if (completed(pair->second)) {
+        float ms = 0.0F;
+        check(driver().cuEventElapsedTime(&ms, pair->first.get(), pair->second.get()), "cuEventElapsedTime");
+        learn_run(static_cast<double>(ms));
+      }
+      break;
+    }
+    return waiting * shortest_run_ms;
   }
 
   /// With steady_clock, at stop() before the stop event: whether the open run is discarded
@@ -127,16 +166,16 @@ struct CudaTimer::State {
     if (!probe) return false;
     const double host_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-    const CUresult query = driver().cuEventQuery(begin.get());
-    if (query != CUDA_ERROR_NOT_READY) check(query, "cuEventQuery");
-    const bool gap = query == CUDA_SUCCESS;
+    const bool gap = completed(begin);
     const bool waited = gap && driver().cuStreamQuery(stream) == CUDA_SUCCESS;
     return gaps.discards(gap, waited, host_ms);
   }
 
   /// With steady_clock: measures the SM clock right after a timed run (outside its events).
   void probe_clock() {
-    if (probe) probe->probe(stream);
+    if (!probe) return;
+    probe->probe(stream);
+    ++probes;
   }
 
   /// With steady_clock: a run whose SM clock was below kSlowClock of the steady clock is
@@ -177,6 +216,7 @@ struct CudaTimer::State {
     discard_slow_runs(durations);
     for (std::size_t i = 0; i < durations.size() && i < pending_gapped.size(); ++i) {
       if (pending_gapped[i]) durations[i] = std::nan("");
+      if (!std::isnan(durations[i])) learn_run(durations[i]);
     }
     pending_gapped.clear();
     settled.insert(settled.end(), durations.begin(), durations.end());
@@ -261,8 +301,13 @@ void CudaTimer::begin_tuning() {
   state_->lowest_mhz = 0.0;
   state_->discarded = 0;
   state_->gaps.reset();
+  state_->shortest_run_ms = 0.0;
+  state_->settle_ms = 0.0;
+  state_->probes = 0;
   if (!state_->probe) return;
-  state_->steady_mhz = state_->probe->settle(state_->stream, kSettledClock, kSettleMs);
+  const auto began = std::chrono::steady_clock::now();
+  state_->steady_mhz = state_->probe->settle(state_->stream, kSettledClock, kAwakeClock, kSettleMs);
+  state_->settle_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
   state_->idle = true;
 }
 
@@ -345,7 +390,9 @@ Value CudaTimer::clocks() const {
   if (!state_->probe) return Value::object();
   Value clocks{{"steady_sm_mhz", state_->steady_mhz},
                {"lowest_sm_mhz", state_->lowest_mhz},
-               {"discarded_runs", state_->discarded}};
+               {"discarded_runs", state_->discarded},
+               {"settle_ms", state_->settle_ms},
+               {"probes", state_->probes}};
   clocks.update(state_->gaps.counts());
   return clocks;
 }

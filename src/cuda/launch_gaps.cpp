@@ -20,11 +20,17 @@ bool alike(double a_ms, double b_ms) {
 
 void LaunchGaps::reset() { *this = LaunchGaps(); }
 
-double LaunchGaps::lead_ms(bool dry) {
+double LaunchGaps::lead_ms(bool dry, double queued_ms) {
   if (probe_lead_ms_ > 0.0) {
     led_ms_ = probe_lead_ms_;
+  } else if (lead_always_) {
+    led_ms_ = queued_ms >= lead_ms_ ? 0.0 : lead_ms_;
   } else {
-    led_ms_ = lead_always_ || dry ? lead_ms_ : 0.0;
+    led_ms_ = dry ? lead_ms_ : 0.0;
+  }
+  if (led_ms_ > 0.0) {
+    ++led_runs_;
+    leads_ms_ += led_ms_;
   }
   return led_ms_;
 }
@@ -92,7 +98,8 @@ bool LaunchGaps::becomes_host_bound(bool waited, double host_ms, double beyond_m
 }
 
 Value LaunchGaps::counts() const {
-  return Value{{"gapped_runs", gapped_}, {"host_bound_runs", host_bound_runs_}, {"lead_ms", lead_ms_}};
+  return Value{{"gapped_runs", gapped_}, {"host_bound_runs", host_bound_runs_}, {"lead_ms", lead_ms_},
+               {"led_runs", led_runs_},       {"leads_ms", leads_ms_}};
 }
 
 }  // namespace disttune::detail

@@ -12,7 +12,9 @@ namespace disttune::detail {
 /// already completed when its launch returned has a gap: the device waited for the host
 /// inside the pair. Such a run is discarded (the tuning takes it again), and:
 /// - if the launch took at most kLongestCoveredMs of host time, every later run is led, by
-///   twice that time at least: the lead then covers a launch that slow;
+///   twice that time at least: the lead then covers a launch that slow. A run with at least
+///   that much device time queued ahead of it (runs enqueued and not yet started) needs no
+///   lead and gets none: one slow launch does not make every later run pay a lead;
 /// - a longer launch is a stall (the GIL held by a compile, a page fault): no lead covers
 ///   it and the lead is left as it was.
 ///
@@ -61,14 +63,15 @@ class LaunchGaps {
   /// not be asked).
   bool leads_always() const { return lead_always_; }
   /// The lead (ms) to enqueue ahead of the next run, 0 for none; `dry`: the stream has run
-  /// dry.
-  double lead_ms(bool dry);
+  /// dry; `queued_ms`: device time known to be queued ahead of the run (0 if unknown).
+  double lead_ms(bool dry, double queued_ms = 0.0);
   /// After a run's launch returned: `gap`, its start event had completed; `waited`, asked
   /// on a gap only, all the stream's work had completed; `host_ms`, the host's time from
   /// the run's start() to here. Whether to discard the run.
   bool discards(bool gap, bool waited, double host_ms);
   /// {"gapped_runs": discarded for a gap, "host_bound_runs": gapped runs kept, "lead_ms":
-  /// the lead at the end} of this tuning.
+  /// the lead at the end, "led_runs": runs that had a lead, "leads_ms": the leads' device
+  /// time} of this tuning.
   Value counts() const;
 
  private:
@@ -89,6 +92,8 @@ class LaunchGaps {
   double probe_base_lead_ms_ = 0.0;  ///< the lead of the run before the test
   int gapped_ = 0;
   int host_bound_runs_ = 0;
+  int led_runs_ = 0;
+  double leads_ms_ = 0.0;
 };
 
 }  // namespace disttune::detail

@@ -104,6 +104,36 @@ TEST_F(CudaTimerTest, ALaunchLongerThanTheLeadIsDiscardedAndTheLeadGrowsToCoverI
   EXPECT_LT(median(samples), device_ms + 0.01) << "the kept pairs timed the host's 300 us launch";
 }
 
+// One slow launch makes every later run due a lead; a run with longer runs queued ahead of it
+// (the host ahead of the device) gets none: the queue covers its launch.
+TEST_F(CudaTimerTest, ARunWithLongerRunsQueuedAheadIsNotLedAfterASlowLaunch) {
+  const long long cycles = cycles_for_ms(2.0);
+  DeviceArray<unsigned long long> elapsed_ns(1);
+  CudaTimer timer({.stream = stream_});
+  timer.begin_tuning();
+  for (const auto before : {std::chrono::microseconds(300), std::chrono::microseconds(0), std::chrono::microseconds(0)}) {
+    timer.prepare_timed_run();
+    timer.start();
+    busy_host(before);
+    launch_spin(cycles, elapsed_ns.get(), stream_);
+    timer.stop();
+  }
+  const std::vector<double> first = timer.collect();  // the round's collect: the run's time is known
+  for (int i = 0; i < 10; ++i) {
+    timer.prepare_timed_run();
+    timer.start();
+    launch_spin(cycles, elapsed_ns.get(), stream_);
+    timer.stop();
+  }
+  const std::vector<double> second = timer.collect();
+  const Value clocks = timer.clocks();
+  std::printf("2 ms spins after one 300 us launch: clocks %s\n", clocks.dump().c_str());
+  EXPECT_TRUE(std::isnan(first[0])) << "the slow launch's run is discarded";
+  EXPECT_GE(clocks["lead_ms"].get<double>(), 0.3) << "later runs are due a lead";
+  EXPECT_LE(clocks["led_runs"].get<int>(), 5) << "runs behind a queued 2 ms run were led";
+  EXPECT_TRUE(std::ranges::none_of(second, [](double ms) { return std::isnan(ms); }));
+}
+
 // A launcher that waits for its own kernel always lets the start event complete first: no
 // lead can help, so after a few gaps alike the runs are kept as they are (host-bound), never
 // discarded run after run (the tuning's re-take allowance is the spec's 10 timed runs).

@@ -33,6 +33,17 @@ TEST(LaunchGaps, ALaunchSlowerThanTheLeadIsDiscardedAndEveryLaterRunIsLedByTwice
   EXPECT_DOUBLE_EQ(gaps.counts()["lead_ms"].get<double>(), 0.6);
 }
 
+TEST(LaunchGaps, ARunWithEnoughDeviceTimeQueuedAheadIsNotLedAfterASlowLaunch) {
+  LaunchGaps gaps;
+  EXPECT_TRUE(gaps.discards(kGap, kLaunched, 0.2));  // one slow launch: every later run is due a lead of 0.4 ms
+  EXPECT_DOUBLE_EQ(gaps.lead_ms(false, 0.0), 0.4) << "nothing known queued ahead: led";
+  EXPECT_DOUBLE_EQ(gaps.lead_ms(false, 0.39), 0.4) << "less queued than the lead: led";
+  EXPECT_EQ(gaps.lead_ms(false, 0.4), 0.0) << "the runs queued ahead cover the lead";
+  EXPECT_EQ(gaps.lead_ms(true, 5.0), 0.0);
+  EXPECT_EQ(gaps.counts()["led_runs"], 2);
+  EXPECT_DOUBLE_EQ(gaps.counts()["leads_ms"].get<double>(), 0.8);
+}
+
 TEST(LaunchGaps, AStallLongerThanAnyLeadIsDiscardedAndLeavesTheLeadAsItWas) {
   LaunchGaps gaps;
   for (int i = 0; i < 20; ++i) {
@@ -52,6 +63,12 @@ TEST(LaunchGaps, AStallLongerThanAnyLeadIsDiscardedAndLeavesTheLeadAsItWas) {
 bool waiting_run(LaunchGaps& gaps, double kernel_ms) {
   const double lead_ms = gaps.lead_ms(true);  // the stream is dry: the launcher synchronized
   return gaps.discards(kGap, kWaited, lead_ms + kernel_ms + 0.01);
+}
+
+TEST(LaunchGaps, ATestOfCauseLeadsWhateverIsQueued) {
+  LaunchGaps gaps;
+  for (int i = 0; i < LaunchGaps::kWaitingGaps; ++i) EXPECT_TRUE(waiting_run(gaps, 1.0));
+  EXPECT_GT(gaps.lead_ms(false, 50.0), LaunchGaps::kLeastProbeMs) << "the test's longer lead";
 }
 
 TEST(LaunchGaps, ALauncherThatWaitsForTheDeviceLosesAFewRunsThenIsKeptUntilARunHasNoGap) {
