@@ -23,9 +23,9 @@ struct CudaTimerOptions {
   /// If > 0, time_batch() captures this many runs into one CUDA graph and times replays of
   /// it: each sample is one replay's time over graph_runs. For launch-bound launchers.
   int graph_runs = 0;
-  /// Clock control: before a tuning, busy kernels on every SM (1 ms each, at most 20 ms)
-  /// bring the SM clock to 90% of the rated clock (or until it stops rising at 75% or
-  /// more), and the clock reached is measured
+  /// Clock control: before a tuning, on a device below 60% of its rated SM clock (idle),
+  /// busy kernels on every SM (1 ms each, at most 20 ms) bring the clock to 90% of rated
+  /// (or until it stops rising at 60% or more), and the clock reached is measured
   /// (clock64 against %globaltimer) as the steady clock; the clock is measured
   /// again after every timed run (outside its events), and a run below 75% of the steady
   /// clock is discarded and taken again; a busy kernel (the lead, 0.1 ms) runs ahead of a

@@ -180,6 +180,7 @@ double ClockProbe::settle(CUstream stream, double fraction, double awake_fractio
   (void)read(stream);  // probes of an earlier batch are not this one's
   probe(stream);
   double mhz = read(stream).at(0);
+  if (mhz >= awake_fraction * rated_mhz_) return mhz;  // running already, or held by its power limit
   for (double spent = 0.0; mhz < fraction * rated_mhz_ && spent < cap_ms; spent += kStepMs) {
     keep_busy(stream, kStepMs);
     probe(stream);

@@ -30,11 +30,13 @@ class ClockProbe {
   void probe(CUstream stream);
   /// Waits for the stream and returns the SM clock (MHz) of every probe since the last read().
   std::vector<double> read(CUstream stream);
-  /// Brings the SM clock to a steady state and returns it (MHz): probes it, and while it is
-  /// below `fraction` of the device's rated clock keeps the SMs busy 1 ms at a time, for at
-  /// most `cap_ms` in all, or until a step raised it by less than 1% with it at or above
-  /// `awake_fraction` of the rated clock (a device its power limit holds below `fraction`
-  /// is awake, not idle). Costs one probe (about 20 us) on a device already clocked up.
+  /// Brings the SM clock to a steady state and returns it (MHz): probes it, and if it is
+  /// below `awake_fraction` of the device's rated clock (an idle device), keeps the SMs busy
+  /// 1 ms at a time until it reaches `fraction` of the rated clock, or a step raised it by
+  /// less than 1% with it at `awake_fraction` or more, for at most `cap_ms` in all. A device
+  /// at `awake_fraction` or more is running already, or held there by its power limit after
+  /// heavy kernels (busy kernels would only raise it for the tuning's own kernels to pull it
+  /// down again): one probe, about 20 us.
   double settle(CUstream stream, double fraction, double awake_fraction, double cap_ms);
 
  private:

@@ -110,6 +110,8 @@ TEST_F(CudaTimerTest, ARunWithLongerRunsQueuedAheadIsNotLedAfterASlowLaunch) {
   const long long cycles = cycles_for_ms(2.0);
   DeviceArray<unsigned long long> elapsed_ns(1);
   CudaTimer timer({.stream = stream_});
+  launch_spin(1000, elapsed_ns.get(), stream_);  // the kernel's first launch loads it: a stall, not a slow launch
+  check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   timer.begin_tuning();
   for (const auto before : {std::chrono::microseconds(300), std::chrono::microseconds(0), std::chrono::microseconds(0)}) {
     timer.prepare_timed_run();
