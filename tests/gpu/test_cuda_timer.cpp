@@ -24,12 +24,11 @@ void busy_host(std::chrono::microseconds span) {
   }
 }
 
-/// One tuning of `runs` timed spins of `cycles`, each launched after `before` and stopped
-/// after `after` of host work; the samples (NaN: discarded).
-std::vector<double> time_spins(CudaTimer& timer, int runs, long long cycles, unsigned long long* elapsed_ns,
-                               cudaStream_t stream, std::chrono::microseconds before,
-                               std::chrono::microseconds after = {}) {
-  timer.begin_tuning();
+/// Enqueues `runs` timed spins of `cycles`, each launched after `before` and stopped after
+/// `after` of host work.
+void enqueue_spins(CudaTimer& timer, int runs, long long cycles, unsigned long long* elapsed_ns,
+                   cudaStream_t stream, std::chrono::microseconds before = {},
+                   std::chrono::microseconds after = {}) {
   for (int i = 0; i < runs; ++i) {
     timer.prepare_timed_run();
     timer.start();
@@ -38,6 +37,14 @@ std::vector<double> time_spins(CudaTimer& timer, int runs, long long cycles, uns
     busy_host(after);
     timer.stop();
   }
+}
+
+/// One tuning of enqueue_spins(); the samples (NaN: discarded).
+std::vector<double> time_spins(CudaTimer& timer, int runs, long long cycles, unsigned long long* elapsed_ns,
+                               cudaStream_t stream, std::chrono::microseconds before,
+                               std::chrono::microseconds after = {}) {
+  timer.begin_tuning();
+  enqueue_spins(timer, runs, cycles, elapsed_ns, stream, before, after);
   return timer.collect();
 }
 
@@ -54,12 +61,7 @@ TEST_F(CudaTimerTest, SpinOfKnownCyclesIsMeasuredWithin5Percent) {
   DeviceArray<unsigned long long> elapsed_ns(1);
   CudaTimer timer({.stream = stream_});
   for (int i = 0; i < 10; ++i) launch_spin(cycles, elapsed_ns.get(), stream_);  // clocks settle
-  for (int i = 0; i < 10; ++i) {
-    timer.prepare_timed_run();
-    timer.start();
-    launch_spin(cycles, elapsed_ns.get(), stream_);
-    timer.stop();
-  }
+  enqueue_spins(timer, 10, cycles, elapsed_ns.get(), stream_);
   const std::vector<double> samples = timer.collect();
   ASSERT_EQ(samples.size(), 10u);
   const double measured = median(samples);
@@ -113,20 +115,10 @@ TEST_F(CudaTimerTest, ARunWithLongerRunsQueuedAheadIsNotLedAfterASlowLaunch) {
   launch_spin(1000, elapsed_ns.get(), stream_);  // the kernel's first launch loads it: a stall, not a slow launch
   check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   timer.begin_tuning();
-  for (const auto before : {std::chrono::microseconds(300), std::chrono::microseconds(0), std::chrono::microseconds(0)}) {
-    timer.prepare_timed_run();
-    timer.start();
-    busy_host(before);
-    launch_spin(cycles, elapsed_ns.get(), stream_);
-    timer.stop();
-  }
+  enqueue_spins(timer, 1, cycles, elapsed_ns.get(), stream_, std::chrono::microseconds(300));
+  enqueue_spins(timer, 2, cycles, elapsed_ns.get(), stream_);
   const std::vector<double> first = timer.collect();  // the round's collect: the run's time is known
-  for (int i = 0; i < 10; ++i) {
-    timer.prepare_timed_run();
-    timer.start();
-    launch_spin(cycles, elapsed_ns.get(), stream_);
-    timer.stop();
-  }
+  enqueue_spins(timer, 10, cycles, elapsed_ns.get(), stream_);
   const std::vector<double> second = timer.collect();
   const Value clocks = timer.clocks();
   std::printf("2 ms spins after one 300 us launch: clocks %s\n", clocks.dump().c_str());
