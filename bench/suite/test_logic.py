@@ -129,6 +129,14 @@ def test_targets_missed_are_reported_as_missed():
     assert "MISSED" in [row[1] for row in summary_rows(results)]
 
 
+def test_a_target_whose_tuner_did_not_run_is_shown_as_not_run_not_missed():
+    results = _results([0.05] * 10, [0.1] * 10, [0] * 10, [0] * 10)
+    del results["cases"]["matmul_4096"]["tuners"]["disttune adaptive"]
+    rows = {what: (status, figure) for what, status, figure in summary_rows(results)}
+    status, figure = rows["suite: matmul: adaptive targets (issue 7)"]
+    assert status == "INFO" and figure.startswith("not run")
+
+
 def test_converge_targets_count_time_regret_and_the_same_choice():
     def tuner(measure, chosen, oracle):
         return {"measure_s": measure, "chosen": chosen, "regret": regrets(oracle, chosen),
