@@ -149,9 +149,11 @@ def run_phase(args) -> dict:
     for m, outcome in zip(buckets, summary.outcomes):
         keys.append({"m": m, "seconds": outcome.seconds, "measured": outcome.measured, "source": outcome.source,
                      "warm_start_from": list(outcome.warm_start_from)})
-    clocks = clocks_by_m()
+    stored = records_by_m()
     for entry in keys:
-        entry["clocks"] = clocks.get(entry["m"], {})
+        record = stored.get(entry["m"], {})
+        entry["clocks"] = record.get("clocks", {})
+        entry["samples"], entry["timed_ms"] = timed_runs(record)
     choices = {m: _encoding.entry_text(tuned.cache[(m, N, K)]) for m in buckets}
     result = {"phase": args.phase, "variant": variant, "keys": keys, "seconds": summary.seconds,
               "choices": {str(m): text for m, text in choices.items()},
@@ -168,13 +170,20 @@ def run_phase(args) -> dict:
     return result
 
 
-def clocks_by_m() -> dict:
-    """The timer's "clocks" of each bucket's record in this phase's disk cache, by M."""
+def records_by_m() -> dict:
+    """Each bucket's record in this phase's disk cache, by M."""
     found = {}
     for path in Path(os.environ["TRITON_DIST_AUTOTUNE_CACHE_DIR"]).glob("*/*.json"):
         record = json.loads(path.read_text())
-        found[json.loads(record["key"])["$tuple"][0]] = record.get("clocks", {})  # key (M, N, K)
+        found[json.loads(record["key"])["$tuple"][0]] = record  # key (M, N, K)
     return found
+
+
+def timed_runs(record: dict) -> tuple:
+    """(samples kept, their device time in ms) of a record: the timed runs' share of a key's
+    wall time."""
+    samples = [ms for candidate in record.get("candidates", []) for ms in candidate.get("samples_ms", [])]
+    return len(samples), round(sum(samples), 3)
 
 
 # ---- the orchestrator ----------------------------------------------------------------------
@@ -282,6 +291,10 @@ def runtime_variant() -> dict:
         "gapped_runs": [k["clocks"].get("gapped_runs") for k in runtime["keys"]],
         "host_bound_runs": [k["clocks"].get("host_bound_runs") for k in runtime["keys"]],
         "lead_ms": [k["clocks"].get("lead_ms") for k in runtime["keys"]],
+        "samples": [k["samples"] for k in runtime["keys"]],
+        "timed_ms": [k["timed_ms"] for k in runtime["keys"]],
+        "probes": [k["clocks"].get("probes") for k in runtime["keys"]],
+        "leads_ms": [k["clocks"].get("leads_ms") for k in runtime["keys"]],
     }}
 
 

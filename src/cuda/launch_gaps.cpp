@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <utility>
 
 namespace disttune::detail {
@@ -37,11 +38,13 @@ double LaunchGaps::lead_ms(bool dry, double queued_ms) {
 
 bool LaunchGaps::discards(bool gap, bool waited, double host_ms) {
   const double probe_ms = std::exchange(probe_lead_ms_, 0.0);
+  remember_launch(host_ms);
   if (!gap) {
     gap_streak_ = 0;
     waiting_streak_ = 0;
     last_beyond_ms_ = -1.0;
     host_bound_ = false;
+    if (lead_always_) lead_ms_ = std::clamp(2 * longest_recent_launch_ms(), kLeadMs, kMostLeadMs);
     return false;
   }
   ++gap_streak_;
@@ -65,6 +68,17 @@ bool LaunchGaps::discards(bool gap, bool waited, double host_ms) {
   }
   ++gapped_;
   return true;
+}
+
+void LaunchGaps::remember_launch(double host_ms) {
+  if (host_ms > kLongestCoveredMs) return;  // a stall: no lead covers it
+  launches_ms_[static_cast<std::size_t>(launches_seen_ % kLeadWindow)] = host_ms;
+  ++launches_seen_;
+}
+
+double LaunchGaps::longest_recent_launch_ms() const {
+  const auto kept = static_cast<std::ptrdiff_t>(std::min(launches_seen_, kLeadWindow));
+  return kept == 0 ? 0.0 : *std::max_element(launches_ms_.begin(), launches_ms_.begin() + kept);
 }
 
 bool LaunchGaps::keeps_host_bound(double beyond_ms) {

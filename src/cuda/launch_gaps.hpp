@@ -1,6 +1,8 @@
 // LaunchGaps: the lead ahead of a timed run, and which runs timed the host's launch.
 #pragma once
 
+#include <array>
+
 #include "disttune/config.hpp"
 
 namespace disttune::detail {
@@ -14,7 +16,9 @@ namespace disttune::detail {
 /// - if the launch took at most kLongestCoveredMs of host time, every later run is led, by
 ///   twice that time at least: the lead then covers a launch that slow. A run with at least
 ///   that much device time queued ahead of it (runs enqueued and not yet started) needs no
-///   lead and gets none: one slow launch does not make every later run pay a lead;
+///   lead and gets none. The lead is twice the longest of the last kLeadWindow launches
+///   (stalls left out), so one slow launch is not paid for by every later run: once the
+///   launches are quick again it shrinks back, to kLeadMs at least;
 /// - a longer launch is a stall (the GIL held by a compile, a page fault): no lead covers
 ///   it and the lead is left as it was.
 ///
@@ -44,6 +48,8 @@ class LaunchGaps {
   /// The longest lead; a gapped launch longer than half of it is a stall.
   static constexpr double kMostLeadMs = 0.8;
   static constexpr double kLongestCoveredMs = kMostLeadMs / 2;
+  /// Launches the lead is sized from: the last this many runs' host times.
+  static constexpr int kLeadWindow = 16;
   static constexpr int kWaitingGaps = 3;
   static constexpr int kMostGapsInARow = 8;
   static constexpr int kMostUnlikeInARow = 3;
@@ -79,6 +85,10 @@ class LaunchGaps {
   bool keeps_host_bound(double beyond_ms);
   /// A gap while not host-bound: whether the tuning becomes host-bound with it.
   bool becomes_host_bound(bool waited, double host_ms, double beyond_ms, double probe_ms);
+  /// Keeps a launch's host time among the last kLeadWindow (a stall's is left out).
+  void remember_launch(double host_ms);
+  /// The longest launch among the last kLeadWindow kept.
+  double longest_recent_launch_ms() const;
 
   double lead_ms_ = kLeadMs;
   bool lead_always_ = false;
@@ -94,6 +104,8 @@ class LaunchGaps {
   int host_bound_runs_ = 0;
   int led_runs_ = 0;
   double leads_ms_ = 0.0;
+  std::array<double, kLeadWindow> launches_ms_{};  ///< recent launches' host times, a ring
+  int launches_seen_ = 0;
 };
 
 }  // namespace disttune::detail

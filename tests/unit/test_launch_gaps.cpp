@@ -44,6 +44,21 @@ TEST(LaunchGaps, ARunWithEnoughDeviceTimeQueuedAheadIsNotLedAfterASlowLaunch) {
   EXPECT_DOUBLE_EQ(gaps.counts()["leads_ms"].get<double>(), 0.8);
 }
 
+TEST(LaunchGaps, TheLeadShrinksBackOnceTheLastLaunchesAreQuickAgain) {
+  LaunchGaps gaps;
+  EXPECT_TRUE(gaps.discards(kGap, kLaunched, 0.3));  // one slow launch (a GC pause)
+  EXPECT_FALSE(gaps.discards(kNoGap, kLaunched, 12.0));  // a stall: not a launch the lead sizes from
+  for (int i = 1; i < LaunchGaps::kLeadWindow; ++i) {
+    EXPECT_FALSE(gaps.discards(kNoGap, kLaunched, 0.03));
+    EXPECT_DOUBLE_EQ(gaps.lead_ms(false), 0.6) << "the slow launch is among the last " << LaunchGaps::kLeadWindow;
+  }
+  EXPECT_FALSE(gaps.discards(kNoGap, kLaunched, 0.03));
+  EXPECT_DOUBLE_EQ(gaps.lead_ms(false), LaunchGaps::kLeadMs) << "twice 0.03 ms, at least the first lead";
+  EXPECT_TRUE(gaps.leads_always());
+  EXPECT_TRUE(gaps.discards(kGap, kLaunched, 0.2));  // slow again: the lead grows at once
+  EXPECT_DOUBLE_EQ(gaps.lead_ms(false), 0.4);
+}
+
 TEST(LaunchGaps, AStallLongerThanAnyLeadIsDiscardedAndLeavesTheLeadAsItWas) {
   LaunchGaps gaps;
   for (int i = 0; i < 20; ++i) {
