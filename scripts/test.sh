@@ -17,3 +17,6 @@ bash scripts/fuzz.sh "${DISTTUNE_FUZZ_SECONDS:-60}"
 bash scripts/package_check.sh
 # Hit-path guard (Python), on the installed wheel package_check made.
 build/package/test/bin/python bench/python/hit_guard.py
+# The GPU benchmark suite's own logic (the spec method's counts, regrets, targets, the summary
+# rows gpu_check prints; its kernels in Triton's interpreter), on the same venv.
+build/package/test/bin/python -m pytest bench/suite/test_logic.py -q -p no:cacheprovider

@@ -2,6 +2,8 @@
 regret and targets, and both of the suite's kernels in Triton's interpreter.
 
     python3 -m pytest bench/suite/test_logic.py -q
+
+(scripts/test.sh runs them on the wheel's test venv.)
 """
 
 import os
