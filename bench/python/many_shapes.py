@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Per key, from its record's "clocks" (docs/strategies.md, "Clock control").
+CLOCK_FIGURES = ("gapped_runs", "host_bound_runs", "lead_ms", "probes", "leads_ms")
 BUCKETS = [16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 2048, 3072, 4096, 8192]
 CHECKED = [16, 64, 192, 512, 2048, 8192]  # the oracle's buckets (and the independent subset)
 N = K = 4096
@@ -152,7 +154,7 @@ def run_phase(args) -> dict:
     stored = records_by_m()
     for entry in keys:
         record = stored.get(entry["m"], {})
-        entry["clocks"] = record.get("clocks", {})
+        entry.update({field: record.get("clocks", {}).get(field) for field in CLOCK_FIGURES})
         entry["samples"], entry["timed_ms"] = timed_runs(record)
     choices = {m: _encoding.entry_text(tuned.cache[(m, N, K)]) for m in buckets}
     result = {"phase": args.phase, "variant": variant, "keys": keys, "seconds": summary.seconds,
@@ -177,6 +179,11 @@ def records_by_m() -> dict:
         record = json.loads(path.read_text())
         found[json.loads(record["key"])["$tuple"][0]] = record  # key (M, N, K)
     return found
+
+
+def per_key(keys: list, *fields: str) -> dict:
+    """{field: each key's value of it, in the keys' order}."""
+    return {field: [key.get(field) for key in keys] for field in fields}
 
 
 def timed_runs(record: dict) -> tuple:
@@ -252,6 +259,7 @@ def constexpr_variant(independent: str) -> dict:
     alone_mean = statistics.mean(k["seconds"] for k in alone["keys"])
     within = {name: sum(1 for c in alone["oracle"] if c["ratio_to_best"].get(name, 9.0) <= 1.02)
               for name in ("sweep", "independent")}
+    sweep, independent = per_key(warm["keys"], *CLOCK_FIGURES), per_key(alone["keys"], *CLOCK_FIGURES)
     return {"constexpr": {
         "warm_sweep_s": warm_s,
         "warm_per_key_s": [round(k["seconds"], 3) for k in warm["keys"]],
@@ -266,12 +274,7 @@ def constexpr_variant(independent: str) -> dict:
         "oracle": alone["oracle"],
         "within_2pct_of_best": within,
         "prepare_hook": warm["prepare_hook"],
-        "gapped_runs": {"sweep": [k["clocks"].get("gapped_runs") for k in warm["keys"]],
-                        "independent": [k["clocks"].get("gapped_runs") for k in alone["keys"]]},
-        "host_bound_runs": {"sweep": [k["clocks"].get("host_bound_runs") for k in warm["keys"]],
-                            "independent": [k["clocks"].get("host_bound_runs") for k in alone["keys"]]},
-        "lead_ms": {"sweep": [k["clocks"].get("lead_ms") for k in warm["keys"]],
-                    "independent": [k["clocks"].get("lead_ms") for k in alone["keys"]]},
+        **{field: {"sweep": sweep[field], "independent": independent[field]} for field in CLOCK_FIGURES},
     }}
 
 
@@ -288,13 +291,7 @@ def runtime_variant() -> dict:
         "warm_measured": [k["measured"] for k in runtime["keys"]],
         "oracle": runtime["oracle"],
         "within_2pct_of_best": sum(1 for c in runtime["oracle"] if c["ratio_to_best"].get("sweep", 9.0) <= 1.02),
-        "gapped_runs": [k["clocks"].get("gapped_runs") for k in runtime["keys"]],
-        "host_bound_runs": [k["clocks"].get("host_bound_runs") for k in runtime["keys"]],
-        "lead_ms": [k["clocks"].get("lead_ms") for k in runtime["keys"]],
-        "samples": [k["samples"] for k in runtime["keys"]],
-        "timed_ms": [k["timed_ms"] for k in runtime["keys"]],
-        "probes": [k["clocks"].get("probes") for k in runtime["keys"]],
-        "leads_ms": [k["clocks"].get("leads_ms") for k in runtime["keys"]],
+        **per_key(runtime["keys"], *CLOCK_FIGURES, "samples", "timed_ms"),
     }}
 
 

@@ -12,6 +12,7 @@ import datetime
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -159,8 +160,7 @@ def clock_cost(clocks: list) -> str:
         return ""
 
     def median_of(field: str) -> float:
-        values = sorted(c.get(field, 0) for c in clocks)
-        return values[len(values) // 2]
+        return statistics.median_high(c.get(field, 0) for c in clocks)
 
     return (f"  clock control: settle {median_of('settle_ms'):.1f} ms, {median_of('probes'):.0f} probes,"
             f" {median_of('led_runs'):.0f} led runs ({median_of('leads_ms'):.1f} ms),"

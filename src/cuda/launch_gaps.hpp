@@ -33,9 +33,10 @@ namespace disttune::detail {
 ///   that much longer on the host, its time beyond the lead unchanged; a stall does not
 ///   follow the lead (stalls come in streaks too: 16 threads compiling hold the GIL run
 ///   after run, 36-44 ms each on the H200);
-/// - or after kMostGapsInARow gaps in a row, whatever the test said (on the H200 the GPU
-///   test's synchronizing launcher failed the test: host times that did not follow the
-///   lead, not yet explained).
+/// - or after kMostGapsInARow gaps in a row, whatever the test said (a device shared with
+///   other work can hide a waiting launcher: on the H200 the GPU test's synchronizing
+///   launcher failed the test while other GPU tests ran beside it, and passed it at its
+///   fourth run when run alone).
 /// While host-bound, a gap whose host time beyond the lead is alike the stretch's is kept;
 /// one unlike is a stall and discarded, until kMostUnlikeInARow in a row show that the
 /// launcher's own time changed (then kept, the new time the stretch's). Runs are led as
