@@ -126,10 +126,7 @@ void check_strategy_options(const Measurement& measurement, const std::string& s
 /// fastest so far, while a round moves the fastest. A fresh strategy of the configured name
 /// then races the kWarmStartRace fastest measured (those within noise of the fastest, at
 /// least two); the rest are never run. If every probed candidate fails, the configured
-/// strategy runs over the whole space. While a probe or climb round runs, ahead() names
-/// the unmeasured neighbours of its candidates (those the prior ranks best first, at most
-/// kWarmStartAhead): the next climb round's candidates are among them, so a front end
-/// compiles them on threads the round leaves idle. Without a prior, or over a space of at most
+/// strategy runs over the whole space. Without a prior, or over a space of at most
 /// kWarmStartTop + kWarmStartSample candidates, it is the configured strategy alone. Tuning
 /// wraps its strategy in this when it is given a prior.
 std::unique_ptr<Strategy> make_warm_start_strategy(const Measurement& measurement);
@@ -139,7 +136,6 @@ inline constexpr int kWarmStartProbeRuns = 3;
 inline constexpr std::size_t kWarmStartClimbs = 5;
 inline constexpr std::size_t kWarmStartCentres = 3;
 inline constexpr std::size_t kWarmStartRace = 8;
-inline constexpr std::size_t kWarmStartAhead = 64;
 
 /// measurement.strategy, or when it is empty TRITON_DIST_AUTOTUNE_STRATEGY (strategy_setting();
 /// an unknown name there throws InvalidSetting naming the variable), or kDefaultStrategy

@@ -26,11 +26,9 @@ def rank_cores(local_rank: int, local_size: int) -> Optional[list[int]]:
 
 
 class CompilePipeline:
-    """prepare(now, ahead) for one tuning: queues every candidate of `now`, then of `ahead`,
-    in front of those still waiting from earlier calls (the engine's guesses, which the
-    rounds since may have made moot), compiled in queue order on `threads` threads (pinned to
-    `cores` if given); returns when `now` is compiled, one reason per entry (empty: ready).
-    A compile that raised, a kernel
+    """prepare(now, ahead) for one tuning: starts compiling every candidate of `now`, then of
+    `ahead`, in that order, on `threads` threads (pinned to `cores` if given); returns when
+    `now` is compiled, one reason per entry (empty: ready). A compile that raised, a kernel
     Triton finds out of resources, or a compile running longer than `timeout_s` fails its
     candidate; out-of-resources configs are remembered in `unrunnable` (keyed by
     `config_text(c)` and `signature`) and later fail without a compile. A timed-out compile
@@ -54,8 +52,7 @@ class CompilePipeline:
         self._unrunnable = unrunnable
         self._signature = signature
         self._pool: Optional[ThreadPoolExecutor] = None
-        self._futures: dict[int, Future] = {}  # per candidate queued: its compile's outcome
-        self._waiting: list[int] = []  # queued, no thread took them yet, in the order taken
+        self._futures: dict[int, Future] = {}
         self._started: dict[int, float] = {}
         self._lock = threading.Lock()
         # (candidate, start, end, thread name) of each compile, as it ends: time.perf_counter().
@@ -65,43 +62,25 @@ class CompilePipeline:
         if self._cores:
             os.sched_setaffinity(0, self._cores)  # this thread and the compilers it starts
 
-    def _compile_next(self) -> None:
-        """One pool task per queued candidate: compiles the first one waiting."""
+    def _compile(self, candidate: int) -> Any:
         began = time.perf_counter()
         with self._lock:
-            if not self._waiting:  # close() dropped it
-                return
-            candidate = self._waiting.pop(0)
             self._started[candidate] = time.monotonic()
-            future = self._futures[candidate]
         try:
-            future.set_result(self._compile_one(candidate))
-        except BaseException as error:  # the candidate's outcome, read by _outcome
-            future.set_exception(error)
+            return self._compile_one(candidate)
         finally:
             ended = time.perf_counter()
             with self._lock:
                 self.timeline.append((candidate, began, ended, threading.current_thread().name))
 
-    def _queue(self, candidates: list[int]) -> None:
-        """Puts `candidates` not yet taken by a thread, in order, before the others waiting."""
+    def _start(self, candidate: int) -> None:
+        if candidate in self._futures or self._known(candidate) is not None:
+            return
         if self._pool is None:
             self._pool = ThreadPoolExecutor(
                 max_workers=self._threads, thread_name_prefix="disttune-compile", initializer=self._pin
             )
-        front: dict[int, None] = {}  # ordered, each once
-        with self._lock:
-            waiting = set(self._waiting)
-            for candidate in candidates:
-                if candidate in front or self._known(candidate) is not None:
-                    continue
-                if candidate not in self._futures:
-                    self._futures[candidate] = Future()
-                    self._pool.submit(self._compile_next)
-                elif candidate not in waiting:
-                    continue  # compiling or compiled
-                front[candidate] = None
-            self._waiting = list(front) + [c for c in self._waiting if c not in front]
+        self._futures[candidate] = self._pool.submit(self._compile, candidate)
 
     def _known(self, candidate: int) -> Optional[str]:
         return self._unrunnable.reason(self._config_text(candidate), self._signature)
@@ -142,14 +121,13 @@ class CompilePipeline:
         return problem
 
     def prepare(self, now: list[int], ahead: list[int]) -> list[str]:
-        self._queue(list(now) + list(ahead))
+        for candidate in now:
+            self._start(candidate)
+        for candidate in ahead:
+            self._start(candidate)
         return [self._outcome(candidate) for candidate in now]
 
     def close(self) -> None:
         """Drops the compiles not started; those running finish on their own."""
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
-        with self._lock:
-            for candidate in self._waiting:
-                self._futures[candidate].cancel()
-            self._waiting = []

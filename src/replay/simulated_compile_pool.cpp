@@ -8,7 +8,7 @@
 namespace disttune::detail {
 
 SimulatedCompilePool::SimulatedCompilePool(std::vector<double> compile_s, int threads)
-    : compile_s_(std::move(compile_s)), began_(compile_s_.size()) {
+    : compile_s_(std::move(compile_s)), queued_(compile_s_.size(), false), began_(compile_s_.size()) {
   if (threads < 1) throw std::invalid_argument("disttune: a compile pool needs at least one thread");
   free_at_.assign(static_cast<std::size_t>(threads), 0.0);
 }
@@ -29,22 +29,17 @@ void SimulatedCompilePool::start_until(double until) {
   }
 }
 
+void SimulatedCompilePool::queue(std::size_t candidate, double at) {
+  if (queued_.at(candidate)) return;
+  queued_[candidate] = true;
+  queue_.push_back({candidate, at});
+}
+
 double SimulatedCompilePool::prepare(double at, std::span<const std::size_t> now,
                                      std::span<const std::size_t> ahead) {
   start_until(at);
-  // The new queue: now, then ahead, then what is left waiting of earlier calls.
-  std::deque<Queued> front;
-  const auto put = [&](std::size_t c) {
-    if (began_.at(c)) return;
-    const auto same = [c](const Queued& q) { return q.candidate == c; };
-    if (std::any_of(front.begin(), front.end(), same)) return;
-    const auto waiting = std::find_if(queue_.begin(), queue_.end(), same);
-    front.push_back({c, waiting == queue_.end() ? at : waiting->since});
-    if (waiting != queue_.end()) queue_.erase(waiting);
-  };
-  for (std::size_t c : now) put(c);
-  for (std::size_t c : ahead) put(c);
-  queue_.insert(queue_.begin(), front.begin(), front.end());
+  for (std::size_t c : now) queue(c, at);
+  for (std::size_t c : ahead) queue(c, at);
   // Nothing else is queued while the caller waits: the compiles before those of `now` start
   // as the threads free up.
   double ready = at;

@@ -9,19 +9,17 @@
 
 namespace disttune::detail {
 
-/// `threads` compile threads taking queued candidates in queue order, each compile lasting
-/// its recorded seconds, as python/disttune/_prepare.py's CompilePipeline does: each prepare
-/// puts its `now`, then its `ahead`, before whatever earlier calls queued and no thread took
-/// yet. Times are seconds on the caller's clock, which never goes back.
+/// `threads` compile threads taking queued candidates first in, first out, each compile
+/// lasting its recorded seconds, as the thread pool of python/disttune/_prepare.py's
+/// CompilePipeline does. Times are seconds on the caller's clock, which never goes back.
 class SimulatedCompilePool {
  public:
   /// `compile_s[c]`: candidate c's compile time; `threads` >= 1 (else std::invalid_argument).
   SimulatedCompilePool(std::vector<double> compile_s, int threads);
 
-  /// At time `at`: queues `now`, then `ahead`, in front of the candidates still waiting from
-  /// earlier calls (a candidate already started is not queued again); returns the time at
-  /// which every candidate of `now` is compiled (at least `at`). No later call may be earlier
-  /// than that.
+  /// At time `at`: queues `now`, then `ahead`, skipping candidates queued before; returns
+  /// the time at which every candidate of `now` is compiled (at least `at`). No later call
+  /// may be earlier than that.
   double prepare(double at, std::span<const std::size_t> now, std::span<const std::size_t> ahead);
 
   /// Candidates whose compile started by time `at` (what a call that ends then compiled).
@@ -38,10 +36,12 @@ class SimulatedCompilePool {
   void start_until(double until);
   /// Starts the first queued compile on the first thread free.
   void start_next();
+  void queue(std::size_t candidate, double at);
 
   std::vector<double> compile_s_;
   std::vector<double> free_at_;  ///< per thread: when its last compile ends
   std::deque<Queued> queue_;     ///< queued, not started, in order
+  std::vector<bool> queued_;     ///< per candidate: ever queued
   std::vector<std::optional<double>> began_;  ///< per candidate: when its compile started
 };
 

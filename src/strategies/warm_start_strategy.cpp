@@ -39,10 +39,6 @@ class WarmStartStrategy final : public Strategy {
     }
     features_ = detail::config_features(space.candidates);
     measured_.assign(count, false);
-    rank_.assign(count, space.prior.size());
-    for (std::size_t place = space.prior.size(); place-- > 0;) {
-      if (space.prior[place] < count) rank_[space.prior[place]] = place;
-    }
     // A deterministic sample of the others, spread evenly over the space from an offset
     // given by the seed (the same on every rank).
     std::vector<std::size_t> others;
@@ -61,8 +57,9 @@ class WarmStartStrategy final : public Strategy {
   }
 
   std::vector<std::size_t> ahead() const override {
+    if (phase_ == Phase::probe) return probe_;
     if (phase_ == Phase::full) return inner_->ahead();
-    return ahead_;  // the race is measured already
+    return {};  // a climb's next round depends on this one's times; the race is measured
   }
 
   Round first_round(std::size_t count) override {
@@ -102,7 +99,6 @@ class WarmStartStrategy final : public Strategy {
     }
     subset_ = ascending(std::move(subset_));
     phase_ = Phase::few;
-    ahead_.clear();
     few_ = make_strategy(measurement_);
     SpaceInfo few_space;
     few_space.seed = space_.seed;
@@ -120,21 +116,9 @@ class WarmStartStrategy final : public Strategy {
     return list;
   }
 
-  /// A probe or climb round over `list`, marking it measured; ahead_ becomes what the next
-  /// climb round may measure: the next round's centres are among the fastest of `list` (the
-  /// earlier centres' neighbours are all measured), so the unmeasured neighbours of `list`'s
-  /// candidates, those of the prior's best first.
+  /// A probe or climb round over `list`, marking it measured.
   Round measure(const std::vector<std::size_t>& list) {
     for (std::size_t i : list) measured_[i] = true;
-    std::vector<std::size_t> centres = list;
-    std::stable_sort(centres.begin(), centres.end(), [&](std::size_t a, std::size_t b) { return rank_[a] < rank_[b]; });
-    std::vector<bool> listed(measured_);
-    ahead_.clear();
-    for (std::size_t centre : centres) {
-      for (std::size_t c = 0; c < measured_.size() && ahead_.size() < kWarmStartAhead; ++c) {
-        if (!listed[c] && features_.neighbours(c, centre)) ahead_.push_back(c), listed[c] = true;
-      }
-    }
     return Round{list, kProbeWarmups, kWarmStartProbeRuns};
   }
 
@@ -172,8 +156,6 @@ class WarmStartStrategy final : public Strategy {
   std::vector<std::size_t> top_;     ///< the prior's first candidates, best first
   std::vector<std::size_t> probe_;   ///< top_ and the sampled others, ascending
   std::vector<bool> measured_;       ///< per candidate: in a probe or climb round
-  std::vector<std::size_t> rank_;    ///< per candidate: its place in the prior (unranked: prior size)
-  std::vector<std::size_t> ahead_;   ///< what the next climb round may measure, likeliest first
   std::size_t centre_ = 0;           ///< the fastest when the last climb round was named
   std::size_t climbs_ = 0;
   std::vector<std::size_t> subset_;  ///< the few that race, ascending

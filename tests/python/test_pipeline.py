@@ -158,48 +158,6 @@ def test_ranks_of_one_host_get_disjoint_core_slices(monkeypatch):
     assert _prepare.rank_cores(3, 32) is None  # fewer cores than ranks: no pinning
 
 
-def test_candidates_needed_now_compile_before_earlier_guesses():
-    order = []
-    gate = threading.Event()
-
-    def compile_one(candidate):
-        if candidate == 1:
-            assert gate.wait(30), "the test never opened the gate"
-        order.append(candidate)
-
-    pipeline = _prepare.CompilePipeline(compile_one, str, threads=1, timeout_s=None, cores=None,
-                                        unrunnable=_prepare._resources.Unrunnable(), signature=None)
-    try:
-        assert pipeline.prepare([0], [1, 2, 3, 4]) == [""]
-        # The one thread is in 1's compile; 2, 3 and 4 wait as guessed. A round that needs 4,
-        # then guesses 3, puts them first.
-        threading.Timer(0.05, gate.set).start()
-        assert pipeline.prepare([4], [3]) == [""]
-        assert pipeline.prepare([2], []) == [""]
-        assert order == [0, 1, 4, 3, 2]
-    finally:
-        gate.set()
-        pipeline.close()
-
-
-def test_closing_drops_the_guesses_no_thread_took():
-    compiled = []
-    gate = threading.Event()
-
-    def compile_one(candidate):
-        if candidate == 1:
-            assert gate.wait(30), "the test never opened the gate"
-        compiled.append(candidate)
-
-    pipeline = _prepare.CompilePipeline(compile_one, str, threads=1, timeout_s=None, cores=None,
-                                        unrunnable=_prepare._resources.Unrunnable(), signature=None)
-    assert pipeline.prepare([0], [1, 2]) == [""]
-    pipeline.close()  # the thread is in 1's compile, or about to take it
-    gate.set()
-    pipeline._pool.shutdown(wait=True)
-    assert compiled in ([0], [0, 1])
-
-
 class _FakeCompile:
     """A Triton FutureKernel stand-in: result() hands the compiled kernel over."""
 

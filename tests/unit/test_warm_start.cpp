@@ -14,7 +14,6 @@
 #include "disttune/context.hpp"
 #include "disttune/function_tuner.hpp"
 #include "disttune/store.hpp"
-#include "disttune/strategy.hpp"
 #include "disttune/warm_start.hpp"
 #include "said_timer.hpp"
 #include "store_test_support.hpp"
@@ -136,37 +135,6 @@ TEST(WarmStart, APriorFarFromTheKeysBestClimbsToItFromTheFastestProbed) {
   EXPECT_EQ(small.warm_start_from, std::vector<std::string>{"[1024,4096]"});
   EXPECT_TRUE(tuned.ran.count(0) && tuned.ran.count(1) && tuned.ran.count(3));
   EXPECT_LT(tuned.ran.size(), kSpace / 2);
-}
-
-/// Standings of the cost model at key [m]: every candidate as if measured (the strategy reads
-/// only those it measured).
-std::vector<CandidateStanding> standings_at(int m) {
-  std::vector<CandidateStanding> list(kSpace);
-  for (std::size_t i = 0; i < kSpace; ++i) list[i].time_ms = cost_ms(i, m), list[i].samples = 3;
-  return list;
-}
-
-TEST(WarmStart, WhileARoundRunsTheNextClimbRoundIsNamedAhead) {
-  Measurement measurement;
-  measurement.strategy = "exhaustive";
-  const std::unique_ptr<Strategy> strategy = make_warm_start_strategy(measurement);
-  strategy->begin(SpaceInfo{space(), {20, 10, 30, 0}, 0});
-  // The probe: the prior's 4, 20's neighbours 19 and 21, the seed-0 sample 1, 11, 21, 31.
-  const Round probe = strategy->first_round(kSpace);
-  EXPECT_EQ(probe.candidates, (std::vector<std::size_t>{0, 1, 10, 11, 19, 20, 21, 30, 31}));
-  // Ahead: the unmeasured neighbours of the probed, those of the prior's best first (10's,
-  // 30's), then of the others in order.
-  const std::vector<std::size_t> after_probe = strategy->ahead();
-  EXPECT_EQ(after_probe, (std::vector<std::size_t>{9, 29, 2, 12, 18, 22, 32}));
-  // At [16] (best tile 2) the fastest probed are 1, 0 and 10: the climb measures 2 and 9,
-  // both named ahead; then 3, named ahead during that round.
-  const Round climb = strategy->next_round(standings_at(16));
-  EXPECT_EQ(climb.candidates, (std::vector<std::size_t>{2, 9}));
-  EXPECT_EQ(strategy->ahead(), (std::vector<std::size_t>{3, 8}));
-  EXPECT_EQ(strategy->next_round(standings_at(16)).candidates, std::vector<std::size_t>{3});
-  // The race measures nothing new: nothing ahead.
-  strategy->next_round(standings_at(16));
-  EXPECT_TRUE(strategy->ahead().empty());
 }
 
 TEST(WarmStart, TheSettingTurnsItOffAndAnotherSpaceIsNoNeighbour) {
