@@ -148,7 +148,7 @@ struct ContextualAutotuner::State {
           slot->timed_pair ? std::optional<double>(samples.at(*slot->timed_pair)) : std::nullopt;
       slot->tuning->commit(sample);
     }
-    detail::retire_finished(slots, *log, function);
+    detail::retire_finished(slots, *log, function, *timer);
     if (tuned_here) return false;
     for (const auto& slot : slots) {
       log->write(slot->tuning->log_prefix() + " | not launched in the final outer run: left untuned");
@@ -164,7 +164,7 @@ struct ContextualAutotuner::State {
 
   void abandon(int run, std::size_t ordinal, int failed_rank) {
     detail::abandon_outer_run(slots, ledger, run, ordinal, failed_rank,
-                              [this](TuningSlot& slot) { settle_new(slot); }, *log, function);
+                              [this](TuningSlot& slot) { settle_new(slot); }, *log, function, *timer);
   }
 
   /// Clears what an interrupted run() left behind, so the tuner is usable again.

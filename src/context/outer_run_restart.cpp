@@ -10,7 +10,7 @@ namespace disttune::detail {
 
 void abandon_outer_run(TuningSlots& slots, const LaunchLedger& ledger, int run, std::size_t ordinal,
                        int failed_rank, const std::function<void(TuningSlot&)>& settle_new,
-                       ContextLog& log, const std::string& function) {
+                       ContextLog& log, const std::string& function, const Timer& timer) {
   const std::vector<LaunchRecord>& launches = ledger.launches();
   if (ordinal >= launches.size() || launches[ordinal].slot == nullptr) {
     throw RankDisagreement("disttune: rank " + std::to_string(failed_rank) + " failed a candidate at launch " +
@@ -34,7 +34,7 @@ void abandon_outer_run(TuningSlots& slots, const LaunchLedger& ledger, int run, 
     settle_new(*slot);
     if (slot.get() == failed) slot->tuning->fail_pending(reason);
   }
-  retire_finished(slots, log, function);
+  retire_finished(slots, log, function, timer);
 }
 
 }  // namespace disttune::detail

@@ -4,10 +4,11 @@
 #include <stdexcept>
 
 #include "disttune/error.hpp"
+#include "engine/no_choice.hpp"
 
 namespace disttune::detail {
 
-void retire_finished(TuningSlots& slots, ContextLog& log, const std::string& function) {
+void retire_finished(TuningSlots& slots, ContextLog& log, const std::string& function, const Timer& timer) {
   for (auto it = slots.begin(); it != slots.end();) {
     KeyTuning& tuning = *(*it)->tuning;
     if (!tuning.finished()) {
@@ -16,12 +17,9 @@ void retire_finished(TuningSlots& slots, ContextLog& log, const std::string& fun
     }
     std::optional<KernelChoice> choice = tuning.choice();
     if (!choice) {
-      std::string text = "disttune: every config of kernel '" + tuning.kernel_name() + "' failed for key " +
-                         tuning.key() + " in contextual tuning of '" + function + "':";
-      for (std::size_t i = 0; i < tuning.tuning().results().size(); ++i) {
-        text += "\n  [" + std::to_string(i) + "] " + tuning.candidates()[i] + ": " +
-                tuning.tuning().results()[i].error;
-      }
+      const std::string text = no_choice_text("kernel '" + tuning.kernel_name() + "'", tuning.key(),
+                                              " in contextual tuning of '" + function + "'",
+                                              tuning.tuning().results(), timer.clocks());
       log.write(text);
       throw TuningFailed(text);
     }

@@ -16,6 +16,7 @@
 #include "disttune/store.hpp"
 #include "report/emit.hpp"
 #include "report/progress.hpp"
+#include "engine/no_choice.hpp"
 #include "engine/prepare_plan.hpp"
 #include "engine/rank_agreement.hpp"
 #include "engine/rank_split.hpp"
@@ -209,15 +210,6 @@ std::string index_list(const std::vector<std::size_t>& indices) {
   return text.empty() ? "(none)" : text;
 }
 
-std::string failure_summary(const FunctionIdentity& identity, const std::string& key,
-                            const std::vector<CandidateResult>& results) {
-  std::string text = "disttune: every config of '" + identity.name + "' failed for key " + key + ":";
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    text += "\n  [" + std::to_string(i) + "] " + results[i].config + ": " + results[i].error;
-  }
-  return text;
-}
-
 }  // namespace
 
 std::optional<detail::TwoLevelStore::Found> FunctionTuner::State::stored_choice(
@@ -306,7 +298,8 @@ TuningReport FunctionTuner::State::measure(const TuningRequest& request, Communi
     best = tuning.best();
   }
   if (!best) {
-    const std::string summary = failure_summary(identity, request.key, report.candidates);
+    const std::string summary =
+        detail::no_choice_text("'" + identity.name + "'", request.key, "", report.candidates, options.timer->clocks());
     log.write(summary);
     throw TuningFailed(summary);
   }

@@ -1,6 +1,10 @@
 // Tests of the error hierarchy (error.hpp): one base, and the standard classes kept.
+#include <cmath>
+#include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -9,6 +13,8 @@
 #include "disttune/error.hpp"
 #include "disttune/function_tuner.hpp"
 #include "disttune/measurement.hpp"
+#include "disttune/strategy.hpp"
+#include "said_timer.hpp"
 
 namespace disttune {
 namespace {
@@ -61,6 +67,7 @@ TEST(Error, BadSettingsAreInvalidSettingNamingTheSetting) {
 TEST(Error, EveryConfigFailingIsTuningFailed) {
   TunerOptions options;
   options.disk_cache = false;
+  options.timer = std::make_shared<testing::SaidTimer>();  // its clocks(): nothing discarded
   FunctionTuner tuner({"all_fail", "v1"}, options);
   TuningRequest request;
   request.key = "[1]";
@@ -71,7 +78,58 @@ TEST(Error, EveryConfigFailingIsTuningFailed) {
     FAIL() << "no error";
   } catch (const Error& error) {
     EXPECT_NE(dynamic_cast<const TuningFailed*>(&error), nullptr);
-    EXPECT_NE(std::string(error.what()).find("no such mode"), std::string::npos) << error.what();
+    const std::string what = error.what();
+    EXPECT_NE(what.find("every config of 'all_fail' failed for key [1]:"), std::string::npos) << what;
+    EXPECT_NE(what.find("[1] {\"a\":2}: no such mode"), std::string::npos) << what;
+    EXPECT_EQ(what.find("not finalists"), std::string::npos) << what;
+    EXPECT_EQ(what.find("the timer discarded"), std::string::npos) << what;
+  }
+}
+
+/// Measures candidates 0 and 1, then 2 and 3, and names 2 and 3 the finalists (the others
+/// are no longer contenders, as a warm start's race leaves its probe behind).
+class LaterFinalists final : public Strategy {
+ public:
+  Round first_round(std::size_t) override { return Round{{0, 1}, 0, 1}; }
+  Round next_round(const std::vector<CandidateStanding>&) override {
+    if (rounds_++ == 0) return Round{{2, 3}, 0, 1};
+    return Round{{2, 3}, 0, 0};
+  }
+
+ private:
+  int rounds_ = 0;
+};
+
+TEST(Error, EveryFinalistFailingNamesTheFailedAndWhatTheTimerDiscarded) {
+  register_strategy("test_later_finalists", [](const Measurement&) { return std::make_unique<LaterFinalists>(); });
+  auto timer = std::make_shared<testing::SaidTimer>();
+  timer->said_clocks = Value{{"gapped_runs", 22}, {"discarded_runs", 0}};
+  TunerOptions options;
+  options.disk_cache = false;
+  options.timer = timer;
+  options.measurement.strategy = "test_later_finalists";
+  options.measurement.timed_runs = 2;
+  FunctionTuner tuner({"race", "v1"}, options);
+  TuningRequest request;
+  request.key = "[192]";
+  request.candidates = {"{\"a\":1}", "{\"a\":2}", "{\"a\":3}", "{\"a\":4}", "{\"a\":5}"};
+  // 2 and 3 time as no time at all (a timer that discarded their runs): past their re-takes
+  // they fail.
+  request.run = [&](std::size_t i) { timer->said_ms = i >= 2 ? std::numeric_limits<double>::quiet_NaN() : 1.0; };
+  try {
+    (void)tuner.resolve(request);
+    FAIL() << "no error";
+  } catch (const TuningFailed& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("every finalist of 'race' failed for key [192] (2 of 5 configs failed):"), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("[2] {\"a\":3}: more than 2 invalid times"), std::string::npos) << what;
+    EXPECT_NE(what.find("[3] {\"a\":4}: more than 2 invalid times"), std::string::npos) << what;
+    EXPECT_EQ(what.find("[0]"), std::string::npos) << what;  // only the failed are listed
+    EXPECT_NE(what.find("not finalists: 2 measured without failing, 1 never run"), std::string::npos) << what;
+    EXPECT_NE(what.find("the timer discarded 22 runs the host stalled inside and 0 at a slow clock"),
+              std::string::npos)
+        << what;
   }
 }
 
