@@ -1,8 +1,6 @@
 // Retirement of finished contextual tunings into their kernels' caches.
 #include "context/retirement.hpp"
 
-#include <stdexcept>
-
 #include "disttune/error.hpp"
 #include "engine/no_choice.hpp"
 

@@ -1,5 +1,4 @@
 // Tests of the error hierarchy (error.hpp): one base, and the standard classes kept.
-#include <cmath>
 #include <limits>
 #include <memory>
 #include <stdexcept>
