@@ -453,6 +453,45 @@ print(line)' "$result")"
 }
 STEPS+=(step_triton_dropin)
 
+# Real libraries under the switch (issue 35): bench/python/real_libs.py (real_libs.json in
+# $OUT_DIR) runs fla-core's chunk_gla and Liger-Kernel's ops (wheels from .whl/) forward and
+# backward, plain Triton vs disttune.triton.install(), fresh caches, then a second process over
+# the stores; and the 384-config matmul through the drop-in against an interleaved oracle.
+step_real_libs() {
+  local log=$LOG_DIR/real_libs.log result=$OUT_DIR/real_libs.json
+  pip_install_package "$log" "real libraries" || return 0
+  if PYTHONUNBUFFERED=1 python3 bench/python/real_libs.py --out "$result" >>"$log" 2>&1; then
+    sed -n '/^== /,$p' "$log"
+    python3 - "$result" <<'PY' | while IFS=$'\t' read -r what status figure; do record "$what" "$status" "$figure"; done
+import json, sys
+r = json.load(open(sys.argv[1]))
+for row in r["ops"]:
+    runs = row["runs"]
+    if "targets" not in row:
+        print("real lib %s\tFAIL\tfailed: %s" % (row["op"], [m for m, run in runs.items() if "error" in run]))
+        continue
+    t = row["targets"]
+    ok = "PASS" if t["l2_error_at_most_1e-2"] else "FAIL"
+    print("real lib %s\t%s\tfirst %.1f s vs plain %.1f s (x%.3f, <=1/8 %s); steady x%.3f (%s); L2 %.1e; 2nd process %.2f s (%s); taken %d, left %d" % (
+        row["op"], ok, runs["dropin"]["first_call_s"], runs["plain"]["first_call_s"], row["first_call_ratio"],
+        "MET" if t["first_call_at_most_1_8"] else "MISSED", row["steady_ratio"],
+        "MET" if t["steady_within_3pct"] else "MISSED", row["l2_error"], runs["again"]["first_call_s"],
+        "MET" if t["second_process_at_most_1s"] else "MISSED", runs["dropin"]["taken"], len(runs["dropin"]["left"])))
+m = r.get("matmul")
+if m and "targets" in m:
+    print("matmul 384 via drop-in\tPASS\tfirst call %.2f s (<=8 s %s), regret %.2f%% (<=1%% %s)" % (
+        m["first_call_s"], "MET" if m["targets"]["first_call_at_most_8s"] else "MISSED", 100 * m["regret"],
+        "MET" if m["targets"]["regret_at_most_1pct"] else "MISSED"))
+elif m:
+    print("matmul 384 via drop-in\tFAIL\t%s" % str(m.get("error", m))[-200:])
+PY
+  else
+    tail -n 40 "$log"
+    record "real libraries" FAIL "see $log"
+  fi
+}
+STEPS+=(step_real_libs)
+
 # Benchmark suite of issue 7 (bench/suite): 4 cases x 4 tuners; suite.json and suite.md in
 # $OUT_DIR, then one row per target, MET or MISSED (a benchmark's result: it fails nothing).
 step_bench_suite() {

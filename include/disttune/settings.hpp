@@ -74,6 +74,18 @@ bool triton_dropin_setting();
 /// nearest other keys (docs/many-shapes.md). A switch as above; unset: on.
 bool warm_start_setting();
 
+/// TRITON_DIST_AUTOTUNE_SEARCH_FROM: the number of configs from which the Triton drop-in
+/// tunes a key with the search strategy (converge below it), when
+/// TRITON_DIST_AUTOTUNE_STRATEGY names none; a whole number from 2 to kMostSearchFrom;
+/// unset: kDefaultSearchFrom (docs/triton-dropin.md).
+std::size_t search_from_setting();
+inline constexpr std::size_t kDefaultSearchFrom = 64;
+inline constexpr std::size_t kMostSearchFrom = 1000000;
+
+/// TRITON_DIST_AUTOTUNE_TIMELINE: a file the Triton drop-in appends each tuning's timeline to
+/// (one JSON line: compiles, waits, measurement); nullopt when unset.
+std::optional<std::filesystem::path> timeline_setting();
+
 /// TRITON_DIST_AUTOTUNE_TIMEOUT: the deadline of each engine collective, in seconds (at
 /// least 0.001), or `inf` / `none` for no deadline (kNoDeadline); unset: 600 s.
 std::chrono::milliseconds collective_timeout_setting();

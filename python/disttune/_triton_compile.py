@@ -1,11 +1,66 @@
-"""Compiles the candidate configs of a triton.autotune kernel concurrently: in the background,
-each awaited before its config's first launch, or all of them before any is timed."""
+"""Compiles the candidate configs of a Triton autotuner concurrently: in the background, each
+awaited before its config's first launch (contextual tuning, on its call's pool), or as the
+engine's prepare names them (the drop-in, on the process's one compile pool)."""
 
 from __future__ import annotations
 
+import os
 import sys
-from concurrent.futures import Executor, ThreadPoolExecutor
-from typing import Any, Callable
+import threading
+import time
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from typing import Any, Callable, Optional
+
+from disttune import _resources
+
+# Threads of the process's compile pool.
+COMPILE_THREADS = min(32, os.cpu_count() or 1)
+
+_pool_lock = threading.Lock()
+_pool: Optional[ThreadPoolExecutor] = None
+
+
+def process_pool() -> ThreadPoolExecutor:
+    """The one compile pool of the process (COMPILE_THREADS threads, made at first use): every
+    drop-in kernel queues its compiles there, so concurrent tunings share the cores instead of
+    each starting threads of its own."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=COMPILE_THREADS, thread_name_prefix="disttune-compile")
+        return _pool
+
+
+class _Timed:
+    """The executor Triton's AsyncCompileMode is given: runs each compile on `pool` and reports
+    (start, end) of it, in time.perf_counter() seconds, to `done`."""
+
+    def __init__(self, pool: Executor, done: Callable[[float, float], None]) -> None:
+        self._pool = pool
+        self._done = done
+
+    def submit(self, compile_fn: Callable[[], Any]) -> Future:
+        def timed() -> Any:
+            began = time.perf_counter()
+            try:
+                return compile_fn()
+            finally:
+                self._done(began, time.perf_counter())
+
+        return self._pool.submit(timed)
+
+
+def _async_compile() -> Any:
+    """Triton's async compile module, or None in its interpreter or on a Triton without it
+    (the configs then compile at their first launch)."""
+    knobs = sys.modules.get("triton.knobs")
+    if knobs is not None and knobs.runtime.interpret:
+        return None
+    try:
+        from triton.runtime import _async_compile
+    except ImportError:
+        return None
+    return _async_compile
 
 
 def start_compiles(
@@ -13,30 +68,26 @@ def start_compiles(
     configs: list,
     args: tuple,
     kwargs: dict,
-    pool: Executor,
-    skip: Callable[[int], bool] = lambda index: False,
+    executor: Any,
+    indices: Optional[list[int]] = None,
 ) -> dict[int, Any]:
-    """Queues the compile of every config of the Autotuner `kernel` for one launch (`args`,
-    `kwargs`) not skipped, in order, on `pool` (Triton's AsyncCompileMode), and returns at
-    once: {config index: Triton FutureKernel}; its result() finalizes the compile into the
-    kernel's cache (None if it failed: the config's launch then reports the error). Each
-    config's pre_hook runs before its compile is queued, as before its launch. Nothing in
-    Triton's interpreter or on a Triton without asynchronous compilation."""
-    knobs = sys.modules.get("triton.knobs")
-    if knobs is not None and knobs.runtime.interpret:
-        return {}
-    try:
-        from triton.runtime import _async_compile
-    except ImportError:  # a Triton without async compilation compiles at first launch
+    """Queues the compile of configs[i] for every i of `indices` (default: all), in order, for
+    one launch (`args`, `kwargs`) of the Autotuner `kernel` on `executor` (Triton's
+    AsyncCompileMode), and returns at once: {index: Triton FutureKernel, or the compiled
+    kernel when Triton's cache already held it}; a FutureKernel's result() finalizes the compile
+    into the kernel's cache (None if it failed: the config's launch then reports the error).
+    Each config's pre_hook runs before its compile is queued, as before its launch. Nothing
+    in Triton's interpreter or on a Triton without asynchronous compilation."""
+    async_compile = _async_compile()
+    if async_compile is None:
         return {}
     named = dict(zip(kernel.arg_names, args))
     compiles: dict[int, Any] = {}
-    mode = _async_compile.AsyncCompileMode(pool, ignore_errors=True)
+    mode = async_compile.AsyncCompileMode(executor, ignore_errors=True)
     mode.__enter__()
     try:
-        for index, config in enumerate(configs):
-            if skip(index):
-                continue
+        for index in range(len(configs)) if indices is None else indices:
+            config = configs[index]
             current = dict(kwargs, **config.all_kwargs())
             current["warmup"] = True
             try:
@@ -44,20 +95,84 @@ def start_compiles(
                     # It may set what the compile specialises on (e.g. a TMA descriptor's
                     # block shape); the specialisation is read before the compile is queued.
                     config.pre_hook({**named, **current})
-                compiling = kernel.fn.run(*args, **current)
+                compiles[index] = kernel.fn.run(*args, **current)
             except Exception:  # reported by the candidate's launch
                 continue
-            if hasattr(compiling, "result"):
-                compiles[index] = compiling
     finally:
         # Leaves the mode without its __exit__, which would wait for every compile.
-        _async_compile.active_mode.set(None)
+        async_compile.active_mode.set(None)
     return compiles
 
 
-def compile_configs(kernel: Any, configs: list, args: tuple, kwargs: dict, threads: int) -> None:
-    """Compiles `configs` as start_compiles() does, on `threads` threads, and returns once
-    every compile ended, so that timing never waits on a compile."""
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        for compiling in start_compiles(kernel, configs, args, kwargs, pool).values():
-            compiling.result(ignore_errors=True)
+class KernelCompiles:
+    """The engine's prepare(now, ahead) for one tuning of a Triton autotuner: queues the
+    compiles of `now`, then of `ahead`, on the process's compile pool and returns once those
+    of `now` are done, one reason per entry ('' when ready). A config known or found out of
+    resources (`unrunnable`, by its text and the call's dtype `signature`) fails without a
+    launch; a config error in the compile (`config_errors`) fails its config; any other
+    compile error is left to the config's launch, which raises it. What compiled, when, and
+    how long prepare waited are kept (`events`, `waited_s`)."""
+
+    def __init__(self, kernel: Any, configs: list, texts: list[str], args: tuple, kwargs: dict,
+                 unrunnable: _resources.Unrunnable, signature: tuple, config_errors: tuple) -> None:
+        self._kernel = kernel
+        self._configs = configs
+        self._texts = texts
+        self._args = args
+        self._kwargs = kwargs
+        self._unrunnable = unrunnable
+        self._signature = signature
+        self._config_errors = config_errors
+        self._compiles: dict[int, Any] = {}
+        self._started: set[int] = set()
+        self._lock = threading.Lock()
+        self.events: list[tuple[int, float, float]] = []  # (config index, start, end), perf_counter s
+        self.waited_s = 0.0
+
+    def _known(self, index: int) -> Optional[str]:
+        return self._unrunnable.reason(self._texts[index], self._signature)
+
+    def _start(self, indices: list[int]) -> None:
+        new = [i for i in indices if i not in self._started and self._known(i) is None]
+        self._started.update(new)
+        for index in new:
+            executor = _Timed(process_pool(), lambda began, ended, index=index: self._note(index, began, ended))
+            self._compiles.update(start_compiles(self._kernel, self._configs, self._args, self._kwargs,
+                                                 executor, [index]))
+
+    def _note(self, index: int, began: float, ended: float) -> None:
+        with self._lock:
+            self.events.append((index, began, ended))
+
+    def _outcome(self, index: int) -> str:
+        known = self._known(index)
+        if known is not None:
+            return known
+        compiling = self._compiles.pop(index, None)
+        if compiling is None:
+            return ""  # compiles at its launch (the interpreter, or its compile did not start)
+        compiled = compiling.result(ignore_errors=True) if hasattr(compiling, "result") else compiling
+        if compiled is None:
+            error = compiling.future.exception()
+            return f"{type(error).__name__}: {error}" if isinstance(error, self._config_errors) else ""
+        problem = _resources.launch_problem(compiled)
+        if problem is None:
+            return ""
+        self._unrunnable.remember(self._texts[index], self._signature, problem)
+        return problem
+
+    def prepare(self, now: list[int], ahead: list[int]) -> list[str]:
+        began = time.perf_counter()
+        self._start(now)
+        self._start(ahead)
+        reasons = [self._outcome(index) for index in now]
+        self.waited_s += time.perf_counter() - began
+        return reasons
+
+    def close(self) -> None:
+        """Drops the compiles not yet started (those running finish on their own)."""
+        for compiling in self._compiles.values():
+            future = getattr(compiling, "future", None)
+            if future is not None:
+                future.cancel()
+        self._compiles.clear()

@@ -115,7 +115,7 @@ def _config_text(kernel: Any, config: Any) -> str:
     return _core.canonical_json(json.dumps({"index": position, "config": encoded}))
 
 
-def _key_text(key: tuple) -> str:
+def key_text(key: tuple) -> str:
     try:
         return _encoding.value_text(key)
     except _encoding.EncodingError:
@@ -150,11 +150,11 @@ class _KernelKey:
         self.texts = [_config_text(kernel, config) for config in self.configs]
         self.launch_kwargs = [config.all_kwargs() for config in self.configs]  # all_kwargs(), made once
         self.candidates = _core.CandidateTexts(self.texts)
-        self.key_text = _key_text(key)
+        self.key_text = key_text(key)
         self.state = _state_of(kernel)
         self.signature = _resources.dtype_signature(args, kwargs)
         self.unrunnable = _unrunnable_of(kernel)
-        self.compiles: dict[int, Any] = {}  # config index -> Triton FutureKernel, until awaited
+        self.compiles: dict[int, Any] = {}  # config index -> FutureKernel (or a cached kernel), until awaited
         self._index: Optional[int] = None  # the cached choice, read at state epoch _epoch
         self._epoch = -1
 
@@ -182,7 +182,8 @@ class _KernelKey:
             return
         # Finalizes the compile into the kernel's cache (a compile error is raised again by
         # the launch, which compiles it in the foreground).
-        problem = _resources.launch_problem(compiling.result(ignore_errors=True))
+        compiled = compiling.result(ignore_errors=True) if hasattr(compiling, "result") else compiling
+        problem = _resources.launch_problem(compiled)
         if problem is not None:
             self.unrunnable.remember(self.texts[index], self.signature, problem)
             raise _core.EngineError(problem)
@@ -280,9 +281,9 @@ class Session:
             self.compile_pool = ThreadPoolExecutor(
                 max_workers=self.compile_threads, thread_name_prefix="disttune-compile"
             )
+        runnable = [i for i in range(len(seen.configs)) if seen.unrunnable.reason(seen.texts[i], seen.signature) is None]
         seen.compiles = _triton_compile.start_compiles(
-            seen.kernel, seen.configs, args, kwargs, self.compile_pool,
-            skip=lambda i: seen.unrunnable.reason(seen.texts[i], seen.signature) is not None,
+            seen.kernel, seen.configs, args, kwargs, self.compile_pool, runnable
         )
 
     def close(self) -> None:

@@ -1,5 +1,6 @@
 // Binds the settings: the environment variables (read by the engine's rules) and both tuners' defaults.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/filesystem.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
@@ -47,6 +48,10 @@ void bind_settings(nb::module_& module) {
              "InvalidSetting for a bad value.");
   module.def("triton_dropin_setting", &triton_dropin_setting,
              "TRITON_DIST_AUTOTUNE_TRITON_DROPIN (off when unset); InvalidSetting for a bad value.");
+  module.def("search_from_setting", &search_from_setting,
+             "TRITON_DIST_AUTOTUNE_SEARCH_FROM (64 when unset); InvalidSetting for a bad value.");
+  module.def("timeline_setting", &timeline_setting,
+             "TRITON_DIST_AUTOTUNE_TIMELINE as an absolute path, or None when unset.");
   module.def("strategy_setting", &strategy_setting,
              "TRITON_DIST_AUTOTUNE_STRATEGY, or None when unset.");
   module.def("collective_timeout_s", [](double seconds) {

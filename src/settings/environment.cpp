@@ -29,6 +29,8 @@ constexpr const char* kRedisUrl = "TRITON_DIST_AUTOTUNE_REDIS_URL";
 constexpr const char* kRedisPrefix = "TRITON_DIST_AUTOTUNE_REDIS_PREFIX";
 constexpr const char* kRedisTimeout = "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT";
 constexpr const char* kTritonDropin = "TRITON_DIST_AUTOTUNE_TRITON_DROPIN";
+constexpr const char* kSearchFrom = "TRITON_DIST_AUTOTUNE_SEARCH_FROM";
+constexpr const char* kTimeline = "TRITON_DIST_AUTOTUNE_TIMELINE";
 
 constexpr std::array kSettings{
     EnvironmentSetting{kCacheDir, "a directory", kDefaultCacheRoot},
@@ -44,6 +46,8 @@ constexpr std::array kSettings{
     EnvironmentSetting{kRedisTimeout, "seconds from 0.001 to 86400", "1"},
     EnvironmentSetting{kTritonDropin, "1/0, true/false, yes/no, on/off", "off"},
     EnvironmentSetting{kWarmStart, "1/0, true/false, yes/no, on/off", "on"},
+    EnvironmentSetting{kSearchFrom, "a whole number of configs from 2 to 1000000", "64"},
+    EnvironmentSetting{kTimeline, "a file (JSON lines appended)", "none"},
 };
 
 /// The variable's text; nullopt when unset or empty.
@@ -119,6 +123,23 @@ TableMismatch table_mismatch_setting() {
 bool triton_dropin_setting() { return read_switch(kTritonDropin); }
 
 bool warm_start_setting() { return read_switch(kWarmStart, true); }
+
+std::size_t search_from_setting() {
+  const std::optional<std::string> text = read(kSearchFrom);
+  if (!text) return kDefaultSearchFrom;
+  const std::optional<std::size_t> count = detail::whole_integer<std::size_t>(*text);
+  if (!count || *count < 2 || *count > kMostSearchFrom) {
+    throw InvalidSetting(std::string("disttune: ") + kSearchFrom + " must be a whole number of configs from 2 to " +
+                         std::to_string(kMostSearchFrom) + ", got '" + *text + "'");
+  }
+  return *count;
+}
+
+std::optional<std::filesystem::path> timeline_setting() {
+  const std::optional<std::string> text = read(kTimeline);
+  if (!text) return std::nullopt;
+  return std::filesystem::absolute(*text);
+}
 
 std::chrono::milliseconds collective_timeout_setting() {
   const std::optional<std::string> text = read(kTimeout);

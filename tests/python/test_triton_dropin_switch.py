@@ -39,27 +39,154 @@ def switch():
     dropin.uninstall()
 
 
-def test_install_replaces_every_autotune_of_triton_and_uninstall_puts_them_back(switch):
-    original = triton.autotune
+def test_install_takes_every_autotuner_made_while_it_is_on(switch):
     assert not dropin.installed()
+    before = triton.autotune(configs=configs(), key=["n"])(add_kernel)
     dropin.install()
     dropin.install()  # idempotent
     assert dropin.installed()
-    assert triton.autotune is dropin.autotune
-    assert triton.runtime.autotune is dropin.autotune
-    assert triton.runtime.autotuner.autotune is dropin.autotune
     decorated_on = triton.autotune(configs=configs(), key=["n"], restore_value=["y_ptr"])(add_kernel)
+    made_directly = triton.runtime.autotuner.Autotuner(add_kernel, add_kernel.arg_names, configs(), ["n"], None, None)
     dropin.uninstall()
     assert not dropin.installed()
-    assert triton.autotune is original and triton.runtime.autotuner.autotune is original
     decorated_off = triton.autotune(configs=configs(), key=["n"])(add_kernel)
-    assert type(decorated_on) is dropin.Autotuner
-    assert type(decorated_off) is triton.runtime.autotuner.Autotuner
-    # A kernel decorated while the switch was on stays a drop-in kernel.
+    # triton.autotune keeps its own function and class: the engine takes the objects it makes.
+    assert type(decorated_on) is triton.runtime.autotuner.Autotuner
+    assert [dropin.taken(k) for k in (before, decorated_on, made_directly, decorated_off)] == [False, True, True, False]
+    # A kernel made while the switch was on stays taken.
     x, y, seen = tensors()
     decorated_on[grid_of(N)](x, y, seen, N)
     torch.testing.assert_close(y, 1 + x)
-    assert decorated_on.last_report is not None
+    assert decorated_on.last_report.source == "tuned"
+    assert decorated_on.best_config in decorated_on.configs
+
+
+class LibraryAutotuner(triton.runtime.autotuner.Autotuner):
+    """A library's own autotuner, written the way flash-linear-attention writes its
+    CachedAutotuner: None-safe reset/restore hooks installed after Triton's constructor, and a
+    run() that looks the key up in the library's own config store before Triton's run."""
+
+    store = {}  # kernel name -> {key: triton.Config}, the library's shipped configs
+
+    def __init__(self, fn, arg_names, configs, key, reset_to_zero, restore_value, **kwargs):
+        super().__init__(fn, arg_names, configs, key, reset_to_zero, restore_value, **kwargs)
+        self.resets = 0
+        if self.reset_to_zero:
+            def pre_hook(named, reset_only=False):
+                self.resets += 1
+                for name in self.reset_to_zero:
+                    if named[name] is not None:
+                        named[name].zero_()
+
+            self.pre_hook = pre_hook
+
+    def run(self, *args, **kwargs):
+        key = tuple(dict(zip(self.arg_names, args))[name] for name in self.keys)
+        shipped = self.store.get(self.base_fn.__name__, {}).get(key)
+        if shipped is not None and key not in self.cache:
+            self.cache[key + tuple(str(a.dtype) for a in args if hasattr(a, "dtype"))] = shipped
+        return super().run(*args, **kwargs)
+
+
+def library_autotune(configs, key, **kwargs):
+    return lambda fn: LibraryAutotuner(fn, fn.arg_names, configs, key, kwargs.pop("reset_to_zero", None), None,
+                                       **kwargs)
+
+
+class OwnBenchAutotuner(triton.runtime.autotuner.Autotuner):
+    """A subclass with its own measurement: the engine must leave it to Triton."""
+
+    def _bench(self, *args, config, **meta):
+        self.benched = getattr(self, "benched", 0) + 1
+        return super()._bench(*args, config=config, **meta)
+
+
+def test_a_library_subclass_is_taken_and_keeps_its_overrides(switch):
+    dropin.install()
+    kernel = library_autotune(configs(), ["n"], reset_to_zero=["y_ptr"])(add_kernel)
+    assert dropin.taken(kernel)
+    x, y, seen = tensors()
+    kernel[grid_of(N)](x, y, seen, N)
+    torch.testing.assert_close(y, x)  # its reset hook zeroed y before every run and the launch
+    assert kernel.last_report.source == "tuned" and kernel.resets > 1
+    # Its own store answers first: a shipped config for a new key is used, nothing is tuned.
+    shipped = kernel.configs[2]
+    LibraryAutotuner.store["add_kernel"] = {(N // 2,): shipped}
+    kernel.last_report = None
+    x, y, seen = tensors(N // 2)
+    try:
+        kernel[grid_of(N // 2)](x, y, seen, N // 2)
+    finally:
+        LibraryAutotuner.store.clear()
+    assert kernel.last_report is None and kernel.best_config is shipped
+    assert int(seen[0].item()) == 64
+
+
+def test_a_subclass_with_its_own_measurement_is_left_to_triton_with_a_reason(switch):
+    dropin.install()
+    x, y, seen = tensors()
+    bench = CostBench(seen, lambda block: {16: 3.0, 32: 1.0, 64: 2.0, 128: 4.0}[block])
+    kernel = OwnBenchAutotuner(add_kernel, add_kernel.arg_names, configs(), ["n"], None, None, do_bench=bench)
+    assert not dropin.taken(kernel)
+    kernel[grid_of(N)](x, y, seen, N)  # Triton's run, its own _bench
+    assert kernel.benched == 4 and kernel.best_config.kwargs == {"BLOCK": 32}
+    assert not hasattr(kernel, "last_report")
+    left = [entry for entry in dropin.census() if entry["class"].endswith("OwnBenchAutotuner")]
+    assert left[-1]["taken"] is False
+    assert "overrides Autotuner._bench (its own measurement)" in left[-1]["reason"]
+    assert "\n" not in left[-1]["reason"]
+    assert "left: add_kernel" in dropin.census_table()
+    assert dropin.take(kernel).endswith("overrides Autotuner._bench (its own measurement)")
+
+
+def test_autotuners_made_before_install_are_listed_and_can_be_taken(switch):
+    early = triton.autotune(configs=configs(), key=["n"])(add_kernel)
+    other = triton.autotune(configs=configs(), key=["n"])(add_kernel)
+    dropin.install()
+    assert not dropin.taken(early)
+    entry = next(e for e in dropin.census() if e["kernel"] == "add_kernel" and not e["taken"]
+                 and "switch was off" in e["reason"])
+    assert entry["class"] == "triton.runtime.autotuner.Autotuner"
+    assert dropin.take(early) == "" and dropin.taken(early)
+    with pytest.raises(TypeError, match="needs a Triton Autotuner"):
+        dropin.take(add_kernel)
+    dropin.install(existing=True)
+    assert dropin.taken(other)
+
+
+def test_the_strategy_follows_the_size_of_the_space(monkeypatch):
+    from disttune.triton import _timeline
+
+    _timeline.clear()
+    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_SEARCH_FROM", "3")
+    x, y, seen = tensors()
+    small = dropin.autotune(configs=configs((32, 64)), key=["n"], restore_value=["y_ptr"])(add_kernel)
+    small[grid_of(N)](x, y, seen, N)
+    large = dropin.autotune(configs=configs(), key=["n"], restore_value=["y_ptr"])(add_kernel)
+    large[grid_of(N)](x, y, seen, N)
+    assert [entry["strategy"] for entry in dropin.timelines()] == ["converge", "search"]
+    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_SEARCH_FROM", "1")
+    with pytest.raises(disttune.InvalidSetting, match="TRITON_DIST_AUTOTUNE_SEARCH_FROM .* from 2 to 1000000, got '1'"):
+        dropin.autotune(configs=configs(), key=["n"])(add_kernel)[grid_of(N)](x, y, seen, N)
+
+
+def test_each_tuning_leaves_its_timeline_in_the_file_the_variable_names(tmp_path, monkeypatch):
+    import json
+
+    path = tmp_path / "timeline.jsonl"
+    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_TIMELINE", str(path))
+    x, y, seen = tensors()
+    kernel = dropin.autotune(configs=configs(), key=["n"], restore_value=["y_ptr"])(add_kernel)
+    kernel[grid_of(N)](x, y, seen, N)
+    kernel[grid_of(N)](x, y, seen, N)  # cached: no tuning, no line
+    x, y, seen = tensors(N // 2)
+    kernel[grid_of(N // 2)](x, y, seen, N // 2)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [(line["kernel"], line["configs"], line["source"]) for line in lines] == [("add_kernel", 4, "tuned")] * 2
+    for line in lines:
+        assert 0 < line["measured"] <= 4 and line["total_s"] >= line["waited_on_compiles_s"] >= 0
+        assert line["measure_s"] <= line["total_s"] and line["device_s"] > 0
+    assert "add_kernel" in dropin.timeline_table(lines)
 
 
 LIBRARY = textwrap.dedent(
@@ -89,14 +216,15 @@ PROGRAM = textwrap.dedent(
         torch.Tensor.untyped_storage = lambda self: self.storage()
     import library
     import triton
+    import disttune.triton
     source = "-"
-    if hasattr(library.copy, "last_report"):  # a drop-in kernel (Triton's cannot time in the interpreter)
+    if disttune.triton.taken(library.copy):  # (Triton's own cannot time in the interpreter)
         x = torch.arange(100, dtype=torch.float32)
         y = torch.zeros(100)
         library.copy[lambda meta: (triton.cdiv(100, meta["BLOCK"]),)](x, y, 100)
         assert torch.equal(x, y)
         source = library.copy.last_report.source
-    print(type(library.copy).__module__, type(library.copy_too).__module__, type(library.copy).__name__, source)
+    print(disttune.triton.taken(library.copy), disttune.triton.taken(library.copy_too), source)
     """
 )
 
@@ -117,19 +245,21 @@ def _run_program(tmp_path, value, runner=(), first_import="import disttune\n"):
 def test_the_variable_makes_libraries_imported_after_disttune_use_the_dropin(tmp_path):
     done = _run_program(tmp_path, "1")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["disttune.triton._autotuner", "disttune.triton._autotuner", "Autotuner", "tuned"]
+    # copy_too's module took triton.autotune before the switch: its kernel is taken all the same.
+    assert done.stdout.split() == ["True", "True", "tuned"]
 
 
 def test_without_the_variable_libraries_keep_triton_autotune(tmp_path):
     done = _run_program(tmp_path, None)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["triton.runtime.autotuner", "triton.runtime.autotuner", "Autotuner", "-"]
+    assert done.stdout.split() == ["False", "False", "-"]
 
 
 def test_the_runner_switches_a_program_that_never_imports_disttune(tmp_path):
-    done = _run_program(tmp_path, None, runner=("-m", "disttune.triton"), first_import="")
+    done = _run_program(tmp_path, None, runner=("-m", "disttune.triton", "--census"), first_import="")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["disttune.triton._autotuner", "disttune.triton._autotuner", "Autotuner", "tuned"]
+    assert done.stdout.split() == ["True", "True", "tuned"]
+    assert "disttune.triton: the engine tunes 2 autotuners, Triton 0" in done.stderr
 
 
 def test_a_bad_value_of_the_variable_is_refused_at_import(tmp_path):
@@ -229,3 +359,22 @@ def test_the_dropin_keeps_triton_autotune_s_signature():
     )
     for name, parameter in inspect.signature(dropin.autotune).parameters.items():
         assert parameter.default == inspect.signature(triton.runtime.autotuner.autotune).parameters[name].default
+
+
+@pytest.mark.skipif(DEVICE == "cpu", reason="Triton's interpreter compiles nothing: a GPU case")
+def test_the_search_compiles_only_the_configs_it_names(monkeypatch):
+    from dropin_kernels import matmul_kernel
+
+    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_SEARCH_FROM", "48")
+    space = [triton.Config({"BLOCK_M": m, "BLOCK_N": n, "BLOCK_K": k}, num_warps=w, num_stages=s)
+             for m in (32, 64, 128) for n in (32, 64, 128) for k in (32, 64) for w in (4, 8) for s in (2, 3)]
+    size = 512
+    a = torch.randn(size, size, device=DEVICE, dtype=torch.float16)
+    b = torch.randn(size, size, device=DEVICE, dtype=torch.float16)
+    c = torch.empty(size, size, device=DEVICE, dtype=torch.float16)
+    kernel = dropin.autotune(configs=space, key=["M", "N", "K"])(matmul_kernel)
+    kernel[lambda meta: (size // meta["BLOCK_M"], size // meta["BLOCK_N"])](a, b, c, size, size, size)
+    torch.testing.assert_close(c, (a.float() @ b.float()).half(), atol=0.5, rtol=0.05)
+    entry = dropin.timelines()[-1]
+    assert entry["kernel"] == "matmul_kernel" and entry["strategy"] == "search" and entry["configs"] == 72
+    assert 0 < entry["measured"] < entry["configs"] and entry["compiled"] < entry["configs"]

@@ -1,19 +1,33 @@
-"""Runs a Python program with the drop-in switch on: python -m disttune.triton PROGRAM.py [ARGS...]."""
+"""Runs a Python program with the drop-in switch on:
+python -m disttune.triton [--existing] [--census] PROGRAM.py [ARGS...]."""
 
+import atexit
 import runpy
 import sys
 
 import disttune.triton
 
+USAGE = ("usage: python -m disttune.triton [--existing] [--census] PROGRAM.py [ARGS...]\n"
+         "Runs PROGRAM with every Triton autotuner it makes tuned by the disttune engine "
+         "(docs/triton-dropin.md).\n"
+         "  --existing  also take the autotuners already made when the switch turns on\n"
+         "  --census    at exit, print to stderr how many autotuners the engine tuned, and each one\n"
+         "              left to Triton with its reason\n")
+
 
 def main() -> None:
-    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
-        print("usage: python -m disttune.triton PROGRAM.py [ARGS...]\n"
-              "Runs PROGRAM with every triton.autotune made the disttune drop-in (docs/triton-dropin.md).")
-        sys.exit(0 if len(sys.argv) >= 2 else 2)
-    disttune.triton.install()
-    sys.argv = sys.argv[1:]
-    runpy.run_path(sys.argv[0], run_name="__main__")
+    arguments = sys.argv[1:]
+    flags = set()
+    while arguments and arguments[0] in ("--existing", "--census"):
+        flags.add(arguments.pop(0))
+    if not arguments or arguments[0] in ("-h", "--help"):
+        sys.stdout.write(USAGE)
+        sys.exit(0 if arguments else 2)
+    disttune.triton.install(existing="--existing" in flags)
+    if "--census" in flags:
+        atexit.register(lambda: sys.stderr.write(disttune.triton.census_table()))
+    sys.argv = arguments
+    runpy.run_path(arguments[0], run_name="__main__")
 
 
 if __name__ == "__main__":
