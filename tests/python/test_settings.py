@@ -118,6 +118,8 @@ def test_the_environment_table_names_every_variable():
         "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT",
         "TRITON_DIST_AUTOTUNE_TRITON_DROPIN",
         "TRITON_DIST_AUTOTUNE_WARM_START",
+        "TRITON_DIST_AUTOTUNE_SEARCH_FROM",
+        "TRITON_DIST_AUTOTUNE_TIMELINE",
     ]
 
 

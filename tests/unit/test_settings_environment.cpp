@@ -1,5 +1,6 @@
 // Tests of the environment settings (settings.hpp): each variable's accepted values and errors.
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -63,7 +64,8 @@ TEST_F(EnvironmentTest, ListsEveryVariableDisttuneReads) {
                        "TRITON_DIST_AUTOTUNE_TIMEOUT", "TRITON_DIST_AUTOTUNE_STRATEGY",
                        "TRITON_DIST_AUTOTUNE_REDIS_URL", "TRITON_DIST_AUTOTUNE_REDIS_PREFIX",
                        "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT", "TRITON_DIST_AUTOTUNE_TRITON_DROPIN",
-                       "TRITON_DIST_AUTOTUNE_WARM_START"}));
+                       "TRITON_DIST_AUTOTUNE_WARM_START", "TRITON_DIST_AUTOTUNE_SEARCH_FROM",
+                       "TRITON_DIST_AUTOTUNE_TIMELINE"}));
 }
 
 TEST_F(EnvironmentTest, UnsetAndEmptyMeanTheDefault) {
@@ -72,6 +74,8 @@ TEST_F(EnvironmentTest, UnsetAndEmptyMeanTheDefault) {
   EXPECT_FALSE(version_check_setting());
   EXPECT_FALSE(triton_dropin_setting());
   EXPECT_TRUE(warm_start_setting());  // the one switch that is on unless turned off
+  EXPECT_EQ(search_from_setting(), kDefaultSearchFrom);
+  EXPECT_EQ(timeline_setting(), std::nullopt);
   EXPECT_EQ(collective_timeout_setting(), kDefaultCollectiveTimeout);
   EXPECT_EQ(strategy_setting(), std::nullopt);
   for (const EnvironmentSetting& setting : environment_settings()) {
@@ -148,6 +152,22 @@ TEST_F(EnvironmentTest, TimeoutUnderOneMillisecondOrNotANumberIsRefused) {
     // Older callers caught std::invalid_argument; they still do.
     EXPECT_THROW((void)collective_timeout_setting(), std::invalid_argument);
   }
+}
+
+TEST_F(EnvironmentTest, SearchFromIsAWholeNumberOfConfigsFromTwo) {
+  set("TRITON_DIST_AUTOTUNE_SEARCH_FROM", "128");
+  EXPECT_EQ(search_from_setting(), 128u);
+  for (const char* bad : {"1", "0", "-3", "64.5", "many", "1000001"}) {
+    set("TRITON_DIST_AUTOTUNE_SEARCH_FROM", bad);
+    EXPECT_EQ(refusal(search_from_setting),
+              std::string("disttune: TRITON_DIST_AUTOTUNE_SEARCH_FROM must be a whole number of configs from 2 "
+                          "to 1000000, got '") + bad + "'");
+  }
+}
+
+TEST_F(EnvironmentTest, TimelineIsAFileMadeAbsolute) {
+  set("TRITON_DIST_AUTOTUNE_TIMELINE", "timeline.jsonl");
+  EXPECT_EQ(timeline_setting(), std::filesystem::absolute("timeline.jsonl"));
 }
 
 TEST_F(EnvironmentTest, StrategyNamesAKnownStrategyOrIsRefusedNamingTheVariable) {
