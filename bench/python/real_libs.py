@@ -4,7 +4,7 @@ plain and with disttune.triton.install() made before the library is imported, th
 in a second switched process over the first one's stores. Outputs and gradients compared
 (relative L2 error), first call and steady time side by side, the census of autotuners and
 each tuning's timeline. Then the 384-config matmul through the drop-in against an
-interleaved oracle of every config.
+interleaved oracle of every config (L2 flushed before each run).
 
     python bench/python/real_libs.py [--wheels .whl] [--ops fla.chunk_gla,liger.dyt,...] [--no-matmul]
     python bench/python/real_libs.py child OP plain|dropin|again OUT_FILE       # one process
@@ -216,13 +216,15 @@ def matmul_first_call(out_file):
 
 
 def matmul_oracle(chosen):
-    """Every config of the 384 that runs, timed interleaved (5 rounds of 3 launches between
-    two events, the median), and the chosen config's time over the best."""
+    """Every config of the 384 that runs, timed by dropin_bench's interleaved oracle (L2
+    flushed before each run, as the drop-in and Triton's do_bench measure), and the chosen
+    config's time over the best."""
     from concurrent.futures import ThreadPoolExecutor
 
     import torch
     import triton
 
+    from dropin_bench import oracle_interleaved
     from matmul import _args, matmul_kernel
     from pipeline_bench import configs_384
 
@@ -254,21 +256,8 @@ def matmul_oracle(chosen):
             runnable.append(index)
         except Exception:
             torch.cuda.synchronize()
-    times = {index: [] for index in runnable}
-    for _ in range(5):
-        pairs = []
-        for index in runnable:
-            launch(configs[index])
-            begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            begin.record()
-            for _ in range(3):
-                launch(configs[index])
-            end.record()
-            pairs.append((index, begin, end))
-        torch.cuda.synchronize()
-        for index, begin, end in pairs:
-            times[index].append(begin.elapsed_time(end) / 3)
-    medians = {index: statistics.median(t) for index, t in times.items()}
+    times = oracle_interleaved([lambda config=configs[index]: launch(config) for index in runnable])
+    medians = dict(zip(runnable, times))
     best = min(medians.values())
     return {"runnable": len(runnable), "best_ms": best, "chosen_ms": medians.get(chosen),
             "regret": medians[chosen] / best - 1 if chosen in medians else None}
