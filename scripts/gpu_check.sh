@@ -420,8 +420,7 @@ STEPS+=(step_pipeline_bench)
 # The triton.autotune drop-in (issue 24): its conformance tests against plain Triton on the GPU
 # (out-of-resources configs included; the gloo-rank test is a CPU test CI runs), then
 # bench/python/dropin_bench.py (dropin_bench.json in $OUT_DIR): first call vs triton.autotune,
-# regret vs an interleaved oracle, Liger-Kernel (.whl/liger_kernel-0.8.5-py3-none-any.whl)
-# with and without the switch.
+# regret vs an interleaved oracle (real libraries: step_real_libs).
 step_triton_dropin() {
   local log=$LOG_DIR/triton_dropin.log result=$OUT_DIR/dropin_bench.json
   pip_install_package "$log" "triton drop-in: conformance" || return 0
@@ -436,16 +435,10 @@ step_triton_dropin() {
     cat "$result"
     record "triton drop-in: bench" PASS "$(python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
-f, t, lib = r["first_call_s"], r["targets"], r["library"]
-line = "first call %.1f s vs triton %.1f s (x%.2f, <=0.2: %s); within 1%%: %d/10" % (
+f, t = r["first_call_s"], r["targets"]
+print("first call %.1f s vs triton %.1f s (x%.2f, <=0.2: %s); within 1%%: %d/10" % (
     f["dropin"], f["triton"], r["first_call_ratio_dropin_over_triton"],
-    "MET" if t["first_call_at_most_one_fifth"] else "MISSED", r["regret"]["within_1pct"])
-if "runs" in lib:
-    ops = lib["runs"]["plain"]["ops"]
-    line += "; liger " + ", ".join("%s %.1f->%.1f s same=%s" % (name, ops[name].get("first_call_s", -1),
-        lib["runs"]["dropin"]["ops"][name].get("first_call_s", -1), lib["outputs"].get(name, {}).get("same"))
-        for name in ops)
-print(line)' "$result")"
+    "MET" if t["first_call_at_most_one_fifth"] else "MISSED", r["regret"]["within_1pct"]))' "$result")"
   else
     tail -n 30 "$log"
     record "triton drop-in: bench" FAIL "see $log"
