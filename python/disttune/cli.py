@@ -54,6 +54,8 @@ def _add(parser: argparse.ArgumentParser, argument: dict[str, Any]) -> None:
             how["nargs"] = "?"
         parser.add_argument(argument["name"], **how)
     else:
+        if argument["arity"] in ("one", "one_or_more"):
+            how["metavar"] = argument["name"].lstrip("-").upper().replace("-", "_")
         parser.add_argument(argument["name"], dest=argument["name"], required=argument["required"],
                             **how)
 
