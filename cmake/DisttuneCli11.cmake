@@ -1,4 +1,4 @@
-# CLI11 (header-only; Debian: libcli11-dev): the command line's parser. Defines CLI11::CLI11
+# CLI11 (header-only; Debian: libcli11-dev): the C++ disttune tool's parser. Defines CLI11::CLI11
 # when found, as the CMake package or as the bare headers.
 find_package(CLI11 CONFIG QUIET)
 if(NOT TARGET CLI11::CLI11)

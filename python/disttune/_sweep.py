@@ -17,8 +17,6 @@ starts from the records of the keys before it (warm start, docs/many-shapes.md).
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -26,7 +24,6 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Union
 
 from disttune import _core, _encoding, _ranks
-from disttune._timing import software_facts
 
 __all__ = ["sweep", "SweepSummary", "KeyOutcome"]
 
@@ -147,10 +144,10 @@ def _merged_table(tuned: Any, rank: int, path: Path) -> Optional[str]:
     if rank != 0:
         return None
     root = tuned._tuner_options.get("cache_dir") or _core.default_cache_root()
-    status = _core.run_command_line([b"--root", os.fsencode(root), b"export", os.fsencode(path)], [],
-                                    json.dumps(software_facts()))
-    if status != 0:
-        raise _core.EngineError(f"disttune: sweep: exporting the table {path} failed (status {status})")
+    try:
+        _core.export_table(root, path)
+    except ValueError as error:
+        raise _core.EngineError(f"disttune: sweep: exporting the table {path} failed: {error}") from None
     return str(path)
 
 

@@ -1,17 +1,21 @@
-// Binds the one command line (src/cli/) for `python -m disttune` and disttune.load_table.
+// Binds the one command line (src/cli/) for `python -m disttune` (its table, for argparse, and
+// the runner), disttune.load_table and the sweep's table.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "bindings.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/command_line.hpp"
+#include "cli/command_table.hpp"
 #include "cli/record_table.hpp"
 
 namespace nb = nanobind;
@@ -28,41 +32,88 @@ void flush_python_streams() {
   }
 }
 
-std::string text_of(const nb::bytes& bytes) { return std::string(bytes.c_str(), bytes.size()); }
+std::string text_of(const nb::bytes& bytes) {
+  return std::string(bytes.c_str(), bytes.size());
+}
+
+const char* arity_name(cli::Arity arity) {
+  switch (arity) {
+    case cli::Arity::flag:
+      return "flag";
+    case cli::Arity::one:
+      return "one";
+    case cli::Arity::one_or_more:
+      return "one_or_more";
+    case cli::Arity::pairs:
+      return "pairs";
+  }
+  return "one";
+}
+
+nb::dict argument_dict(const cli::Argument& argument) {
+  nb::dict described;
+  described["name"] = argument.name;
+  described["help"] = argument.described();
+  described["arity"] = arity_name(argument.arity);
+  described["required"] = argument.required;
+  described["positional"] = argument.positional();
+  return described;
+}
+
+nb::list argument_list(const std::vector<cli::Argument>& arguments) {
+  nb::list listed;
+  for (const cli::Argument& argument : arguments) listed.append(argument_dict(argument));
+  return listed;
+}
+
+// The table as plain Python values: what argparse needs (values are checked in C++).
+nb::dict table_dict() {
+  const cli::CommandTable& table = cli::command_table();
+  nb::dict described;
+  described["program"] = table.program;
+  described["about"] = table.about;
+  described["version"] = table.version;
+  described["global_arguments"] = argument_list(table.global_arguments);
+  nb::list commands;
+  for (const cli::Command& command : table.commands) {
+    nb::dict entry;
+    entry["name"] = command.name;
+    entry["help"] = command.help;
+    entry["arguments"] = argument_list(command.arguments);
+    commands.append(entry);
+  }
+  described["commands"] = commands;
+  return described;
+}
 
 }  // namespace
 
 void bind_command_line(nb::module_& module) {
+  module.def("command_table", &table_dict,
+             "The disttune command line as data: program, about, version, global_arguments and "
+             "commands (name, help, arguments); each argument: name (an option starts with "
+             "'-'), help, arity ('flag', 'one', 'one_or_more', 'pairs'), required, positional.");
   module.def(
-      "run_command_line",
-      [](const std::vector<nb::bytes>& args, const std::vector<nb::tuple>& extra_commands,
+      "run_command",
+      [](const std::string& command, const std::map<std::string, std::vector<nb::bytes>>& values,
          const std::string& software_json) {
+        cli::ParsedCommand parsed{.command = command, .values = {}};
+        for (const auto& [name, given] : values) {
+          std::vector<std::string>& texts = parsed.values[name];
+          for (const nb::bytes& value : given) texts.push_back(text_of(value));
+        }
         cli::FrontEnd front_end;
         front_end.software = Value::parse(software_json);
-        for (const nb::tuple& command : extra_commands) {
-          const nb::object run = command[2];
-          front_end.extra_commands.push_back(
-              {nb::cast<std::string>(command[0]), nb::cast<std::string>(command[1]),
-               [run](const std::vector<std::string>& rest) {
-                 std::cout.flush();
-                 std::cerr.flush();
-                 nb::list arguments;
-                 for (const std::string& arg : rest) arguments.append(nb::bytes(arg.data(), arg.size()));
-                 return nb::cast<int>(run(arguments));
-               }});
-        }
-        std::vector<std::string> arguments;
-        for (const nb::bytes& arg : args) arguments.push_back(text_of(arg));
         flush_python_streams();
-        const int status = cli::run_command_line(arguments, std::cout, std::cerr, front_end);
+        const int status = cli::run_command(parsed, std::cout, std::cerr, front_end);
         std::cout.flush();
         std::cerr.flush();
         return status;
       },
-      nb::arg("args"), nb::arg("extra_commands"), nb::arg("software_json"),
-      "Runs `disttune ARGS` (args as bytes, without the program name) and returns its exit "
-      "status; extra_commands are (name, help, run) where run(list of bytes) -> int gets the "
-      "arguments after its name; software_json: this program's software facts for import.");
+      nb::arg("command"), nb::arg("values"), nb::arg("software_json"),
+      "Runs `disttune COMMAND` with the values a parser built from command_table() read (per "
+      "argument name, its values as bytes; a flag: an empty list) and returns its exit "
+      "status; software_json: this program's software facts for import.");
   module.def(
       "import_table",
       [](const std::filesystem::path& root, const std::filesystem::path& table, bool force,
@@ -79,6 +130,22 @@ void bind_command_line(nb::module_& module) {
       "Imports the table file into the disk cache under `root` as `disttune import` does "
       "(the whole table checked before anything is written); one line per record. "
       "ValueError naming the problem.");
+  module.def(
+      "export_table",
+      [](const std::filesystem::path& root, const std::filesystem::path& table) {
+        flush_python_streams();
+        try {
+          const std::size_t exported = cli::export_table(cli::CacheListing(root), table, std::cerr);
+          std::cerr.flush();
+          return exported;
+        } catch (const cli::CliError& error) {
+          throw nb::value_error(error.what());
+        }
+      },
+      nb::arg("root"), nb::arg("table"),
+      "Writes every valid record under `root` into the table file `table` as `disttune "
+      "export` does (bad record files named on stderr and left out); returns how many it "
+      "holds. ValueError naming the problem.");
 }
 
 }  // namespace disttune::python

@@ -25,7 +25,8 @@ void bind_strategy(nanobind::module_& module);
 void bind_hit_path(nanobind::module_& module);
 /// Record, RecordRead, read_record and parse_record: the typed record and its one reader.
 void bind_store(nanobind::module_& module);
-/// run_command_line and import_table: the disttune command line (src/cli/).
+/// command_table, run_command, import_table and export_table: the disttune command line
+/// (src/cli/).
 void bind_command_line(nanobind::module_& module);
 
 }  // namespace disttune::python

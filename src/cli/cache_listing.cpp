@@ -35,6 +35,12 @@ std::chrono::system_clock::time_point modified(const fs::path& path) {
 
 }  // namespace
 
+std::string bad_record_line(const ListedRecord& listed) {
+  return detail::readable_text(listed.file.function) + "/" +
+         detail::readable_text(listed.file.path.filename().string()) + ": " +
+         detail::readable_text(listed.read.error);
+}
+
 CacheListing::CacheListing(fs::path root) : store_(std::move(root)) {}
 
 std::vector<std::pair<std::string, fs::path>> CacheListing::function_dirs(

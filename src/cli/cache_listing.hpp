@@ -56,6 +56,9 @@ class CacheListing {
   DiskStore store_;
 };
 
+/// "<function>/<file>: <why it is not a valid record>", as `list` and `export` name a bad file.
+std::string bad_record_line(const ListedRecord& listed);
+
 /// "<number><unit>" (s, m, h or d) as a duration, e.g. "30d", "12h"; CliError otherwise.
 std::chrono::seconds parse_age(const std::string& text);
 

@@ -1,8 +1,6 @@
-// run_command_line: CLI11 parses, each subcommand prints through the cache listing, the
-// table and the report page.
+// run_command: each subcommand over the cache prints through the cache listing, the table and
+// the report page; replay runs in cli/replay_command.cpp.
 #include "cli/command_line.hpp"
-
-#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <cstddef>
@@ -14,38 +12,23 @@
 #include "cli/cache_listing.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/output_file.hpp"
-#include "report/readable_text.hpp"
 #include "cli/record_table.hpp"
+#include "cli/replay_command.hpp"
 #include "cli/report_page.hpp"
 #include "disttune/fingerprint.hpp"
 #include "disttune/report.hpp"
 #include "disttune/store.hpp"
+#include "report/readable_text.hpp"
 
 namespace disttune::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-// What the subcommands read from the command line.
-struct Arguments {
-  std::string root;
-  std::string function;
-  std::string file_or_id;
-  std::string file;
-  std::string older_than;
-  bool yes = false;
-  bool force = false;
-};
-
-std::string bad_line(const ListedRecord& listed) {
-  return detail::readable_text(listed.file.function) + "/" + detail::readable_text(listed.file.path.filename().string()) +
-         ": " + detail::readable_text(listed.read.error);
-}
-
-int run_list(const CacheListing& cache, const Arguments& a, std::ostream& out) {
-  for (const ListedRecord& listed : cache.records(a.function)) {
+int run_list(const CacheListing& cache, const CommandArguments& a, std::ostream& out) {
+  for (const ListedRecord& listed : cache.records(a.text("function"))) {
     if (!listed.read.record) {
-      out << "BAD " << bad_line(listed) << '\n';
+      out << "BAD " << bad_record_line(listed) << '\n';
       continue;
     }
     const Record& record = *listed.read.record;
@@ -56,8 +39,8 @@ int run_list(const CacheListing& cache, const Arguments& a, std::ostream& out) {
   return 0;
 }
 
-int run_show(const CacheListing& cache, const Arguments& a, std::ostream& out) {
-  const fs::path path = cache.resolve(a.file_or_id);
+int run_show(const CacheListing& cache, const CommandArguments& a, std::ostream& out) {
+  const fs::path path = cache.resolve(a.text("file_or_id"));
   const RecordRead read = read_record(path);
   if (!read.record) {
     throw CliError("bad record " + detail::readable_text(path.string()) + ": " + detail::readable_text(read.error));
@@ -97,12 +80,12 @@ int run_verify(const CacheListing& cache, std::ostream& out) {
   return bad == 0 ? 0 : 1;
 }
 
-int run_clear(const CacheListing& cache, const Arguments& a, std::ostream& out) {
-  if (!a.yes) throw CliError("clear removes records; refusing without --yes");
-  const std::chrono::seconds older_than =
-      a.older_than.empty() ? std::chrono::seconds(0) : parse_age(a.older_than);
+int run_clear(const CacheListing& cache, const CommandArguments& a, std::ostream& out) {
+  if (!a.flag("--yes")) throw CliError("clear removes records; refusing without --yes");
+  const std::string age = a.text("--older-than");
+  const std::chrono::seconds older_than = age.empty() ? std::chrono::seconds(0) : parse_age(age);
   std::size_t total = 0;
-  for (const auto& [function, removed] : cache.clear(a.function, older_than)) {
+  for (const auto& [function, removed] : cache.clear(a.text("function"), older_than)) {
     out << "removed " << removed << " files of " << detail::readable_text(function) << '\n';
     total += removed;
   }
@@ -110,106 +93,53 @@ int run_clear(const CacheListing& cache, const Arguments& a, std::ostream& out) 
   return 0;
 }
 
-int run_export(const CacheListing& cache, const Arguments& a, std::ostream& out, std::ostream& err) {
-  std::vector<Record> records;
-  for (ListedRecord& listed : cache.records("")) {
-    if (listed.read.record) {
-      records.push_back(std::move(*listed.read.record));
-    } else {
-      err << "skipped BAD " << bad_line(listed) << '\n';
-    }
-  }
-  write_output_file(a.file, make_table(records).dump(1) + "\n");
-  out << "exported " << records.size() << " records to " << detail::readable_text(a.file) << '\n';
+int run_export(const CacheListing& cache, const CommandArguments& a, std::ostream& out, std::ostream& err) {
+  const std::string file = a.text("file");
+  const std::size_t exported = export_table(cache, file, err);
+  out << "exported " << exported << " records to " << detail::readable_text(file) << '\n';
   return 0;
 }
 
-int run_import(const CacheListing& cache, const Arguments& a, const FrontEnd& front_end,
+int run_import(const CacheListing& cache, const CommandArguments& a, const FrontEnd& front_end,
                std::ostream& out) {
   TableExpectation expected = host_expectation();
   expected.software.update(front_end.software);
-  for (const std::string& line : import_table(cache, a.file, a.force, expected)) out << line << '\n';
+  for (const std::string& line : import_table(cache, a.text("file"), a.flag("--force"), expected)) out << line << '\n';
   return 0;
 }
 
-int run_report(const CacheListing& cache, const Arguments& a, std::ostream& out) {
-  const std::vector<ListedRecord> listed = cache.records(a.function);
+int run_report(const CacheListing& cache, const CommandArguments& a, std::ostream& out) {
+  const std::string file = a.text("file");
+  const std::vector<ListedRecord> listed = cache.records(a.text("--function"));
   std::size_t bad = 0;
   for (const ListedRecord& entry : listed) bad += entry.read.record ? 0 : 1;
-  write_output_file(a.file, report_page(detail::readable_text(cache.root().string()), listed));
-  out << "wrote " << detail::readable_text(a.file) << ": " << listed.size() - bad << " records, " << bad
+  write_output_file(file, report_page(detail::readable_text(cache.root().string()), listed));
+  out << "wrote " << detail::readable_text(file) << ": " << listed.size() - bad << " records, " << bad
       << " bad files\n";
   return 0;
 }
 
 }  // namespace
 
-int run_command_line(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
-                     const FrontEnd& front_end) {
-  // An extra command gets every argument after its name, options included, unparsed.
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--root") {
-      ++i;
-      continue;
-    }
-    if (args[i].starts_with("--root=")) continue;
-    for (const ExtraCommand& command : front_end.extra_commands) {
-      if (args[i] == command.name) return command.run({args.begin() + i + 1, args.end()});
-    }
-    break;
-  }
-  CLI::App app{"disttune: inspect, move and clear the disk cache of tuning records", "disttune"};
-  app.require_subcommand(1);
-  app.fallthrough();
-  app.set_version_flag("--version", "disttune " + library_version());
-  Arguments a;
-  app.add_option("--root", a.root,
-                 "cache root (default: TRITON_DIST_AUTOTUNE_CACHE_DIR or ~/.triton_dist/autotune)");
-
-  CLI::App* list = app.add_subcommand("list", "one line per record (bad ones as BAD)");
-  list->add_option("function", a.function, "only this function's records");
-  CLI::App* show = app.add_subcommand("show", "one record as a table, with its fingerprints");
-  show->add_option("file_or_id", a.file_or_id, "a record file or a unique prefix of its id")
-      ->required();
-  CLI::App* verify =
-      app.add_subcommand("verify", "check that every record file is a valid schema-1 record");
-  CLI::App* clear = app.add_subcommand("clear", "remove the records and logs of one function or all");
-  clear->add_option("function", a.function, "only this function's files");
-  clear->add_flag("--yes", a.yes, "really remove them");
-  clear->add_option("--older-than", a.older_than,
-                    "only entries last modified longer ago than this, e.g. 30d, 12h, 90m, 45s");
-  CLI::App* export_ =
-      app.add_subcommand("export", "write every record under the root into one table (JSON)");
-  export_->add_option("file", a.file, "the table to write")->required();
-  CLI::App* import_ =
-      app.add_subcommand("import", "write a table's records under the root (all checked first)");
-  import_->add_option("file", a.file, "a table written by `disttune export` or a sweep")->required();
-  import_->add_flag("--force", a.force, "replace records on disk even when they are newer");
-  CLI::App* report =
-      app.add_subcommand("report", "write an HTML page with each config's timing samples plotted");
-  report->add_option("file", a.file, "the page to write, e.g. report.html")->required();
-  report->add_option("--function", a.function, "only this function's records");
-  for (const ExtraCommand& command : front_end.extra_commands) {
-    app.add_subcommand(command.name, command.help);  // listed in --help; run above
-  }
-
+int run_command(const ParsedCommand& parsed, std::ostream& out, std::ostream& err,
+                const FrontEnd& front_end) {
   try {
-    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
-    app.parse(reversed);
-  } catch (const CLI::ParseError& error) {
-    if (error.get_exit_code() == 0) return app.exit(error, out, err);  // --help, --version
+    const CommandArguments arguments(parsed);
+    if (arguments.command() == "replay") return run_replay(arguments, out);
+    const std::string root = arguments.text("--root");
+    const CacheListing cache(root.empty() ? default_cache_root() : fs::path(root));
+    const std::string& command = arguments.command();
+    if (command == "list") return run_list(cache, arguments, out);
+    if (command == "show") return run_show(cache, arguments, out);
+    if (command == "verify") return run_verify(cache, out);
+    if (command == "clear") return run_clear(cache, arguments, out);
+    if (command == "export") return run_export(cache, arguments, out, err);
+    if (command == "import") return run_import(cache, arguments, front_end, out);
+    if (command == "report") return run_report(cache, arguments, out);
+    throw CliError("the command table names '" + command + "', which has no runner");
+  } catch (const ArgumentError& error) {
     err << "disttune: error: " << detail::readable_text(error.what()) << '\n';
     return 2;
-  }
-  try {
-    const CacheListing cache(a.root.empty() ? default_cache_root() : fs::path(a.root));
-    if (list->parsed()) return run_list(cache, a, out);
-    if (show->parsed()) return run_show(cache, a, out);
-    if (verify->parsed()) return run_verify(cache, out);
-    if (clear->parsed()) return run_clear(cache, a, out);
-    if (export_->parsed()) return run_export(cache, a, out, err);
-    if (import_->parsed()) return run_import(cache, a, front_end, out);
-    if (report->parsed()) return run_report(cache, a, out);
   } catch (const std::exception& error) {
     out.flush();
     err << "disttune: error: " << detail::readable_text(error.what()) << '\n';

@@ -9,12 +9,14 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <ostream>
 #include <set>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
 
 #include "cli/cli_error.hpp"
+#include "cli/output_file.hpp"
 #include "report/readable_text.hpp"
 #include "disttune/fingerprint.hpp"
 #include "disttune/timer.hpp"
@@ -139,6 +141,19 @@ Value make_table(const std::vector<Record>& records) {
           {"devices", devices},
           {"software", software},
           {"functions", functions}};
+}
+
+std::size_t export_table(const CacheListing& cache, const fs::path& path, std::ostream& skipped) {
+  std::vector<Record> records;
+  for (ListedRecord& listed : cache.records("")) {
+    if (listed.read.record) {
+      records.push_back(std::move(*listed.read.record));
+    } else {
+      skipped << "skipped BAD " << bad_record_line(listed) << '\n';
+    }
+  }
+  write_output_file(path, make_table(records).dump(1) + "\n");
+  return records.size();
 }
 
 std::vector<Record> read_table(const fs::path& path) {

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,11 @@ inline constexpr std::size_t kMaxTableBytes = std::size_t{256} << 20;
 
 /// The table of every valid record of `records`.
 Value make_table(const std::vector<Record>& records);
+
+/// Writes the table of every valid record under `cache` to `path` (atomically) and returns
+/// how many it holds; each bad record file is named on `skipped` ("skipped BAD ...") and left
+/// out. CliError naming the problem (a missing root, a file that cannot be written).
+std::size_t export_table(const CacheListing& cache, const std::filesystem::path& path, std::ostream& skipped);
 
 /// Every record of the table file at `path`, each checked by the engine's record reader, its
 /// function name by the store's name checks, and filed under its own identity. Reads only

@@ -1,18 +1,23 @@
 """The disttune command for Python users (python -m disttune): list, show, verify, clear,
-export, import and report, on records written by real CPU tunings."""
+export, import and report, on records written by real CPU tunings; replay on the recorded
+tables; the argparse parser built from the engine's command table."""
 
 import json
 import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
-from disttune import cli
+from disttune import _core, cli
 
 from launchers import COST_TIMER, SPACE, CountingLauncher, key_fn
 from disttune.tune import autotune
+
+
+REPLAY_TABLE = Path(__file__).resolve().parents[1] / "data" / "replay" / "split_k_fp16_128x8192x8192.json"
 
 
 def key_text(n):
@@ -226,3 +231,40 @@ def test_a_python_command_added_with_add_command_gets_its_arguments(tmp_path):
     done = subprocess.run([sys.executable, "-c", code, "--help"], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0 and "echo" in done.stdout and "print the arguments" in done.stdout
+
+
+def test_help_lists_every_command_of_the_engines_table_and_its_arguments():
+    status, out, _ = run_cli("--help")
+    assert status == 0
+    out = " ".join(out.split())  # argparse wraps long lines
+    table = _core.command_table()
+    for command in table["commands"]:
+        assert command["name"] in out and command["help"] in out
+    assert "sweep" in out
+    status, out, _ = run_cli("replay", "--help")
+    assert status == 0
+    out = " ".join(out.split())
+    replay = next(command for command in table["commands"] if command["name"] == "replay")
+    for argument in replay["arguments"]:
+        assert argument["name"] in out
+    assert "(default: search random)" in out
+
+
+def test_replay_runs_from_python_as_from_the_cpp_tool():
+    status, out, err = run_cli("replay", str(REPLAY_TABLE), "--strategy", "random", "--seeds", "2",
+                               "--each", "--option", "effort", "quick")
+    assert status == 0, err
+    assert "  seed 1: x" in out
+    assert "split_k_fp16_128x8192x8192 (1152 entries) random over 2 seeds: median x" in out
+
+
+def test_arguments_that_do_not_parse_or_that_the_table_refuses_are_one_line_and_status_2():
+    status, out, err = run_cli("replay", str(REPLAY_TABLE), "--compile-threads", "0")
+    assert (status, out) == (2, "")
+    assert err == "disttune: error: --compile-threads: 0 is not in [1, 4096]\n"
+    status, _, err = run_cli("replay", str(REPLAY_TABLE), "--compiles", "never")
+    assert status == 2 and err == "disttune: error: --compiles: 'never' is not one of per-key, shared\n"
+    status, _, err = run_cli("list", "--nosuch")
+    assert status == 2 and err.startswith("disttune: error: ") and len(err.splitlines()) == 1
+    status, _, err = run_cli("show")
+    assert status == 2 and err.startswith("disttune: error: ") and len(err.splitlines()) == 1

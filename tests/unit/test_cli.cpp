@@ -1,4 +1,5 @@
-// Tests of the disttune command: list, show, verify and clear on a temporary cache root.
+// Tests of the disttune command: list, show, verify and clear on a temporary cache root; help,
+// version, argument errors and replay.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -272,6 +273,41 @@ TEST(Cli, NamesAMissingRootAnUnknownFunctionAndUsesTheEnvironmentRoot) {
   const CliResult listed = run_cli("list scale");
   EXPECT_EQ(listed.exit_code, 0) << listed.output;
   EXPECT_NE(listed.output.find(R"(key {"n":1024})"), std::string::npos) << listed.output;
+}
+
+TEST(Cli, HelpListsEveryCommandOfTheTableAndVersionNamesTheLibrary) {
+  const CliResult help = run_cli("--help");
+  EXPECT_EQ(help.exit_code, 0) << help.output;
+  for (const char* command : {"list", "show", "verify", "clear", "export", "import", "report", "replay"}) {
+    EXPECT_NE(help.output.find(std::string("  ") + command), std::string::npos) << command << "\n" << help.output;
+  }
+  const CliResult replay_help = run_cli("replay --help");
+  EXPECT_EQ(replay_help.exit_code, 0) << replay_help.output;
+  EXPECT_NE(replay_help.output.find("strategies to run (default: search random)"), std::string::npos)
+      << replay_help.output;
+  const CliResult version = run_cli("--version");
+  EXPECT_EQ(version.exit_code, 0) << version.output;
+  EXPECT_EQ(version.output.rfind("disttune ", 0), 0u) << version.output;
+}
+
+TEST(Cli, ArgumentsThatDoNotParseOrThatTheTableRefusesAreOneLineAndStatusTwo) {
+  const CliResult unknown = run_cli("nosuch");
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.output;
+  EXPECT_EQ(unknown.output.rfind("disttune: error: ", 0), 0u) << unknown.output;
+  const CliResult range = run_cli("replay '" DISTTUNE_REPLAY_TABLES "/split_k_fp16_128x8192x8192.json' --compile-threads 0");
+  EXPECT_EQ(range.exit_code, 2) << range.output;
+  EXPECT_EQ(range.output, "disttune: error: --compile-threads: 0 is not in [1, 4096]\n");
+}
+
+TEST(Cli, ReplayRunsAStrategyOverATable) {
+  const CliResult replay =
+      run_cli("replay '" DISTTUNE_REPLAY_TABLES "/split_k_fp16_128x8192x8192.json' --strategy random --seeds 2 --each");
+  EXPECT_EQ(replay.exit_code, 0) << replay.output;
+  EXPECT_NE(replay.output.find("  seed 1: x"), std::string::npos) << replay.output;
+  EXPECT_NE(replay.output.find("random over 2 seeds: median x"), std::string::npos) << replay.output;
+  const CliResult missing = run_cli("replay /nonexistent/table.json --seeds 1");
+  EXPECT_EQ(missing.exit_code, 1) << missing.output;
+  EXPECT_EQ(missing.output.rfind("disttune: error: ", 0), 0u) << missing.output;
 }
 
 }  // namespace

@@ -1,0 +1,169 @@
+// The replay subcommand: strategies against recorded replay tables on the CPU, many seeds,
+// and their quality (docs/strategies.md, section Replay).
+#include "cli/replay_command.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <iomanip>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "disttune/replay.hpp"
+
+namespace disttune::cli {
+namespace {
+
+/// One line per run, then the medians and worsts over the seeds.
+void report(const ReplayTable& table, const std::string& strategy,
+            const std::vector<ReplayRun>& runs, bool each, std::ostream& out) {
+  std::vector<double> ratios;
+  std::vector<double> fractions;
+  std::vector<double> device;
+  std::vector<double> rounds;
+  std::vector<double> wall;
+  std::vector<double> waits;
+  std::vector<double> compiled;
+  for (const ReplayRun& run : runs) {
+    if (each) {
+      out << std::defaultfloat << std::setprecision(6) << "  seed " << run.seed << ": "
+          << (run.chosen ? "x" + std::to_string(run.ratio) : "nothing chosen") << ", measured "
+          << run.measured << " (" << 100.0 * run.measured_fraction << "%), device " << run.device_s
+          << " s, compile " << run.compile_s << " s, " << run.rounds << " rounds, first call "
+          << run.wall_s << " s (waits on compiles " << run.compile_wait_s << " s, " << run.compiled
+          << " compiled)\n";
+    }
+    ratios.push_back(run.chosen ? run.ratio : 1e9);
+    fractions.push_back(run.measured_fraction);
+    device.push_back(run.device_s);
+    rounds.push_back(run.rounds);
+    wall.push_back(run.wall_s);
+    waits.push_back(run.compile_wait_s);
+    compiled.push_back(static_cast<double>(run.compiled));
+  }
+  out << std::fixed << std::setprecision(4) << table.kernel << " (" << table.entries.size()
+      << " entries) " << strategy << " over " << runs.size() << " seeds: median x"
+      << summarize(ratios, Statistic::median) << ", worst x"
+      << *std::max_element(ratios.begin(), ratios.end()) << ", median measured "
+      << std::setprecision(2) << 100.0 * summarize(fractions, Statistic::median)
+      << "%, median device " << std::setprecision(3) << summarize(device, Statistic::median)
+      << " s, median rounds " << std::setprecision(0) << summarize(rounds, Statistic::median)
+      << "; first call median " << std::setprecision(2) << summarize(wall, Statistic::median)
+      << " s, worst " << *std::max_element(wall.begin(), wall.end())
+      << " s (median waits on compiles " << summarize(waits, Statistic::median)
+      << " s, median compiled " << std::setprecision(0) << summarize(compiled, Statistic::median)
+      << ")\n"
+      << std::defaultfloat;
+}
+
+/// A sweep's keys over the seeds, warm-started and independent: per key the median and worst
+/// ratio, how many seeds chose within 2% of the best, the median measured and first-call wall;
+/// then the whole sweep's median wall and keys within 2%, and the warm over independent wall.
+void report_sweep(const std::vector<ReplayTable>& tables, const std::string& strategy,
+                  const std::vector<std::vector<SweepKeyRun>>& warm,
+                  const std::vector<std::vector<SweepKeyRun>>& alone, std::ostream& out) {
+  const auto totals = [&](const std::vector<std::vector<SweepKeyRun>>& seeds, double& wall,
+                          double& within) {
+    std::vector<double> walls;
+    std::vector<double> counts;
+    for (const auto& sweep : seeds) {
+      double sum = 0.0;
+      double good = 0.0;
+      for (const SweepKeyRun& key : sweep) {
+        sum += key.run.wall_s;
+        good += key.run.chosen && key.run.ratio <= 1.02 ? 1.0 : 0.0;
+      }
+      walls.push_back(sum);
+      counts.push_back(good);
+    }
+    wall = summarize(walls, Statistic::median);
+    within = summarize(counts, Statistic::median);
+  };
+  out << std::fixed << "sweep of " << tables.size() << " keys, " << strategy << ", " << warm.size()
+      << " seeds (per key: warm-started | independent)\n";
+  for (std::size_t k = 0; k < tables.size(); ++k) {
+    out << "  " << tables[k].problem;
+    for (const auto* seeds : {&warm, &alone}) {
+      std::vector<double> ratios;
+      std::vector<double> measured;
+      std::vector<double> wall;
+      int good = 0;
+      for (const auto& sweep : *seeds) {
+        const ReplayRun& run = sweep[k].run;
+        ratios.push_back(run.chosen ? run.ratio : 1e9);
+        measured.push_back(static_cast<double>(run.measured));
+        wall.push_back(run.wall_s);
+        good += run.chosen && run.ratio <= 1.02 ? 1 : 0;
+      }
+      out << (seeds == &warm ? ": " : " | ") << std::setprecision(4) << "x"
+          << summarize(ratios, Statistic::median) << " worst x"
+          << *std::max_element(ratios.begin(), ratios.end()) << ", " << good << "/" << seeds->size()
+          << " within 2%, measured " << std::setprecision(0)
+          << summarize(measured, Statistic::median) << ", " << std::setprecision(2)
+          << summarize(wall, Statistic::median) << " s";
+    }
+    out << '\n';
+  }
+  double warm_wall = 0.0;
+  double warm_within = 0.0;
+  double alone_wall = 0.0;
+  double alone_within = 0.0;
+  totals(warm, warm_wall, warm_within);
+  totals(alone, alone_wall, alone_within);
+  out << std::setprecision(2) << "  whole sweep, medians over seeds: warm-started " << warm_wall
+      << " s, " << std::setprecision(0) << warm_within << " keys within 2%; independent "
+      << std::setprecision(2) << alone_wall << " s, " << std::setprecision(0) << alone_within
+      << " keys within 2%; warm/independent x" << std::setprecision(3) << warm_wall / alone_wall
+      << '\n'
+      << std::defaultfloat;
+}
+
+// --sweep: the tables as the keys of one space, each strategy warm-started and independent.
+void run_sweep(const CommandArguments& arguments, const Measurement& base, const WallClock& clock,
+               std::ostream& out) {
+  std::vector<ReplayTable> keys;
+  for (const std::string& path : arguments.texts("tables")) keys.push_back(read_replay_table(path));
+  const auto how =
+      arguments.text("--compiles") == "shared" ? SweepCompiles::shared : SweepCompiles::per_key;
+  const auto seeds = static_cast<std::uint64_t>(arguments.integer("--seeds"));
+  for (const std::string& strategy : arguments.texts("--strategy")) {
+    Measurement measurement = base;
+    measurement.strategy = strategy;
+    std::vector<std::vector<SweepKeyRun>> warm;
+    std::vector<std::vector<SweepKeyRun>> alone;
+    for (std::uint64_t seed = 0; seed < seeds; ++seed) {
+      warm.push_back(replay_sweep(keys, measurement, seed, clock, how, true));
+      alone.push_back(replay_sweep(keys, measurement, seed, clock, how, false));
+    }
+    report_sweep(keys, strategy, warm, alone, out);
+  }
+}
+
+}  // namespace
+
+int run_replay(const CommandArguments& arguments, std::ostream& out) {
+  WallClock clock;
+  clock.compile_threads = static_cast<int>(arguments.integer("--compile-threads"));
+  clock.launch_ms = arguments.real("--launch-ms");
+  Measurement base;
+  base.strategy_options = arguments.pairs("--option");
+  if (arguments.flag("--sweep")) {
+    run_sweep(arguments, base, clock, out);
+    return 0;
+  }
+  const auto seeds = static_cast<std::uint64_t>(arguments.integer("--seeds"));
+  for (const std::string& path : arguments.texts("tables")) {
+    const ReplayTable table = read_replay_table(path);
+    for (const std::string& strategy : arguments.texts("--strategy")) {
+      Measurement measurement = base;
+      measurement.strategy = strategy;
+      std::vector<ReplayRun> runs;
+      for (std::uint64_t seed = 0; seed < seeds; ++seed)
+        runs.push_back(replay_tuning(table, measurement, seed, clock));
+      report(table, strategy, runs, arguments.flag("--each"), out);
+    }
+  }
+  return 0;
+}
+
+}  // namespace disttune::cli
