@@ -34,6 +34,22 @@ std::string table_bytes(const fs::path& path) {
   }
 }
 
+// The first time of 0 ms of a measured candidate ("candidates[i].samples_ms[j]", ...), or ""
+// when none: a run takes time, and the reader refuses times below 0 already.
+std::string time_of_zero(const Record& record) {
+  for (std::size_t i = 0; i < record.candidates.size(); ++i) {
+    const CandidateResult& candidate = record.candidates[i];
+    if (!candidate.measured || candidate.failed) continue;
+    const std::string where = "candidates[" + std::to_string(i) + "].";
+    for (std::size_t j = 0; j < candidate.samples.size(); ++j) {
+      if (candidate.samples[j] <= 0.0) return where + "samples_ms[" + std::to_string(j) + "]";
+    }
+    if (candidate.local_ms <= 0.0) return where + "local_ms";
+    if (candidate.agreed_ms <= 0.0) return where + "agreed_ms";
+  }
+  return "";
+}
+
 Value parse_table(const std::string& bytes, const std::string& shown) {
   try {
     return detail::parse_bounded(bytes, kMaxTableDepth);
@@ -133,6 +149,9 @@ std::vector<Record> read_table(const fs::path& path) {
         // The engine's one reader, as for a file or a Redis value: limits, then validation.
         RecordRead read = parse_record(json.dump());
         if (!read.record) throw CliError(where + " is not a valid record: " + read.error);
+        if (const std::string field = time_of_zero(*read.record); !field.empty()) {
+          throw CliError(where + " is not a valid record: its " + field + " is 0 ms; a table ships times measured");
+        }
         const RecordId& id = read.record->id;
         if (id.function_name != function || id.key != key || id.hardware_digest != hardware_digest) {
           throw CliError(where + " is the record of function '" + id.function_name + "', key '" +

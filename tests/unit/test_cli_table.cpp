@@ -96,6 +96,22 @@ TEST_F(CliTableTest, ARecordBadAfterGoodOnesWritesNothing) {
   EXPECT_FALSE(fs::exists(target_));
 }
 
+// A table is shipped measurements: a measured candidate that took no time, or less, is not
+// one, and the table is refused before anything is written.
+TEST_F(CliTableTest, ARecordWithATimeOfZeroOrLessIsRefusedAndNothingWritten) {
+  const Value table = exported();
+  for (const double ms : {0.0, -2.0}) {
+    Value changed = table;
+    changed["functions"]["scale"][R"({"n":2})"].begin().value()["candidates"][0]["samples_ms"][0] = ms;
+    write_file(table_, changed.dump());
+    const CliResult done = cli("import " + quoted(table_), target_);
+    EXPECT_EQ(done.exit_code, 1) << done.output;
+    EXPECT_NE(done.output.find("candidates[0].samples_ms[0]"), std::string::npos) << done.output;
+    EXPECT_EQ(std::count(done.output.begin(), done.output.end(), '\n'), 1) << done.output;
+    EXPECT_FALSE(fs::exists(target_));
+  }
+}
+
 TEST_F(CliTableTest, ImportRefusesSpecialFilesWithoutReadingThem) {
   const fs::path fifo = second_.path() / "fifo";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);

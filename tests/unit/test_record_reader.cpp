@@ -93,6 +93,23 @@ TEST(ParseRecord, ANumberThatOverflowsADoubleIsUnusable) {
   }
 }
 
+// No store holds a negative time of a measured candidate (the engine re-takes such a run):
+// a record with one is unusable, not a candidate that wins with it.
+TEST(ParseRecord, ANegativeTimeOfAMeasuredCandidateIsUnusable) {
+  for (const std::string field : {"samples_ms", "local_ms", "agreed_ms"}) {
+    Value json = record_to_json(sample_record());
+    if (field == "samples_ms") {
+      json["candidates"][0][field][1] = -1.25;
+    } else {
+      json["candidates"][0][field] = -1.5;
+    }
+    const RecordRead read = parse_record(json.dump());
+    EXPECT_FALSE(read.record.has_value()) << field;
+    EXPECT_NE(read.error.find("candidates[0]." + field), std::string::npos) << read.error;
+    EXPECT_NE(read.error.find("must be >= 0"), std::string::npos) << read.error;
+  }
+}
+
 // A JSON list of `count` empty maps: a record's candidates at their smallest.
 std::string list_of_maps(std::size_t count) {
   std::string text = "[{}";
