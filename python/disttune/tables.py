@@ -20,13 +20,13 @@ from disttune._timing import software_facts
 
 def load_table(table: Any, cache_dir: Optional[str] = None, force: bool = False) -> list[str]:
     """Imports the records of `table` (a path, or a package resource such as
-    importlib.resources.files(package) / "table.json") into the disk cache (`cache_dir`, else
-    TRITON_DIST_AUTOTUNE_CACHE_DIR or ~/.triton_dist/autotune), as `disttune import` does: a
-    record already on disk that is as new or newer is kept unless `force`; a record made with
-    other software than this program's is used with one warning, or left out with
-    TRITON_DIST_AUTOTUNE_TABLE_MISMATCH=retune. Returns one line per record. Raises
-    ValueError naming the problem, with nothing written."""
-    root = Path(cache_dir if cache_dir is not None else _core.default_cache_root())
+    importlib.resources.files(package) / "table.json") into the disk cache (`cache_dir`; None or
+    "": TRITON_DIST_AUTOTUNE_CACHE_DIR or ~/.triton_dist/autotune, as `import --root ""`), as
+    `disttune import` does: a record already on disk that is as new or newer is kept unless
+    `force`; a record made with other software than this program's is used with one warning,
+    or left out with TRITON_DIST_AUTOTUNE_TABLE_MISMATCH=retune. Returns one line per record.
+    Raises ValueError naming the problem, with nothing written."""
+    root = Path(cache_dir or _core.default_cache_root())
     software = json.dumps(software_facts())
     if isinstance(table, (str, os.PathLike)):
         return list(_core.import_table(root, Path(table), force, software))

@@ -1,12 +1,6 @@
 // make_table / read_table / import_table: the one table format, read whole before writing.
 #include "cli/record_table.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -22,7 +16,7 @@
 #include "disttune/timer.hpp"
 #include "record/bounded_json.hpp"
 #include "report/warning.hpp"
-#include "util/unique_fd.hpp"
+#include "store/regular_file.hpp"
 #include "util/utc_time.hpp"
 
 namespace disttune::cli {
@@ -33,47 +27,29 @@ namespace fs = std::filesystem;
 // A table nests a record under functions, name, key and hardware digest.
 constexpr std::size_t kMaxTableDepth = kMaxRecordDepth + 4;
 
-std::string kind_of(mode_t mode) {
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
+// The table file's bytes (a regular file of at most kMaxTableBytes); CliError otherwise.
+std::string table_bytes(const fs::path& path) {
+  try {
+    return detail::read_regular_file(path, kMaxTableBytes, "import reads a table");
+  } catch (const detail::UnreadableFile& error) {
+    throw CliError(error.what());
+  }
 }
 
-// The bytes of the regular file at `path`, at most kMaxTableBytes; opened without blocking
-// (a FIFO with no writer) and checked with fstat before any read.
-std::string read_table_bytes(const fs::path& path) {
-  const std::string shown = detail::readable_text(path.string());
-  const detail::UniqueFd fd(open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-  if (!fd) throw CliError("cannot read " + shown + ": " + std::strerror(errno));
-  struct stat status {};
-  if (fstat(fd.get(), &status) != 0) {
-    throw CliError("cannot inspect " + shown + ": " + std::strerror(errno));
-  }
-  if (!S_ISREG(status.st_mode)) {
-    throw CliError(shown + " is " + kind_of(status.st_mode) +
-                   ": import reads a table from a regular file only");
-  }
-  if (static_cast<std::size_t>(status.st_size) > kMaxTableBytes) {
-    throw CliError(shown + " is larger than " + std::to_string(kMaxTableBytes) +
-                   " bytes, the most a table may hold");
-  }
-  std::string bytes;
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t got = read(fd.get(), buffer, sizeof buffer);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) throw CliError("cannot read " + shown + ": " + std::strerror(errno));
-    if (got == 0) break;
-    bytes.append(buffer, static_cast<std::size_t>(got));
-    if (bytes.size() > kMaxTableBytes) {  // it grew while read
-      throw CliError(shown + " is larger than " + std::to_string(kMaxTableBytes) +
-                     " bytes, the most a table may hold");
+// The first time of 0 ms of a measured candidate ("candidates[i].samples_ms[j]", ...), or ""
+// when none: a run takes time, and the reader refuses times below 0 already.
+std::string time_of_zero(const Record& record) {
+  for (std::size_t i = 0; i < record.candidates.size(); ++i) {
+    const CandidateResult& candidate = record.candidates[i];
+    if (!candidate.measured || candidate.failed) continue;
+    const std::string where = "candidates[" + std::to_string(i) + "].";
+    for (std::size_t j = 0; j < candidate.samples.size(); ++j) {
+      if (candidate.samples[j] <= 0.0) return where + "samples_ms[" + std::to_string(j) + "]";
     }
+    if (candidate.local_ms <= 0.0) return where + "local_ms";
+    if (candidate.agreed_ms <= 0.0) return where + "agreed_ms";
   }
-  return bytes;
+  return "";
 }
 
 Value parse_table(const std::string& bytes, const std::string& shown) {
@@ -158,7 +134,7 @@ std::size_t export_table(const CacheListing& cache, const fs::path& path, std::o
 
 std::vector<Record> read_table(const fs::path& path) {
   const std::string shown = detail::readable_text(path.string());
-  const Value table = parse_table(read_table_bytes(path), shown);
+  const Value table = parse_table(table_bytes(path), shown);
   object_at(table, shown);
   const Value schema = table.value("schema", Value());
   if (schema != kTableSchema) {
@@ -188,6 +164,9 @@ std::vector<Record> read_table(const fs::path& path) {
         // The engine's one reader, as for a file or a Redis value: limits, then validation.
         RecordRead read = parse_record(json.dump());
         if (!read.record) throw CliError(where + " is not a valid record: " + read.error);
+        if (const std::string field = time_of_zero(*read.record); !field.empty()) {
+          throw CliError(where + " is not a valid record: its " + field + " is 0 ms; a table ships times measured");
+        }
         const RecordId& id = read.record->id;
         if (id.function_name != function || id.key != key || id.hardware_digest != hardware_digest) {
           throw CliError(where + " is the record of function '" + id.function_name + "', key '" +

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli_error.hpp"
 #include "disttune/replay.hpp"
 
 namespace disttune::cli {
@@ -142,6 +143,9 @@ void run_sweep(const CommandArguments& arguments, const Measurement& base, const
 }  // namespace
 
 int run_replay(const CommandArguments& arguments, std::ostream& out) {
+  for (const std::string& strategy : arguments.texts("--strategy")) {
+    if (strategy.empty()) throw CliError("--strategy: a strategy name must not be empty");
+  }
   WallClock clock;
   clock.compile_threads = static_cast<int>(arguments.integer("--compile-threads"));
   clock.launch_ms = arguments.real("--launch-ms");

@@ -4,24 +4,14 @@
 
 #include "disttune/config.hpp"
 #include "disttune/warm_start.hpp"
+#include "record/bounded_json.hpp"
 
 namespace disttune {
 namespace {
 
-// Thrown by the parser callback when a list or map would open beyond kMaxValueDepth.
-struct TooDeep {};
-
 // A key's JSON, nesting bounded (a key read from a record is untrusted), so the walk below
 // recurses at most kMaxValueDepth levels.
-Value parse_key(const std::string& text) {
-  const Value::parser_callback_t limit_depth = [](int depth, Value::parse_event_t event, Value&) {
-    const bool opens =
-        event == Value::parse_event_t::object_start || event == Value::parse_event_t::array_start;
-    if (opens && static_cast<std::size_t>(depth) >= kMaxValueDepth) throw TooDeep{};
-    return true;
-  };
-  return Value::parse(text, limit_depth);
-}
+Value parse_key(const std::string& text) { return detail::parse_bounded(text, kMaxValueDepth); }
 
 double distance(const Value& a, const Value& b) {
   if (a.is_number() && b.is_number()) {

@@ -179,6 +179,13 @@ CandidateResult candidate_from_json(const Value& json, const std::string& path) 
     candidate.dropped = status == "dropped";
     candidate.local_ms = fields.number("local_ms");
     candidate.agreed_ms = fields.number("agreed_ms");
+    // The engine re-takes a run that gave a negative time: no measured time is below 0.
+    for (std::size_t i = 0; i < candidate.samples.size(); ++i) {
+      if (candidate.samples[i] < 0.0)
+        bad_field(fields.path("samples_ms") + "[" + std::to_string(i) + "]", "must be >= 0");
+    }
+    if (candidate.local_ms < 0.0) bad_field(fields.path("local_ms"), "must be >= 0");
+    if (candidate.agreed_ms < 0.0) bad_field(fields.path("agreed_ms"), "must be >= 0");
   } else if (status == "failed") {
     candidate.measured = true;
     candidate.failed = true;

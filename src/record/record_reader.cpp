@@ -7,16 +7,40 @@
 #include "record/bounded_json.hpp"
 
 namespace disttune {
+namespace {
 
+// Throws TooDeep when a list or map in `text` opens beyond `max_depth` levels: one pass,
+// brackets inside strings skipped (what is not JSON is left for the parser to refuse).
+void refuse_deep_nesting(std::string_view text, std::size_t max_depth) {
+  std::size_t open = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // the escaped character ends no string
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (open >= max_depth) throw detail::TooDeep{};
+      ++open;
+    } else if ((c == ']' || c == '}') && open > 0) {
+      --open;
+    }
+  }
+}
+
+}  // namespace
+
+// The depth is checked before the library parses: its parser with a callback (the other
+// way to bound it) scans the whole enclosing list at the end of each map in it, work
+// quadratic in a record's candidates.
 Value detail::parse_bounded(std::string_view text, std::size_t max_depth) {
-  const Value::parser_callback_t limit_depth = [max_depth](int depth, Value::parse_event_t event,
-                                                           Value& /*parsed*/) {
-    const bool opens = event == Value::parse_event_t::object_start ||
-                       event == Value::parse_event_t::array_start;
-    if (opens && static_cast<std::size_t>(depth) >= max_depth) throw TooDeep{};
-    return true;
-  };
-  return Value::parse(text, limit_depth);
+  refuse_deep_nesting(text, max_depth);
+  return Value::parse(text);
 }
 
 RecordRead parse_record(std::string_view bytes) noexcept {

@@ -2,16 +2,23 @@
 // named.
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <set>
-#include <sstream>
 
 #include "disttune/config.hpp"
 #include "disttune/replay.hpp"
+#include "record/bounded_json.hpp"
+#include "report/readable_text.hpp"
+#include "store/regular_file.hpp"
 
 namespace disttune {
 namespace {
+
+// The deepest nesting a table may hold: a config (kMaxValueDepth) inside
+// table.entries[i].config. Refused while parsing, before any copy or print walks it.
+constexpr std::size_t kMaxTableDepth = kMaxValueDepth + 3;
+// The largest table read; a larger file is not a recorded space.
+constexpr std::size_t kMaxTableBytes = std::size_t{256} << 20;
 
 /// Reads one table, naming the file and the entry in every error.
 class TableReader {
@@ -23,8 +30,14 @@ class TableReader {
   }
 
   ReplayTable read(const std::string& text) const {
-    const Value json = Value::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (json.is_discarded()) refuse("is", "not JSON");
+    Value json;
+    try {
+      json = detail::parse_bounded(text, kMaxTableDepth);
+    } catch (const detail::TooDeep&) {
+      refuse("nests", "deeper than " + std::to_string(kMaxTableDepth) + " levels");
+    } catch (const Value::exception&) {
+      refuse("is", "not JSON");
+    }
     if (!json.is_object()) refuse("is", "not a JSON object");
     if (!json.contains("format") || json["format"] != kReplayTableFormat) {
       refuse("\"format\"", std::string("must be \"") + kReplayTableFormat + "\"");
@@ -41,7 +54,7 @@ class TableReader {
         json["kernel"].get<std::string>().empty()) {
       refuse("\"kernel\"", "must be a non-empty string");
     }
-    table.kernel = json["kernel"].get<std::string>();
+    table.kernel = detail::printable_line(json["kernel"].get<std::string>());
     Value description = Value::object();
     for (const char* field : {"problem", "device", "software", "method"}) {
       if (json.contains(field)) description[field] = json[field];
@@ -135,12 +148,12 @@ ReplayTable parse_replay_table(const std::string& text, const std::string& origi
 }
 
 ReplayTable read_replay_table(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw BadReplayTable("disttune: replay table " + path + ": cannot be opened");
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (file.bad()) throw BadReplayTable("disttune: replay table " + path + ": cannot be read");
-  return parse_replay_table(text.str(), path);
+  try {
+    return parse_replay_table(detail::read_regular_file(path, kMaxTableBytes, "a replay table is read"),
+                              detail::printable_line(path));
+  } catch (const detail::UnreadableFile& error) {
+    throw BadReplayTable(std::string("disttune: replay table: ") + error.what());
+  }
 }
 
 }  // namespace disttune

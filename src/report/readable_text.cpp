@@ -28,24 +28,40 @@ std::size_t sequence_length(std::string_view bytes) {
   return 0;
 }
 
-}  // namespace
+void append_escaped(std::string& text, const char* format, unsigned value) {
+  char escaped[8];
+  std::snprintf(escaped, sizeof escaped, format, value);
+  text += escaped;
+}
 
-std::string readable_text(std::string_view bytes) {
+// `bytes` with what is not UTF-8 escaped, and control characters too when `one_line`.
+std::string escaped_text(std::string_view bytes, bool one_line) {
   std::string text;
   text.reserve(bytes.size());
   while (!bytes.empty()) {
     const std::size_t length = sequence_length(bytes);
-    if (length > 0) {
+    const auto lead = static_cast<unsigned char>(bytes[0]);
+    if (length == 0) {
+      append_escaped(text, "\\x%02x", lead);
+    } else if (one_line && length == 1 && (lead < 0x20 || lead == 0x7f)) {
+      if (lead == '\n') text += "\\n";
+      else if (lead == '\r') text += "\\r";
+      else if (lead == '\t') text += "\\t";
+      else append_escaped(text, "\\x%02x", lead);
+    } else if (one_line && length == 2 && lead == 0xc2 && static_cast<unsigned char>(bytes[1]) < 0xa0) {
+      append_escaped(text, "\\u%04x", static_cast<unsigned char>(bytes[1]));  // C1: U+0080..U+009F
+    } else {
       text.append(bytes.substr(0, length));
-      bytes.remove_prefix(length);
-      continue;
     }
-    char escaped[8];
-    std::snprintf(escaped, sizeof escaped, "\\x%02x", static_cast<unsigned char>(bytes[0]));
-    text += escaped;
-    bytes.remove_prefix(1);
+    bytes.remove_prefix(length > 0 ? length : 1);
   }
   return text;
 }
+
+}  // namespace
+
+std::string readable_text(std::string_view bytes) { return escaped_text(bytes, false); }
+
+std::string printable_line(std::string_view bytes) { return escaped_text(bytes, true); }
 
 }  // namespace disttune::detail

@@ -12,4 +12,10 @@ namespace disttune::detail {
 /// reason may come from a file name or a tool's output in any encoding).
 std::string readable_text(std::string_view bytes);
 
+/// readable_text(bytes) that is also one inert line, for a name or reason printed in a
+/// one-line error or on a terminal: "\n", "\r" and "\t" written as those two characters,
+/// every other control character as "\xNN" (C0 and DEL) or "\u00NN" (C1, such as the CSI
+/// U+009B a terminal would obey).
+std::string printable_line(std::string_view bytes);
+
 }  // namespace disttune::detail

@@ -22,6 +22,7 @@
 #include "disttune/settings.hpp"
 #include "util/unique_fd.hpp"
 #include "util/utc_time.hpp"
+#include "report/readable_text.hpp"
 #include "report/warning.hpp"
 
 namespace disttune {
@@ -194,7 +195,7 @@ DiskStore::DiskStore(fs::path root, std::size_t kept_per_key)
 
 fs::path DiskStore::function_dir(const std::string& function_name) const {
   if (!is_safe_directory_name(function_name)) {
-    throw std::invalid_argument("disttune: function name '" + function_name +
+    throw std::invalid_argument("disttune: function name '" + detail::printable_line(function_name) +
                                 "' is not a safe directory name (letters, digits, '_', '-', '.'; "
                                 "no leading '.'; at most 255 characters)");
   }

@@ -64,3 +64,10 @@ def test_engine_errors_without_a_class_of_their_own_are_disttune_errors():
     # The engine refuses a function name that is not a safe directory name (std::invalid_argument).
     with pytest.raises(disttune.InvalidSetting, match="safe directory name"):
         disttune._core.FunctionTuner("../escape", "v1")
+
+
+def test_a_newline_in_a_function_name_does_not_split_the_one_line_error():
+    with pytest.raises(disttune.InvalidSetting, match="safe directory name") as raised:
+        disttune._core.FunctionTuner("two\nlines\x1b[2J", "v1")
+    assert "\n" not in str(raised.value) and "\x1b" not in str(raised.value)
+    assert "two\\nlines\\x1b[2J" in str(raised.value)

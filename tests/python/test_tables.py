@@ -64,6 +64,19 @@ def test_load_table_reads_a_package_resource(tmp_path, monkeypatch):
     assert again[0].startswith("same  launch")
 
 
+def test_load_table_with_an_empty_cache_dir_uses_the_default_root(tmp_path, monkeypatch):
+    table = exported_table(tmp_path, 8)
+    default_root = tmp_path / "default-root"
+    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_CACHE_DIR", str(default_root))
+    elsewhere = tmp_path / "cwd"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    lines = disttune.load_table(str(table), cache_dir="")  # "" is the default, as `import --root ""`
+    assert lines and lines[0].startswith("wrote launch")
+    assert list((default_root / "launch").glob("*.json"))
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_load_table_of_a_broken_table_raises_and_writes_nothing(tmp_path):
     table = exported_table(tmp_path, 6)
     data = json.loads(table.read_text())

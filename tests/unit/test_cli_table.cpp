@@ -3,8 +3,11 @@
 // non-UTF-8 path is a BAD line, and the mismatch policy of TRITON_DIST_AUTOTUNE_TABLE_MISMATCH.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <string>
 
 #include "cli_test_support.hpp"
@@ -93,6 +96,22 @@ TEST_F(CliTableTest, ARecordBadAfterGoodOnesWritesNothing) {
   EXPECT_FALSE(fs::exists(target_));
 }
 
+// A table is shipped measurements: a measured candidate that took no time, or less, is not
+// one, and the table is refused before anything is written.
+TEST_F(CliTableTest, ARecordWithATimeOfZeroOrLessIsRefusedAndNothingWritten) {
+  const Value table = exported();
+  for (const double ms : {0.0, -2.0}) {
+    Value changed = table;
+    changed["functions"]["scale"][R"({"n":2})"].begin().value()["candidates"][0]["samples_ms"][0] = ms;
+    write_file(table_, changed.dump());
+    const CliResult done = cli("import " + quoted(table_), target_);
+    EXPECT_EQ(done.exit_code, 1) << done.output;
+    EXPECT_NE(done.output.find("candidates[0].samples_ms[0]"), std::string::npos) << done.output;
+    EXPECT_EQ(std::count(done.output.begin(), done.output.end(), '\n'), 1) << done.output;
+    EXPECT_FALSE(fs::exists(target_));
+  }
+}
+
 TEST_F(CliTableTest, ImportRefusesSpecialFilesWithoutReadingThem) {
   const fs::path fifo = second_.path() / "fifo";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
@@ -159,6 +178,35 @@ TEST_F(CliTableTest, ANonUtf8PathIsABadLineInListVerifyExportAndReport) {
   EXPECT_NE(html.find("bad\\xff\\xfe.json"), std::string::npos);
   EXPECT_EQ(html.find('\xff'), std::string::npos);  // the page is UTF-8
   EXPECT_NE(html.find("failed: out of resources"), std::string::npos);
+}
+
+// An output path (export's table, report's page) that is there and is not a regular file is
+// refused with one line, and it is left as it was: a FIFO stays a FIFO, a symlink is not
+// followed nor replaced, and no temporary file is left beside them.
+TEST_F(CliTableTest, ExportAndReportRefuseToReplaceWhatIsNotARegularFile) {
+  ASSERT_TRUE(first_store_.save(sample_record("scale", R"({"n":1})")).has_value());
+  const fs::path fifo = second_.path() / "fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const fs::path aimed = second_.path() / "aimed.json";
+  write_file(aimed, "theirs");
+  const fs::path link = second_.path() / "link.json";
+  fs::create_symlink(aimed, link);
+  const fs::path dir = second_.path() / "dir";
+  fs::create_directory(dir);
+  for (const std::string command : {"export ", "report "}) {
+    for (const fs::path& target : {fifo, link, dir}) {
+      const CliResult refused = cli(command + quoted(target), first_.path());
+      EXPECT_EQ(refused.exit_code, 1) << command << target << "\n" << refused.output;
+      EXPECT_EQ(refused.output.rfind("disttune: error: refusing to replace " + target.string(), 0), 0u)
+          << refused.output;
+      EXPECT_EQ(std::count(refused.output.begin(), refused.output.end(), '\n'), 1) << refused.output;
+    }
+  }
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo)));
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_EQ(read_file(aimed), "theirs");
+  EXPECT_TRUE(fs::is_empty(dir));
+  EXPECT_EQ(std::distance(fs::directory_iterator(second_.path()), fs::directory_iterator()), 4);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// Tests of readable_text: valid UTF-8 passes unchanged, every other byte is escaped.
+// Tests of readable_text: valid UTF-8 passes unchanged, every other byte is escaped; and of
+// printable_line, which also escapes control characters.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -28,6 +29,18 @@ TEST(ReadableText, EveryOtherByteIsEscapedAndTheResultIsJson) {
     EXPECT_EQ(readable_text(bytes), readable);
     EXPECT_NO_THROW((void)canonical_json(Value(readable_text(bytes))));
   }
+}
+
+TEST(PrintableLine, ControlCharactersAreEscapedSoTheTextStaysOneInertLine) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"plain caf\xc3\xa9", "plain caf\xc3\xa9"},
+      {"a\nb\r\tc", "a\\nb\\r\\tc"},
+      {"\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m"},  // an ANSI escape sequence
+      {std::string("nul\0!", 5), "nul\\x00!"},
+      {"del\x7f", "del\\x7f"},
+      {"csi\xc2\x9b" "2J", "csi\\u009b2J"},  // U+009B, the one-character CSI
+      {"bad\xff\n", "bad\\xff\\n"}};
+  for (const auto& [bytes, printable] : cases) EXPECT_EQ(printable_line(bytes), printable);
 }
 
 }  // namespace

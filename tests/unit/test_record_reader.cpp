@@ -6,11 +6,14 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <string>
 
 #include "disttune/store.hpp"
+#include "record/bounded_json.hpp"
 #include "record/record_file.hpp"
 #include "store_test_support.hpp"
 
@@ -88,6 +91,56 @@ TEST(ParseRecord, ANumberThatOverflowsADoubleIsUnusable) {
     EXPECT_FALSE(read.record.has_value()) << number;
     EXPECT_NE(read.error.find("it is not valid JSON"), std::string::npos) << read.error;
   }
+}
+
+// No store holds a negative time of a measured candidate (the engine re-takes such a run):
+// a record with one is unusable, not a candidate that wins with it.
+TEST(ParseRecord, ANegativeTimeOfAMeasuredCandidateIsUnusable) {
+  for (const std::string field : {"samples_ms", "local_ms", "agreed_ms"}) {
+    Value json = record_to_json(sample_record());
+    if (field == "samples_ms") {
+      json["candidates"][0][field][1] = -1.25;
+    } else {
+      json["candidates"][0][field] = -1.5;
+    }
+    const RecordRead read = parse_record(json.dump());
+    EXPECT_FALSE(read.record.has_value()) << field;
+    EXPECT_NE(read.error.find("candidates[0]." + field), std::string::npos) << read.error;
+    EXPECT_NE(read.error.find("must be >= 0"), std::string::npos) << read.error;
+  }
+}
+
+// A JSON list of `count` empty maps: a record's candidates at their smallest.
+std::string list_of_maps(std::size_t count) {
+  std::string text = "[{}";
+  for (std::size_t i = 1; i < count; ++i) text += ",{}";
+  return text + "]";
+}
+
+// The least CPU time of this thread over three bounded parses of `text`.
+double parse_cpu_seconds(const std::string& text) {
+  double least = 1e9;
+  for (int i = 0; i < 3; ++i) {
+    timespec start{};
+    timespec stop{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
+    const Value parsed = detail::parse_bounded(text, kMaxRecordDepth);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &stop);
+    EXPECT_TRUE(parsed.is_array());
+    least = std::min(least, static_cast<double>(stop.tv_sec - start.tv_sec) +
+                                1e-9 * static_cast<double>(stop.tv_nsec - start.tv_nsec));
+  }
+  return least;
+}
+
+// The reader's parse grows linearly with a list's length (a record's candidates): 8 times
+// the maps cost well under 8 squared times the work (this thread's CPU time, as a ratio:
+// this machine has no instruction counter). The parse that scanned the whole list at the
+// end of each map took about 64.
+TEST(ParseBounded, WorkGrowsLinearlyWithAListsLength) {
+  const double few = parse_cpu_seconds(list_of_maps(10'000));
+  const double many = parse_cpu_seconds(list_of_maps(80'000));
+  EXPECT_LT(many / few, 20.0) << "10,000 maps: " << few << " s, 80,000: " << many << " s";
 }
 
 TEST(ParseRecord, BytesOverTheSizeLimitAreNotParsed) {

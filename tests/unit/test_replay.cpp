@@ -1,6 +1,8 @@
 // Tests of replay mode (src/replay/): tables refused with clear errors, the runner, sweeps, and
 // strategy quality on every recorded table and on the recorded buckets.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -84,6 +86,47 @@ TEST(ReplayTable, BadTablesAreRefusedNamingTheProblem) {
   expect_refused(table_text(Value::array({ok_entry(1, {1.0}), unexplained})),
                  "entry 1 failed without");
   EXPECT_THROW((void)read_replay_table("/nonexistent/table.json"), BadReplayTable);
+}
+
+// A table's "problem" or "device" nested 100,000 deep is refused before it is copied or
+// printed (those walks recurse), as is an entry's config.
+TEST(ReplayTable, DeepNestingIsRefusedBeforeItIsCopied) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const std::string entries = table_text(Value::array({ok_entry(1, {1.0})}));
+  for (const std::string field : {"problem", "device"}) {
+    std::string text = entries;
+    text.insert(1, "\"" + field + "\":" + deep + ",");
+    expect_refused(text, "nests deeper than");
+  }
+  std::string deep_config = entries;
+  deep_config.replace(deep_config.find(R"({"BLOCK":1})"), 11, deep);
+  expect_refused(deep_config, "nests deeper than");
+}
+
+// A FIFO (or a device, a directory) is refused before it is read: reading it would block
+// for ever or never end.
+TEST(ReplayTable, OnlyARegularFileIsRead) {
+  const std::filesystem::path fifo =
+      std::filesystem::temp_directory_path() / ("replay-fifo-" + std::to_string(getpid()));
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {fifo.string(), std::string("/dev/zero"), std::string("/tmp")}) {
+    try {
+      (void)read_replay_table(path);
+      ADD_FAILURE() << "read " << path;
+    } catch (const BadReplayTable& error) {
+      EXPECT_NE(std::string(error.what()).find("a replay table is read from a regular file only"), std::string::npos)
+          << error.what();
+    }
+  }
+  std::filesystem::remove(fifo);
+}
+
+// A kernel name is printed: its control characters (a terminal's escape sequences, a
+// newline) are kept as escapes, never obeyed.
+TEST(ReplayTable, TheKernelNameIsOnePrintableLine) {
+  Value json = Value::parse(table_text(Value::array({ok_entry(1, {1.0})})));
+  json["kernel"] = "k\x1b[2J\nsecond line";
+  EXPECT_EQ(parse_replay_table(json.dump(), "t.json").kernel, "k\\x1b[2J\\nsecond line");
 }
 
 TEST(ReplayRunner, ExhaustiveMeasuresEveryEntryAndFailuresFail) {

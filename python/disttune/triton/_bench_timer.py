@@ -4,6 +4,7 @@ timed run reports what the benchmarker returned for it."""
 from __future__ import annotations
 
 import math
+import reprlib
 from typing import Any, Callable
 
 from disttune import _core
@@ -14,6 +15,26 @@ QUANTILES = (0.5, 0.2, 0.8)
 
 class NoTime(RuntimeError):
     """The benchmarker gave a config no usable time (Triton's inf: the config cannot run)."""
+
+
+def milliseconds(said: Any, config: Any) -> float:
+    """The time in a benchmarker's answer: a number, or the first of a list of quantiles. A
+    time that is not finite and >= 0 (NaN, inf, negative) fails the config: NoTime, as
+    Triton's inf for a config that cannot run. An answer that is no number at all is a
+    TypeError naming do_bench: the benchmarker is wrong, not the config."""
+    first = said[0] if isinstance(said, (list, tuple)) and len(said) > 0 else said
+    try:
+        if isinstance(first, (str, bytes)):
+            raise TypeError(first)
+        ms = float(first)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"disttune: do_bench returned {reprlib.repr(said)} for config {config}; a benchmarker "
+            "returns milliseconds: a number, or a list of quantiles"
+        ) from None
+    if not (math.isfinite(ms) and ms >= 0):
+        raise NoTime(f"disttune: do_bench returned {ms} ms for config {config}")
+    return ms
 
 
 class BenchTimer(_core.Timer):
@@ -27,15 +48,8 @@ class BenchTimer(_core.Timer):
         self._pending: list[float] = []
 
     def measure(self, kernel_call: Callable[[], None], config: Any) -> None:
-        """One benchmarker call of `kernel_call`; a time that is not a positive finite number
-        fails the config (as Triton's inf for a config that cannot run)."""
-        said = self._bench(kernel_call, quantiles=QUANTILES)
-        if isinstance(said, (list, tuple)):
-            said = said[0]
-        said = float(said)
-        if not (math.isfinite(said) and said >= 0):
-            raise NoTime(f"disttune: do_bench returned {said} ms for config {config}")
-        self._said = said
+        """One benchmarker call of `kernel_call` (see milliseconds)."""
+        self._said = milliseconds(self._bench(kernel_call, quantiles=QUANTILES), config)
 
     def start(self) -> None:
         self._said = math.nan
