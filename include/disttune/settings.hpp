@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "disttune/deadline.hpp"
 #include "disttune/error.hpp"
@@ -24,6 +25,24 @@ struct EnvironmentSetting {
 
 /// Every variable disttune reads (the README's table lists the same).
 std::span<const EnvironmentSetting> environment_settings();
+
+/// Reads every variable whose value can be refused (all but the cache directory, the Redis
+/// URL, checked where the store is made, and the strategy name, checked where the strategy
+/// is made), throwing the first InvalidSetting: a bad value is refused whether or not the
+/// other settings make it matter (e.g. ALWAYS_TUNE with the disk cache off). Tuners call it
+/// when made and on each miss.
+void check_environment();
+
+/// A variable named like disttune's (TRITON_DIST_AUTOTUNE_*) that is none of them, and the
+/// known name closest to it (fewest edits).
+struct UnknownSetting {
+  std::string name;
+  std::string closest;
+};
+
+/// Every TRITON_DIST_AUTOTUNE_* variable of the environment that disttune does not read, in
+/// the environment's order (its value is not looked at: set or empty alike).
+std::vector<UnknownSetting> unknown_settings();
 
 /// Each function below reads its variable when called (so a test or launcher may set it
 /// at any time); unset and empty mean the same. A value it does not accept throws

@@ -19,6 +19,7 @@
 #include "disttune/settings.hpp"
 #include "engine/rank_agreement.hpp"
 #include "engine/warm_start_prior.hpp"
+#include "report/unknown_settings.hpp"
 #include "util/utc_time.hpp"
 
 namespace disttune {
@@ -183,6 +184,8 @@ ContextualAutotuner::ContextualAutotuner(std::string function_name, ContextOptio
     : state_(std::make_unique<State>()) {
   State& s = *state_;
   if (function_name.empty()) throw std::invalid_argument("disttune: a contextual tuner needs a function name");
+  check_environment();
+  detail::warn_unknown_settings();
   s.measurement.warmup_runs = options.n_warmup;
   s.measurement.timed_runs = options.n_repeat;
   s.measurement.statistic = options.statistic;

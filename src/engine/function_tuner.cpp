@@ -25,6 +25,7 @@
 #include "record/record_builder.hpp"
 #include "store/two_level_store.hpp"
 #include "report/tuning_log.hpp"
+#include "report/unknown_settings.hpp"
 
 namespace disttune {
 
@@ -317,6 +318,8 @@ FunctionTuner::FunctionTuner(FunctionIdentity identity, TunerOptions options)
     throw std::invalid_argument("disttune: function '" + identity.name +
                                 "' needs a source digest or version");
   }
+  check_environment();
+  detail::warn_unknown_settings();
   validate(options.measurement);
   options.measurement.strategy = strategy_name(options.measurement);
   (void)make_strategy(options.measurement);  // an unknown strategy fails here, not mid-call
@@ -348,6 +351,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
   if (request.candidates.empty()) {
     throw TuningFailed("disttune: no candidates to tune for '" + s.identity.name + "'");
   }
+  check_environment();  // every setting, whether or not this tuning reads it
   Communicator& comm = request.communicator ? *request.communicator : *s.options.communicator;
   const detail::ContextMaker context{s.identity.name, request.key, s.timeout};
   const RecordId id{s.identity.name, s.identity.digest, s.fingerprint.hardware_digest(), request.key};

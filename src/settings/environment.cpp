@@ -7,12 +7,13 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "disttune/settings.hpp"
-#include "util/number_text.hpp"
+#include "settings/setting_number.hpp"
 
 namespace disttune {
 namespace {
@@ -32,21 +33,33 @@ constexpr const char* kTritonDropin = "TRITON_DIST_AUTOTUNE_TRITON_DROPIN";
 constexpr const char* kSearchFrom = "TRITON_DIST_AUTOTUNE_SEARCH_FROM";
 constexpr const char* kTimeline = "TRITON_DIST_AUTOTUNE_TIMELINE";
 
+constexpr const char* kSwitch = "1/0, true/false, yes/no, on/off";
+constexpr detail::NumberRule kKeepRule{0.0, static_cast<double>(kMostKeptPerKey), true,
+                                       "a whole number from 0 to 10000"};
+// Seconds; inf and none are words read before the number, and the range is the deadline
+// rule's (timeout_from_seconds, shared with the tuners' options).
+constexpr detail::NumberRule kTimeoutRule{std::numeric_limits<double>::lowest(), std::numeric_limits<double>::max(),
+                                          false, "seconds >= 0.001, or inf/none for no deadline"};
+// At least 1 ms and at most a day: a Redis call longer than that is a fault.
+constexpr detail::NumberRule kRedisTimeoutRule{0.001, 86400.0, false, "seconds from 0.001 to 86400"};
+constexpr detail::NumberRule kSearchFromRule{2.0, static_cast<double>(kMostSearchFrom), true,
+                                             "a whole number of configs from 2 to 1000000"};
+
 constexpr std::array kSettings{
     EnvironmentSetting{kCacheDir, "a directory", kDefaultCacheRoot},
-    EnvironmentSetting{kCacheKeep, "a whole number from 0 to 10000", "3"},
-    EnvironmentSetting{kAlwaysTune, "1/0, true/false, yes/no, on/off", "off"},
-    EnvironmentSetting{kVersionCheck, "1/0, true/false, yes/no, on/off", "off"},
+    EnvironmentSetting{kCacheKeep, kKeepRule.accepts, "3"},
+    EnvironmentSetting{kAlwaysTune, kSwitch, "off"},
+    EnvironmentSetting{kVersionCheck, kSwitch, "off"},
     EnvironmentSetting{kTableMismatch, "warn or retune", "warn"},
-    EnvironmentSetting{kTimeout, "seconds >= 0.001, or inf/none for no deadline", "600"},
+    EnvironmentSetting{kTimeout, kTimeoutRule.accepts, "600"},
     EnvironmentSetting{kStrategy, "a registered strategy name (exhaustive, adaptive, converge, ...)",
                        "converge in C++, exhaustive from Python"},
     EnvironmentSetting{kRedisUrl, "redis://[[user]:password@]host[:port][/db]", "no Redis"},
     EnvironmentSetting{kRedisPrefix, "any text", "disttune:"},
-    EnvironmentSetting{kRedisTimeout, "seconds from 0.001 to 86400", "1"},
-    EnvironmentSetting{kTritonDropin, "1/0, true/false, yes/no, on/off", "off"},
-    EnvironmentSetting{kWarmStart, "1/0, true/false, yes/no, on/off", "on"},
-    EnvironmentSetting{kSearchFrom, "a whole number of configs from 2 to 1000000", "64"},
+    EnvironmentSetting{kRedisTimeout, kRedisTimeoutRule.accepts, "1"},
+    EnvironmentSetting{kTritonDropin, kSwitch, "off"},
+    EnvironmentSetting{kWarmStart, kSwitch, "on"},
+    EnvironmentSetting{kSearchFrom, kSearchFromRule.accepts, "64"},
     EnvironmentSetting{kTimeline, "a file (JSON lines appended)", "none"},
 };
 
@@ -98,12 +111,7 @@ std::filesystem::path cache_root_setting() {
 std::size_t cache_keep_setting() {
   const std::optional<std::string> text = read(kCacheKeep);
   if (!text) return kDefaultKeptPerKey;
-  const std::optional<std::size_t> keep = detail::whole_integer<std::size_t>(*text);
-  if (!keep || *keep > kMostKeptPerKey) {
-    throw InvalidSetting(std::string("disttune: ") + kCacheKeep + " must be a whole number from 0 to " +
-                         std::to_string(kMostKeptPerKey) + ", got '" + *text + "'");
-  }
-  return *keep;
+  return static_cast<std::size_t>(detail::setting_number(kCacheKeep, *text, kKeepRule));
 }
 
 bool always_tune_setting() { return read_switch(kAlwaysTune); }
@@ -127,12 +135,7 @@ bool warm_start_setting() { return read_switch(kWarmStart, true); }
 std::size_t search_from_setting() {
   const std::optional<std::string> text = read(kSearchFrom);
   if (!text) return kDefaultSearchFrom;
-  const std::optional<std::size_t> count = detail::whole_integer<std::size_t>(*text);
-  if (!count || *count < 2 || *count > kMostSearchFrom) {
-    throw InvalidSetting(std::string("disttune: ") + kSearchFrom + " must be a whole number of configs from 2 to " +
-                         std::to_string(kMostSearchFrom) + ", got '" + *text + "'");
-  }
-  return *count;
+  return static_cast<std::size_t>(detail::setting_number(kSearchFrom, *text, kSearchFromRule));
 }
 
 std::optional<std::filesystem::path> timeline_setting() {
@@ -146,17 +149,7 @@ std::chrono::milliseconds collective_timeout_setting() {
   if (!text) return kDefaultCollectiveTimeout;
   const std::string value = lower(*text);
   if (value == "none" || value == "inf") return kNoDeadline;
-  const char* begin = text->c_str();
-  char* end = nullptr;
-  const double seconds = std::strtod(begin, &end);
-  // Only a plain decimal number: no trailing text, no leading space, no "nan"/"infinity".
-  const bool plain = end != begin && *end == '\0' && !std::isspace(static_cast<unsigned char>(*begin)) &&
-                     value.find_first_of("ni") == std::string::npos;
-  if (!plain) {
-    throw InvalidSetting(std::string("disttune: ") + kTimeout +
-                         " must be a number of seconds (at least 0.001), or inf or none for no "
-                         "deadline; got '" + *text + "'");
-  }
+  const double seconds = detail::setting_number(kTimeout, *text, kTimeoutRule);
   return timeout_from_seconds(seconds, std::string(kTimeout) + "='" + *text + "'");
 }
 
@@ -169,15 +162,7 @@ std::optional<std::string> redis_prefix_setting() { return read(kRedisPrefix); }
 std::chrono::milliseconds redis_timeout_setting() {
   const std::optional<std::string> text = read(kRedisTimeout);
   if (!text) return kDefaultRedisTimeout;
-  const char* begin = text->c_str();
-  char* end = nullptr;
-  const double seconds = std::strtod(begin, &end);
-  // At least 1 ms and at most a day: a Redis call longer than that is a fault.
-  if (end == begin || *end != '\0' || !std::isfinite(seconds) || seconds < 0.001 ||
-      seconds > 86400.0) {
-    throw InvalidSetting(std::string("disttune: ") + kRedisTimeout +
-                         " must be a number of seconds from 0.001 to 86400, got '" + *text + "'");
-  }
+  const double seconds = detail::setting_number(kRedisTimeout, *text, kRedisTimeoutRule);
   return std::chrono::milliseconds(std::llround(seconds * 1000.0));
 }
 

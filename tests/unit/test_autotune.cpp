@@ -340,8 +340,26 @@ TEST_F(AutotuneTest, AlwaysTuneIgnoresStoredRecords) {
 
 TEST_F(AutotuneTest, BadEnvFlagIsAClearError) {
   ::setenv("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE", "sometimes", 1);
+  EXPECT_THROW(make(kThree), InvalidSetting);  // when the tuner is made
+  ::unsetenv("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE");
   auto tuned = make(kThree);
-  EXPECT_THROW(tuned(7), std::invalid_argument);
+  ::setenv("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE", "sometimes", 1);
+  EXPECT_THROW(tuned(7), std::invalid_argument);  // and on a miss
+}
+
+TEST_F(AutotuneTest, BadEnvFlagIsRefusedWithTheDiskCacheOffToo) {
+  Tuned::Spec spec = make(kThree).spec();
+  spec.options.disk_cache = false;
+  Tuned tuned(std::move(spec));
+  ::setenv("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE", "sometimes", 1);
+  try {
+    tuned(7);
+    ADD_FAILURE() << "accepted";
+  } catch (const InvalidSetting& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "disttune: TRITON_DIST_AUTOTUNE_ALWAYS_TUNE must be 1/0, true/false, yes/no or on/off, got 'sometimes'");
+  }
+  ::unsetenv("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE");
 }
 
 TEST_F(AutotuneTest, CacheDirEnvVarChoosesTheRoot) {

@@ -1,9 +1,12 @@
 // Tests of the environment settings (settings.hpp): each variable's accepted values and errors.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -185,6 +188,81 @@ TEST_F(EnvironmentTest, StrategyNamesAKnownStrategyOrIsRefusedNamingTheVariable)
   TunerOptions options;
   options.disk_cache = false;
   EXPECT_THROW(FunctionTuner({"f", "v1"}, options), InvalidSetting);
+}
+
+TEST_F(EnvironmentTest, EveryNumericSettingIsReadByOneParser) {
+  // The same text is accepted or refused alike by every numeric variable: no spaces, no '+',
+  // no hex, no nan/inf spelt as a number (the timeout's own words inf/none aside).
+  for (const char* name : {"TRITON_DIST_AUTOTUNE_CACHE_KEEP", "TRITON_DIST_AUTOTUNE_TIMEOUT",
+                           "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT"}) {
+    set(name, "5");
+    EXPECT_NO_THROW(check_environment()) << name;
+    for (const char* bad : {" 5", "5 ", "\t5", "+5", "0x10", "0X1p3", "5s", "nan", "1,5", "--5"}) {
+      set(name, bad);
+      const std::string message = refusal([] { check_environment(); });
+      EXPECT_NE(message.find(std::string(name) + " must be "), std::string::npos) << message;
+      EXPECT_NE(message.find(std::string(", got '") + bad + "'"), std::string::npos) << message;
+    }
+    ::unsetenv(name);
+  }
+  EXPECT_EQ(cache_keep_setting(), kDefaultKeptPerKey);
+  set("TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT", "0.25");
+  EXPECT_EQ(redis_timeout_setting(), 250ms);
+  set("TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT", "2.5e1");
+  EXPECT_EQ(redis_timeout_setting(), 25000ms);
+  set("TRITON_DIST_AUTOTUNE_TIMEOUT", "2.5e1");
+  EXPECT_EQ(collective_timeout_setting(), 25000ms);
+  // A whole number is digits only.
+  for (const char* bad : {"3.0", "1e3", "-1"}) {
+    set("TRITON_DIST_AUTOTUNE_CACHE_KEEP", bad);
+    EXPECT_EQ(refusal([] { return cache_keep_setting(); }),
+              std::string("disttune: TRITON_DIST_AUTOTUNE_CACHE_KEEP must be a whole number from 0 to 10000, "
+                          "got '") + bad + "'");
+  }
+  set("TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT", "0x10");
+  EXPECT_EQ(refusal([] { return redis_timeout_setting(); }),
+            "disttune: TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT must be seconds from 0.001 to 86400, got '0x10'");
+  set("TRITON_DIST_AUTOTUNE_TIMEOUT", " 5");
+  EXPECT_EQ(refusal([] { return collective_timeout_setting(); }),
+            "disttune: TRITON_DIST_AUTOTUNE_TIMEOUT must be seconds >= 0.001, or inf/none for no deadline, "
+            "got ' 5'");
+}
+
+TEST_F(EnvironmentTest, CheckingTheEnvironmentRefusesEveryBadValueWhateverTheOthers) {
+  EXPECT_NO_THROW(check_environment());
+  for (const char* name : {"TRITON_DIST_AUTOTUNE_ALWAYS_TUNE", "TRITON_DIST_AUTOTUNE_VERSION_CHECK",
+                           "TRITON_DIST_AUTOTUNE_TRITON_DROPIN", "TRITON_DIST_AUTOTUNE_WARM_START",
+                           "TRITON_DIST_AUTOTUNE_TABLE_MISMATCH", "TRITON_DIST_AUTOTUNE_CACHE_KEEP",
+                           "TRITON_DIST_AUTOTUNE_TIMEOUT", "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT"}) {
+    set(name, "abc");
+    const std::string message = refusal([] { check_environment(); });
+    EXPECT_NE(message.find(std::string("disttune: ") + name + " must be "), std::string::npos) << message;
+    EXPECT_NE(message.find("got 'abc'"), std::string::npos) << message;
+    ::unsetenv(name);
+  }
+  // The values only their own readers check: any text is a directory, a prefix or a name here.
+  set("TRITON_DIST_AUTOTUNE_CACHE_DIR", "abc");
+  set("TRITON_DIST_AUTOTUNE_REDIS_PREFIX", "abc");
+  EXPECT_NO_THROW(check_environment());
+}
+
+TEST_F(EnvironmentTest, AVariableThatIsNoSettingIsNamedWithTheClosestSetting) {
+  EXPECT_TRUE(unknown_settings().empty());
+  set("TRITON_DIST_AUTOTUNE_WARMUP", "abc");
+  set("TRITON_DIST_AUTOTUNE_TIMOUT", "5");
+  set("TRITON_DIST_AUTOTUNE_CACHE_DIRECTORY", "/tmp");
+  set("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE", "1");  // known: not listed
+  std::vector<std::pair<std::string, std::string>> named;
+  for (const UnknownSetting& unknown : unknown_settings()) named.emplace_back(unknown.name, unknown.closest);
+  std::sort(named.begin(), named.end());
+  EXPECT_EQ(named, (std::vector<std::pair<std::string, std::string>>{
+                       {"TRITON_DIST_AUTOTUNE_CACHE_DIRECTORY", "TRITON_DIST_AUTOTUNE_CACHE_DIR"},
+                       {"TRITON_DIST_AUTOTUNE_TIMOUT", "TRITON_DIST_AUTOTUNE_TIMEOUT"},
+                       {"TRITON_DIST_AUTOTUNE_WARMUP", "TRITON_DIST_AUTOTUNE_WARM_START"}}));
+  for (const char* name : {"TRITON_DIST_AUTOTUNE_WARMUP", "TRITON_DIST_AUTOTUNE_TIMOUT",
+                           "TRITON_DIST_AUTOTUNE_CACHE_DIRECTORY"}) {
+    ::unsetenv(name);
+  }
 }
 
 }  // namespace
