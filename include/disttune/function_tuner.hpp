@@ -74,7 +74,8 @@ struct TuningRequest {
   /// engine calls prepare(now, ahead): every candidate in `now` is ready when it returns, or its
   /// entry in the returned list (one per `now` entry; empty text = ready) says why it cannot run,
   /// which fails it like a failed run. `ahead` are candidates likely needed soon, which the
-  /// front end may start preparing in the background. Candidates never named are never prepared.
+  /// front end may start preparing in the background; each is named there at most once per
+  /// tuning, before it is named in `now`. Candidates never named are never prepared.
   std::function<std::vector<std::string>(std::span<const std::size_t> now,
                                          std::span<const std::size_t> ahead)> prepare;
 };

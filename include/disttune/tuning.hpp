@@ -88,6 +88,9 @@ class Tuning {
   bool finished() const;
   /// The round being run: the strategy's, or a re-take round; its candidates in run order.
   const Round& current_round() const;
+  /// Rounds started so far, re-take rounds included: it changes exactly when
+  /// current_round() becomes another round.
+  std::size_t rounds_started() const;
   /// The strategy's guess of the candidates it wants after the current round, most likely
   /// first (Strategy::ahead()), for a front end that prepares candidates ahead.
   std::vector<std::size_t> ahead() const;

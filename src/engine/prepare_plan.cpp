@@ -9,16 +9,6 @@
 namespace disttune::detail {
 namespace {
 
-/// The distinct entries of `list`, in order of first appearance (an interleaved round names
-/// each candidate once per pass).
-std::vector<std::size_t> distinct(const std::vector<std::size_t>& list) {
-  std::vector<std::size_t> out;
-  for (std::size_t c : list) {
-    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
-  }
-  return out;
-}
-
 std::string prepare_error() {
   try {
     throw;
@@ -32,35 +22,57 @@ std::string prepare_error() {
 }  // namespace
 
 PreparePlan::PreparePlan(PrepareHook hook, std::size_t count, std::size_t chunk)
-    : hook_(std::move(hook)), chunk_(chunk), outcome_(count) {
+    : hook_(std::move(hook)), chunk_(chunk), outcome_(count), named_(count, false), place_(count, kNowhere) {
   if (!hook_) throw std::invalid_argument("disttune: a prepare plan needs a prepare hook");
   if (chunk_ == 0) throw std::invalid_argument("disttune: prepare chunks need at least one candidate");
 }
 
-std::string PreparePlan::ready(const Tuning& tuning, std::size_t candidate) {
-  if (const std::optional<std::string>& known = outcome_.at(candidate)) return *known;
-  const std::vector<std::size_t> round = distinct(tuning.current_round().candidates);
-  const auto found = std::find(round.begin(), round.end(), candidate);
-  const std::size_t first = found == round.end() ? 0 : (static_cast<std::size_t>(found - round.begin()) / chunk_) * chunk_;
-  std::vector<std::size_t> now;
-  std::vector<std::size_t> ahead;
-  auto unprepared = [&](std::size_t c) {
-    return c < outcome_.size() && !outcome_[c] && std::find(now.begin(), now.end(), c) == now.end() &&
-           std::find(ahead.begin(), ahead.end(), c) == ahead.end();
-  };
-  if (found == round.end()) {
-    now.push_back(candidate);
-  } else {
-    for (std::size_t i = first; i < std::min(round.size(), first + chunk_); ++i) {
-      if (unprepared(round[i])) now.push_back(round[i]);
+void PreparePlan::learn_round(const Tuning& tuning) {
+  if (round_ == tuning.rounds_started()) return;
+  round_ = tuning.rounds_started();
+  for (std::size_t c : order_) place_[c] = kNowhere;
+  order_.clear();
+  // An interleaved round names each candidate once per pass: its first listing counts.
+  for (std::size_t c : tuning.current_round().candidates) {
+    if (c < place_.size() && place_[c] == kNowhere) {
+      place_[c] = order_.size();
+      order_.push_back(c);
     }
   }
-  const std::size_t rest = found == round.end() ? 0 : first + chunk_;
-  for (std::size_t i = rest; i < round.size(); ++i) {
-    if (unprepared(round[i])) ahead.push_back(round[i]);
+  strategy_ahead_ = tuning.ahead();
+  unscanned_ = 0;
+  strategy_ahead_offered_ = false;
+}
+
+void PreparePlan::name_ahead(std::size_t c, std::vector<std::size_t>& ahead) {
+  if (c >= named_.size() || named_[c] || outcome_[c]) return;
+  named_[c] = true;
+  ahead.push_back(c);
+}
+
+std::string PreparePlan::ready(const Tuning& tuning, std::size_t candidate) {
+  if (const std::optional<std::string>& known = outcome_.at(candidate)) return *known;
+  learn_round(tuning);
+  std::vector<std::size_t> now;
+  std::size_t rest = 0;  // where the round's candidates that may go ahead begin
+  if (place_[candidate] == kNowhere) {
+    now.push_back(candidate);
+  } else {
+    const std::size_t first = place_[candidate] / chunk_ * chunk_;
+    rest = std::min(order_.size(), first + chunk_);
+    for (std::size_t i = first; i < rest; ++i) {
+      if (!outcome_[order_[i]]) now.push_back(order_[i]);
+    }
   }
-  for (std::size_t c : tuning.ahead()) {
-    if (unprepared(c)) ahead.push_back(c);
+  for (std::size_t c : now) named_[c] = true;
+  std::vector<std::size_t> ahead;
+  // Each of the round's candidates is offered once: the scan never goes back.
+  for (unscanned_ = std::max(unscanned_, rest); unscanned_ < order_.size(); ++unscanned_) {
+    name_ahead(order_[unscanned_], ahead);
+  }
+  if (!strategy_ahead_offered_) {
+    strategy_ahead_offered_ = true;
+    for (std::size_t c : strategy_ahead_) name_ahead(c, ahead);
   }
   std::vector<std::string> reasons;
   try {

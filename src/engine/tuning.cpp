@@ -64,6 +64,7 @@ struct Tuning::State {
   std::optional<std::size_t> chosen;     ///< the choice, once finished
 
   Round round;
+  std::size_t rounds_started = 0;
   std::size_t position = 0;  ///< index into round.candidates
   Phase phase = Phase::warmup;
   int run = 0;               ///< runs issued in the current phase
@@ -88,6 +89,7 @@ struct Tuning::State {
       interleaved = members.size() < next.candidates.size() ? members : std::vector<std::size_t>{};
     }
     round = std::move(next);
+    ++rounds_started;
     position = 0;
     phase = Phase::warmup;
     run = 0;
@@ -373,6 +375,7 @@ void Tuning::end_round(const std::vector<double>& agreed_values) {
 
 bool Tuning::finished() const { return state_->finished; }
 const Round& Tuning::current_round() const { return state_->round; }
+std::size_t Tuning::rounds_started() const { return state_->rounds_started; }
 std::vector<std::size_t> Tuning::ahead() const { return state_->strategy->ahead(); }
 const Measurement& Tuning::measurement() const { return state_->measurement; }
 const std::vector<CandidateResult>& Tuning::results() const { return state_->results; }

@@ -28,10 +28,11 @@ constexpr int kExploreTimed = 3;
 /// already picked among this many random candidates.
 constexpr int kBestCandidateTries = 8;
 /// Candidates per exploring round: small rounds let the model learn from every few runs
-/// (on the recorded tables 4 beat 8 and 16); ahead() names kAheadRounds rounds' worth more
-/// for a front end to compile meanwhile.
+/// (on the recorded tables 4 beat 8 and 16); ahead() names `ahead_rounds` rounds' worth more
+/// for a front end to compile meanwhile (on the recorded tables 4 gave the shortest first
+/// call, 2 keeps what is compiled under 8% of the space, 0 compiles only what is measured).
 constexpr long long kDefaultBatch = 4;
-constexpr std::size_t kAheadRounds = 4;
+constexpr long long kDefaultAheadRounds = 4;
 /// speculate()'s lie: a pick's time as this share of the fastest so far.
 constexpr double kLieShare = 0.999;
 /// The last share of the budget goes to neighbours (one level in one parameter) of the
@@ -71,6 +72,7 @@ class SearchStrategy final : public Strategy {
     budget_ms_ = options.number("budget_s") * 1000.0;
     batch_ = static_cast<std::size_t>(options.integer("batch"));
     shortlist_ = static_cast<std::size_t>(options.integer("shortlist"));
+    ahead_rounds_ = static_cast<std::size_t>(options.integer("ahead_rounds"));
   }
 
   void begin(const SpaceInfo& space) override {
@@ -254,7 +256,7 @@ class SearchStrategy final : public Strategy {
     }
   }
 
-  /// What a front end may compile during the round of `picks`, kAheadRounds rounds' worth,
+  /// What a front end may compile during the round of `picks`, ahead_rounds_ rounds' worth,
   /// as the coming rounds will likely take it (a compile named ahead in vain delays those
   /// queued after it, so fewer right names beat more). Exploring: the model's next best
   /// (`ranked`), interleaved with its next best were `picks` to come back just faster than
@@ -266,8 +268,9 @@ class SearchStrategy final : public Strategy {
   /// has the simulated first call's waits).
   void speculate(const std::vector<std::size_t>& ranked, const std::vector<std::size_t>& picks) {
     ahead_.clear();
+    const std::size_t room = ahead_rounds_ * batch_;
     const std::vector<std::size_t> fastest = fastest_runs();
-    if (named_count() >= budget_ && !fastest.empty()) return;
+    if (room == 0 || (named_count() >= budget_ && !fastest.empty())) return;
     double best_ms = 0.0;
     for (const Observation& o : observed_) {
       if (!fastest.empty() && o.candidate == fastest.front()) best_ms = o.time_ms;
@@ -275,7 +278,6 @@ class SearchStrategy final : public Strategy {
     std::vector<Observation> believed = observed_;
     for (std::size_t c : picks) believed.push_back({c, fastest.empty(), best_ms * kLieShare});
     const std::vector<std::size_t> lied = ranked_by(believed);
-    const std::size_t room = kAheadRounds * batch_;
     if (polishing(named_count())) {
       const std::vector<std::size_t> stay = polish_order(fastest, ranked);
       name_ahead(stay, batch_, room);
@@ -321,6 +323,7 @@ class SearchStrategy final : public Strategy {
   double budget_ms_ = 0.0;
   std::size_t batch_ = 4;
   std::size_t shortlist_ = 5;
+  std::size_t ahead_rounds_ = 4;
 
   SpaceInfo space_;
   detail::ConfigFeatures features_;
@@ -347,7 +350,8 @@ const std::vector<StrategyOption>& search_options() {
                                     StrategyOption::number("fraction", std::nullopt, 1e-9, 1.0),
                                     StrategyOption::number("budget_s", 0.0, 0.0, 1e9),
                                     StrategyOption::integer("batch", kDefaultBatch, 1, 4096),
-                                    StrategyOption::integer("shortlist", 5, 1, 256)};
+                                    StrategyOption::integer("shortlist", 5, 1, 256),
+                                    StrategyOption::integer("ahead_rounds", kDefaultAheadRounds, 0, 64)};
     // The race's parameters, as converge declares them.
     for (const StrategyOption& option : converge_options()) {
       if (std::find(kRaceParameters.begin(), kRaceParameters.end(), option.name) != kRaceParameters.end())
