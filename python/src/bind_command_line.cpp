@@ -12,6 +12,7 @@
 #include "bindings.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/command_line.hpp"
+#include "cli/output_file.hpp"
 #include "cli/record_table.hpp"
 
 namespace nb = nanobind;
@@ -79,6 +80,10 @@ void bind_command_line(nb::module_& module) {
       "Imports the table file into the disk cache under `root` as `disttune import` does "
       "(the whole table checked before anything is written); one line per record. "
       "ValueError naming the problem.");
+  module.def("output_file_problem", &cli::output_file_problem, nb::arg("path"),
+             "Why `path` cannot be written as the command line's output file (a table, a "
+             "report), in one line; '' when it can: its directory is missing, or something is "
+             "there that is not a regular file (the command refuses to replace it).");
 }
 
 }  // namespace disttune::python

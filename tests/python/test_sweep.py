@@ -3,6 +3,7 @@ two ranks sharing a redis-server, the sweep command, and bucketing helpers."""
 
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -184,6 +185,77 @@ def test_the_sweep_command_tunes_the_shapes_of_a_file(tmp_path):
     bad = subprocess.run(command[:4] + ["shapes_mod:nothing", "--shapes", "shapes.json"], cwd=tmp_path,
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 1 and "has no tuned function 'nothing'" in bad.stderr
+
+
+NOT_TUNED_MODULE = """
+def plain(m, n):
+    return m
+"""
+
+# Each: the shapes file's text, the command's extra arguments, the environment's extra
+# variables, and a part of the one line the command prints.
+WRONG_SWEEPS = {
+    "wrong arity": ("[[1, 2, 3]]", ["--make-args", "shapes_mod:make_args"], {}, "shape 0"),
+    "wrong arity, no factory": ("[[1]]", [], {}, "shape 0"),
+    "unknown keyword": ('[{"m": 1, "k": 2}]', ["--make-args", "shapes_mod:make_args"], {}, "shape 0"),
+    "integer over 64 bits": (f"[[{2 ** 70}, 1]]", [], {}, "64 bits"),
+    "lone surrogate": ('[["\\ud800", 1]]', [], {}, "shape 0"),
+    "nesting 900 deep": ("[[" + "[" * 900 + "]" * 900 + ", 1]]", [], {}, "nests deeper than"),
+    "not a tuned function": ("[[1, 2]]", ["--function", "not_tuned:plain"], {}, "not a tuned function"),
+    "relative module name": ("[[1, 2]]", ["--function", ".shapes_mod:cli_matmul"], {}, "relative"),
+    "table in a missing directory": ("[[1, 2]]", ["--table", "missing/out.json"], {}, "does not exist"),
+    "WORLD_SIZE=abc": ("[[1, 2]]", [], {"WORLD_SIZE": "abc"}, "WORLD_SIZE"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(WRONG_SWEEPS))
+def test_a_wrong_sweep_is_one_error_line_and_status_1(tmp_path, case):
+    shapes, extra, environment, says = WRONG_SWEEPS[case]
+    (tmp_path / "shapes_mod.py").write_text(SHAPES_MODULE)
+    (tmp_path / "not_tuned.py").write_text(NOT_TUNED_MODULE)
+    (tmp_path / "shapes.json").write_text(shapes)
+    function = "shapes_mod:cli_matmul"
+    if "--function" in extra:
+        function = extra[extra.index("--function") + 1]
+        extra = []
+    command = [sys.executable, "-m", "disttune", "sweep", function, "--shapes", "shapes.json",
+               "--no-progress", *extra]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **environment})
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith("disttune: error: ") and len(done.stderr.splitlines()) == 1, done.stderr
+    assert says in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("special", ["fifo", "/dev/zero"])
+def test_the_shapes_come_from_a_regular_file_only(tmp_path, special):
+    (tmp_path / "shapes_mod.py").write_text(SHAPES_MODULE)
+    shapes = special
+    if special == "fifo":
+        shapes = str(tmp_path / "fifo")
+        os.mkfifo(shapes)  # read, it would block for ever
+    command = [sys.executable, "-m", "disttune", "sweep", "shapes_mod:cli_matmul", "--shapes", shapes]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith(f"disttune: error: {shapes} is ") and len(done.stderr.splitlines()) == 1
+    assert "shapes are read from a regular file only" in done.stderr, done.stderr
+
+
+def test_sweep_table_refuses_to_replace_what_is_not_a_regular_file(tmp_path):
+    (tmp_path / "shapes_mod.py").write_text(SHAPES_MODULE)
+    (tmp_path / "shapes.json").write_text("[[1, 2]]")
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "aimed.json").write_text("theirs")
+    (tmp_path / "link.json").symlink_to(tmp_path / "aimed.json")
+    for target in ("fifo", "link.json"):
+        command = [sys.executable, "-m", "disttune", "sweep", "shapes_mod:cli_matmul", "--shapes", "shapes.json",
+                   "--table", target, "--no-progress"]
+        done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 1, done.stderr
+        assert done.stderr.startswith(f"disttune: error: refusing to replace {target}"), done.stderr
+        assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert (tmp_path / "fifo").is_fifo() and (tmp_path / "link.json").is_symlink()
+    assert (tmp_path / "aimed.json").read_text() == "theirs"
 
 
 def test_buckets_round_sizes_up_to_a_tuned_bucket():
