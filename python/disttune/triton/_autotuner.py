@@ -15,7 +15,7 @@ from triton.runtime.autotuner import Autotuner as TritonAutotuner
 from triton.runtime.errors import OutOfResources, PTXASError
 from triton.runtime.jit import JITFunction
 
-from disttune import _core, _encoding, _ranks, _timing, _triton_compile, _triton_hook
+from disttune import _core, _encoding, _exit, _ranks, _timing, _triton_compile, _triton_hook
 from disttune.triton._bench_timer import BenchTimer, NoTime
 
 # Errors that fail one config (Triton's Autotuner times such a config as inf); any other
@@ -103,6 +103,7 @@ class Autotuner(TritonAutotuner):
         self.last_report: Optional[Any] = None
         self._digest: Optional[str] = None
         self._tuners: dict[Any, Any] = {}
+        _exit.release_at_exit(self, "_tuners", "last_report")
 
     def run(self, *args, **kwargs):
         if _triton_hook.active_on_this_thread():
