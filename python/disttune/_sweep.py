@@ -29,6 +29,11 @@ __all__ = ["sweep", "SweepSummary", "KeyOutcome"]
 
 Item = Union[Callable[[], tuple], tuple, list]
 
+# How long a sweep's claim on a key lasts unless renewed (its sweep renews it every third).
+CLAIM_LEASE_S = 60.0
+# How often a sweep looks again at keys that other sweeps have claimed.
+_CLAIM_POLL_S = 0.2
+
 
 @dataclass(frozen=True)
 class KeyOutcome:
@@ -115,19 +120,48 @@ class _Progress:
         sys.stderr.flush()
 
 
-def _resolve(tuned: Any, item: Item, index: int) -> KeyOutcome:
-    """Tunes (or reads from the stores) the key of one item on this rank alone."""
+def _resolve(tuned: Any, item: Item, index: int, claims: Any) -> Optional[KeyOutcome]:
+    """Tunes (or reads from the stores) the key of one item on this rank alone; None, with
+    nothing done, while another sweep's claim on the key lives."""
     start = time.monotonic()
     args, kwargs = _call_arguments(item, index)
     key = tuned.key_fn(*args, **kwargs)
     text = _encoding.key_text(key)
     if tuned._lookup(key) is not None:
         return KeyOutcome(text, "memory", time.monotonic() - start, 0, ())
-    with tuned._lock:
-        tuned._tune(key, args, kwargs, False, _ranks.ALONE, False)
-        report = tuned.last_report
+    claim = "\0".join((tuned.name, tuned.digest, text))
+    if not claims.claim(claim):
+        return None
+    try:
+        with tuned._lock:
+            tuned._tune(key, args, kwargs, False, _ranks.ALONE, False)
+            report = tuned.last_report
+    finally:
+        claims.release(claim)
     measured = sum(1 for c in report.candidates if c.measured) if report.source == "tuned" else 0
     return KeyOutcome(text, report.source, time.monotonic() - start, measured, tuple(report.warm_start_from))
+
+
+def _resolve_all(tuned: Any, items: list, indices: Iterable[int], claims: Any, bar: Optional[_Progress]) -> list:
+    """The outcomes of the items at `indices`: each key tuned or read in turn; a key another
+    sweep has claimed is come back to after the others, until its record is stored (read
+    then) or its claim ends (a dead sweep's: tuned here)."""
+    outcomes = []
+    waiting = list(indices)
+    while waiting:
+        claimed_elsewhere = []
+        for index in waiting:
+            outcome = _resolve(tuned, items[index], index, claims)
+            if outcome is None:
+                claimed_elsewhere.append(index)
+                continue
+            outcomes.append(outcome)
+            if bar is not None:
+                bar.step(outcome)
+        if claimed_elsewhere:
+            time.sleep(_CLAIM_POLL_S)
+        waiting = claimed_elsewhere
+    return outcomes
 
 
 def _world() -> tuple[int, int, Any]:
@@ -158,6 +192,7 @@ def sweep(
     table: Optional[Union[str, Path]] = None,
     progress: bool = True,
     summary: bool = True,
+    claim_lease_s: float = CLAIM_LEASE_S,
 ) -> SweepSummary:
     """Tunes the key of every item for `tuned` (a function made by disttune.autotune) and
     returns this rank's SweepSummary (printed to stderr when `summary`).
@@ -170,7 +205,10 @@ def sweep(
     TRITON_DIST_AUTOTUNE_REDIS_URL or autotune(redis_url=...)); a key no store holds for
     some rank is tuned there. `table`: rank 0 also writes the records of the sweep, gathered
     from every rank, into this file (`disttune export`'s format; it holds every record under
-    rank 0's cache root).
+    rank 0's cache root). Sweeps that share a store (a cache directory, Redis) claim each
+    key before tuning it, so that they split the keys: a key another sweep claimed is read
+    once that sweep stores it; a claim lasts `claim_lease_s` seconds, renewed while its
+    sweep lives, so a killed sweep's keys are tuned by the others after that.
     """
     if not hasattr(tuned, "_tune") or not hasattr(tuned, "key_fn"):
         raise _core.NotCallable("disttune: sweep takes a function made by disttune.autotune")
@@ -179,15 +217,12 @@ def sweep(
     started = time.monotonic()
     result = SweepSummary(rank=rank, world=world, keys_total=len(items))
     bar = _Progress(len(items), progress and rank == 0)
-    for index in range(rank, len(items), world):
-        outcome = _resolve(tuned, items[index], index)
-        result.outcomes.append(outcome)
-        bar.step(outcome)
+    claims = _core.KeyClaims(claim_lease_s, **tuned._tuner_options)
+    result.outcomes += _resolve_all(tuned, items, range(rank, len(items), world), claims, bar)
     if world > 1:
         dist.barrier()
-        for index, item in enumerate(items):
-            if index % world != rank:
-                result.outcomes.append(_resolve(tuned, item, index))
+        others = [index for index in range(len(items)) if index % world != rank]
+        result.outcomes += _resolve_all(tuned, items, others, claims, None)
     if table is not None:
         result.table = _merged_table(tuned, rank, Path(table))
     result.seconds = time.monotonic() - started

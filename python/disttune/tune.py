@@ -24,7 +24,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from disttune import _checks, _core, _encoding, _isolation, _prepare, _ranks, _resources, _timing
+from disttune import _checks, _core, _encoding, _exit, _isolation, _prepare, _ranks, _resources, _timing
 from disttune._candidate_options import candidate_options
 from disttune._candidate_runs import CandidateRuns
 from disttune._strategy_options import strategy_option_texts
@@ -164,6 +164,7 @@ class AutotunedFunction:
         self._hits: dict[Any, tuple] = {}  # business key -> (names, values), for the C hit path
         self._cache_by_text: dict[str, dict] = {}  # for keys that are not hashable
         self.last_report: Optional[Any] = None
+        _exit.release_at_exit(self, "_tuners", "_worker_timers", "last_report", "timer")
 
     def _without_disk(self) -> dict:
         options = dict(self._tuner_options)

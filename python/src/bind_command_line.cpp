@@ -16,6 +16,7 @@
 #include "cli/cli_error.hpp"
 #include "cli/command_line.hpp"
 #include "cli/command_table.hpp"
+#include "cli/output_file.hpp"
 #include "cli/record_table.hpp"
 
 namespace nb = nanobind;
@@ -146,6 +147,10 @@ void bind_command_line(nb::module_& module) {
       "Writes every valid record under `root` into the table file `table` as `disttune "
       "export` does (bad record files named on stderr and left out); returns how many it "
       "holds. ValueError naming the problem.");
+  module.def("output_file_problem", &cli::output_file_problem, nb::arg("path"),
+             "Why `path` cannot be written as the command line's output file (a table, a "
+             "report), in one line; '' when it can: its directory is missing, or something is "
+             "there that is not a regular file (the command refuses to replace it).");
 }
 
 }  // namespace disttune::python

@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "disttune/redis_store.hpp"
+#include "store/key_claims.hpp"
 
 namespace disttune {
 
@@ -12,6 +13,11 @@ std::shared_ptr<Store> make_redis_store(const RedisOptions& /*options*/) {
       "disttune: a Redis URL is set (TRITON_DIST_AUTOTUNE_REDIS_URL or the redis option), but "
       "this build has no Redis store: hiredis was not found when it was built (Debian: "
       "libhiredis-dev)");
+}
+
+std::unique_ptr<detail::ClaimBoard> detail::redis_claim_board(const RedisOptions& options) {
+  (void)make_redis_store(options);  // throws: no Redis in this build
+  return nullptr;
 }
 
 }  // namespace disttune

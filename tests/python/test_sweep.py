@@ -3,6 +3,8 @@ two ranks sharing a redis-server, the sweep command, and bucketing helpers."""
 
 import json
 import math
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -184,6 +186,148 @@ def test_the_sweep_command_tunes_the_shapes_of_a_file(tmp_path):
     bad = subprocess.run(command[:4] + ["shapes_mod:nothing", "--shapes", "shapes.json"], cwd=tmp_path,
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 1 and "has no tuned function 'nothing'" in bad.stderr
+
+
+CLAIMING_MODULE = """
+import json, os, sys, time
+from disttune.tune import autotune
+from disttune._sweep import sweep
+
+@autotune(config_space=[{"tile": t} for t in range(4)], key_fn=lambda m: m, warmup_runs=0, timed_runs=1,
+          strategy="exhaustive")
+def slow(m, tile):
+    if m == 0 and os.environ.get("STALL_ON_KEY_0"):
+        print("stalled", flush=True)
+        time.sleep(600)
+    time.sleep(0.02)
+
+print("ready", flush=True)
+while os.environ.get("WAIT_FOR_GO") and not os.path.exists("go"):  # both sweeps start together
+    time.sleep(0.01)
+summary = sweep(slow, [(m,) for m in range(int(sys.argv[1]))], progress=False, summary=False,
+                claim_lease_s=float(sys.argv[2]))
+print(json.dumps({"tuned": sorted(int(o.key) for o in summary.tuned), "all": len(summary.outcomes)}))
+"""
+
+
+def start_sweep(tmp_path, keys, lease_s, **environment):
+    """A sweep of `keys` keys in a new process, once it said "ready"."""
+    (tmp_path / "claiming.py").write_text(CLAIMING_MODULE)
+    sweep_process = subprocess.Popen([sys.executable, "claiming.py", str(keys), str(lease_s)], cwd=tmp_path,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     env={**os.environ, **environment})
+    assert sweep_process.stdout.readline().strip() == "ready"
+    return sweep_process
+
+
+def finished(sweep_process):
+    out, err = sweep_process.communicate(timeout=300)
+    assert sweep_process.returncode == 0, err
+    return json.loads(out.splitlines()[-1])
+
+
+@pytest.mark.parametrize("store", ["directory", "redis"])
+def test_two_sweeps_on_one_store_split_the_keys(tmp_path, store):
+    if store == "redis" and (REDIS_SERVER is None or REDIS_CLI is None):
+        pytest.skip("redis-server is installed by scripts/setup.sh")
+    server = RedisServer() if store == "redis" else None
+    try:
+        keys = 24
+        if server is None:  # one cache directory
+            sweeps = [start_sweep(tmp_path, keys, 60, WAIT_FOR_GO="1") for _ in range(2)]
+        else:  # a directory each, one Redis
+            sweeps = [start_sweep(tmp_path, keys, 60, WAIT_FOR_GO="1", TRITON_DIST_AUTOTUNE_REDIS_URL=server.url,
+                                  TRITON_DIST_AUTOTUNE_CACHE_DIR=str(tmp_path / f"node-{i}")) for i in range(2)]
+        (tmp_path / "go").touch()
+        first, second = (finished(sweep_process) for sweep_process in sweeps)
+        assert first["all"] == keys and second["all"] == keys
+        assert not set(first["tuned"]) & set(second["tuned"])  # no key tuned twice
+        assert sorted(first["tuned"] + second["tuned"]) == list(range(keys))
+        assert first["tuned"] and second["tuned"], (first, second)  # both did a share
+    finally:
+        if server is not None:
+            server.stop()
+
+
+def test_the_keys_of_a_killed_sweep_are_taken_over_when_its_claim_expires(tmp_path):
+    stalled = start_sweep(tmp_path, 3, 1.0, STALL_ON_KEY_0="1")
+    assert stalled.stdout.readline().strip() == "stalled"  # it holds the claim on key 0
+    stalled.send_signal(signal.SIGKILL)
+    stalled.wait()
+    assert list((tmp_path / "cache" / ".claims").glob("*.claim")), "the dead sweep's claim is left"
+    survivor = finished(start_sweep(tmp_path, 3, 1.0))
+    assert survivor == {"tuned": [0, 1, 2], "all": 3}
+
+
+NOT_TUNED_MODULE = """
+def plain(m, n):
+    return m
+"""
+
+# Each: the shapes file's text, the command's extra arguments, the environment's extra
+# variables, and a part of the one line the command prints.
+WRONG_SWEEPS = {
+    "wrong arity": ("[[1, 2, 3]]", ["--make-args", "shapes_mod:make_args"], {}, "shape 0"),
+    "wrong arity, no factory": ("[[1]]", [], {}, "shape 0"),
+    "unknown keyword": ('[{"m": 1, "k": 2}]', ["--make-args", "shapes_mod:make_args"], {}, "shape 0"),
+    "integer over 64 bits": (f"[[{2 ** 70}, 1]]", [], {}, "64 bits"),
+    "lone surrogate": ('[["\\ud800", 1]]', [], {}, "shape 0"),
+    "nesting 900 deep": ("[[" + "[" * 900 + "]" * 900 + ", 1]]", [], {}, "nests deeper than"),
+    "not a tuned function": ("[[1, 2]]", ["--function", "not_tuned:plain"], {}, "not a tuned function"),
+    "relative module name": ("[[1, 2]]", ["--function", ".shapes_mod:cli_matmul"], {}, "relative"),
+    "table in a missing directory": ("[[1, 2]]", ["--table", "missing/out.json"], {}, "does not exist"),
+    "WORLD_SIZE=abc": ("[[1, 2]]", [], {"WORLD_SIZE": "abc"}, "WORLD_SIZE"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(WRONG_SWEEPS))
+def test_a_wrong_sweep_is_one_error_line_and_status_1(tmp_path, case):
+    shapes, extra, environment, says = WRONG_SWEEPS[case]
+    (tmp_path / "shapes_mod.py").write_text(SHAPES_MODULE)
+    (tmp_path / "not_tuned.py").write_text(NOT_TUNED_MODULE)
+    (tmp_path / "shapes.json").write_text(shapes)
+    function = "shapes_mod:cli_matmul"
+    if "--function" in extra:
+        function = extra[extra.index("--function") + 1]
+        extra = []
+    command = [sys.executable, "-m", "disttune", "sweep", function, "--shapes", "shapes.json",
+               "--no-progress", *extra]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **environment})
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith("disttune: error: ") and len(done.stderr.splitlines()) == 1, done.stderr
+    assert says in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("special", ["fifo", "/dev/zero"])
+def test_the_shapes_come_from_a_regular_file_only(tmp_path, special):
+    (tmp_path / "shapes_mod.py").write_text(SHAPES_MODULE)
+    shapes = special
+    if special == "fifo":
+        shapes = str(tmp_path / "fifo")
+        os.mkfifo(shapes)  # read, it would block for ever
+    command = [sys.executable, "-m", "disttune", "sweep", "shapes_mod:cli_matmul", "--shapes", shapes]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith(f"disttune: error: {shapes} is ") and len(done.stderr.splitlines()) == 1
+    assert "shapes are read from a regular file only" in done.stderr, done.stderr
+
+
+def test_sweep_table_refuses_to_replace_what_is_not_a_regular_file(tmp_path):
+    (tmp_path / "shapes_mod.py").write_text(SHAPES_MODULE)
+    (tmp_path / "shapes.json").write_text("[[1, 2]]")
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "aimed.json").write_text("theirs")
+    (tmp_path / "link.json").symlink_to(tmp_path / "aimed.json")
+    for target in ("fifo", "link.json"):
+        command = [sys.executable, "-m", "disttune", "sweep", "shapes_mod:cli_matmul", "--shapes", "shapes.json",
+                   "--table", target, "--no-progress"]
+        done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 1, done.stderr
+        assert done.stderr.startswith(f"disttune: error: refusing to replace {target}"), done.stderr
+        assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert (tmp_path / "fifo").is_fifo() and (tmp_path / "link.json").is_symlink()
+    assert (tmp_path / "aimed.json").read_text() == "theirs"
 
 
 def test_buckets_round_sizes_up_to_a_tuned_bucket():

@@ -14,7 +14,7 @@ from triton.compiler.errors import CompileTimeAssertionFailure
 from triton.runtime.errors import OutOfResources, PTXASError
 from triton.runtime.jit import JITFunction
 
-from disttune import _core, _encoding, _ranks, _resources, _timing, _triton_compile, _triton_hook
+from disttune import _core, _encoding, _exit, _ranks, _resources, _timing, _triton_compile, _triton_hook
 from disttune.triton import _timeline
 from disttune.triton._bench_timer import BenchTimer, NoTime
 
@@ -105,6 +105,8 @@ def state_of(kernel: Any) -> KernelState:
     state = kernel.__dict__.get("_disttune_kernel")
     if state is None:
         state = kernel.__dict__["_disttune_kernel"] = KernelState()
+        # The engine objects it holds go before the interpreter's teardown (disttune._exit).
+        _exit.release_at_exit(kernel, "_disttune_kernel", "last_report")
     return state
 
 
