@@ -13,6 +13,7 @@
 
 #include "cli/cache_listing.hpp"
 #include "cli/cli_error.hpp"
+#include "cli/log_view.hpp"
 #include "cli/output_file.hpp"
 #include "report/readable_text.hpp"
 #include "cli/record_table.hpp"
@@ -58,17 +59,16 @@ int run_list(const CacheListing& cache, const Arguments& a, std::ostream& out) {
 
 int run_show(const CacheListing& cache, const Arguments& a, std::ostream& out) {
   const fs::path path = cache.resolve(a.file_or_id);
+  if (is_tuning_log(path)) {
+    show_log(path, out);
+    return 0;
+  }
   const RecordRead read = read_record(path);
   if (!read.record) {
     throw CliError("bad record " + detail::readable_text(path.string()) + ": " + detail::readable_text(read.error));
   }
   const Record& record = *read.record;
-  TuningReport report;
-  report.source = TuningReport::Source::disk;
-  report.function = record.id.function_name;
-  report.key = record.id.key;
-  report.candidates = record.candidates;
-  report.best = record.best_index;
+  TuningReport report = report_of_record(record, TuningReport::Source::disk);
   report.record_path = detail::readable_text(path.string());
   out << format_table(report);
   const Measurement& m = record.measurement;
@@ -169,7 +169,8 @@ int run_command_line(const std::vector<std::string>& args, std::ostream& out, st
   CLI::App* list = app.add_subcommand("list", "one line per record (bad ones as BAD)");
   list->add_option("function", a.function, "only this function's records");
   CLI::App* show = app.add_subcommand("show", "one record as a table, with its fingerprints");
-  show->add_option("file_or_id", a.file_or_id, "a record file or a unique prefix of its id")
+  show->add_option("file_or_id", a.file_or_id,
+                   "a record file or a unique prefix of its id; or a tuning's log (NAME.log-UTC), printed")
       ->required();
   CLI::App* verify =
       app.add_subcommand("verify", "check that every record file is a valid schema-1 record");
