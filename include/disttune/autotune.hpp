@@ -193,8 +193,13 @@ class Autotuned<Config, Key, Result(Args...), KeyOf, Launch> {
       }
     }
     std::vector<std::size_t> surviving;
+    std::vector<std::string> pruned;
     for (std::size_t i = 0; i < spec_.configs.size(); ++i) {
-      if (!spec_.prune || spec_.prune(spec_.configs[i], args...)) surviving.push_back(i);
+      if (!spec_.prune || spec_.prune(spec_.configs[i], args...)) {
+        surviving.push_back(i);
+      } else {
+        pruned.push_back(candidate_json_[i]);
+      }
     }
     if (surviving.empty()) {
       throw TuningFailed("disttune: prune function of '" + spec_.identity.name +
@@ -203,6 +208,7 @@ class Autotuned<Config, Key, Result(Args...), KeyOf, Launch> {
     TuningRequest request;
     request.key = canonical_json(describe(key));
     for (std::size_t index : surviving) request.candidates.push_back(candidate_json_[index]);
+    request.pruned = std::move(pruned);
     const std::function<void()> restore =
         spec_.save_inputs ? spec_.save_inputs(args...) : std::function<void()>([] {});
     CandidateChecks checks(*this, surviving, args...);

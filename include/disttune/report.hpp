@@ -11,9 +11,14 @@
 
 namespace disttune {
 
+struct Record;  // disttune/store.hpp
+
 /// Where a choice came from, and what the tuning measured.
 struct TuningReport {
-  enum class Source { tuned, disk, redis };  ///< redis: read from Redis (then copied to disk)
+  /// memory: the process's cache held the choice (a front end's hit); redis: read from Redis
+  /// (then copied to disk); table: a record a table import wrote (Record::imported), read
+  /// from disk.
+  enum class Source { tuned, disk, redis, memory, table };
   Source source = Source::tuned;
   std::string function;
   std::string key;
@@ -27,7 +32,16 @@ struct TuningReport {
   /// The neighbouring keys whose records warm-started the tuning (nearest first); empty
   /// when it was tuned in full.
   std::vector<std::string> warm_start_from;
+  /// Canonical JSON of the configs the prune function removed for this key (never run).
+  std::vector<std::string> pruned;
 };
+
+/// The report of a stored record (`source`: where it was read from): its function, key,
+/// candidates, choice, timer, split, warm start and pruned configs.
+TuningReport report_of_record(const Record& record, TuningReport::Source source);
+
+/// "tuned", "disk", "redis", "memory" or "table".
+const char* to_string(TuningReport::Source source);
 
 /// The report as a table: one row per candidate (config, status, agreed time, samples),
 /// the chosen one marked, followed by the timer and where the choice came from.

@@ -34,6 +34,10 @@
 //   (present only for a rank-split tuning; a record without it was not split)
 //   optional "refreshed": {"utc": "YYYY-MM-DDTHH:MM:SSZ", "measured": [int],
 //                          "previous_best": int}
+//   optional "imported": {"utc": "YYYY-MM-DDTHH:MM:SSZ", "table": str} (written by a table
+//   import: when, and the table's file name; a record tuned here has none)
+//   optional "pruned": [<JSON value>] (the configs the prune function removed for this key,
+//   never run; absent when it removed none, and in records that predate it)
 //   optional "warm_start": {"from_keys": [str], "prior": [int]}
 //   ("warm_start": the tuning started from the records of these neighbouring keys, nearest
 //    first; "prior" lists the candidates they ranked best-first, which were measured first.
@@ -109,6 +113,12 @@ struct WarmStart {
   std::vector<std::size_t> prior;
 };
 
+/// Where a record came from when a table import wrote it (`disttune import`, load_table).
+struct TableImport {
+  std::string utc;    ///< when, "YYYY-MM-DDTHH:MM:SSZ"
+  std::string table;  ///< the table's file name
+};
+
 /// One finished tuning, as stored.
 struct Record {
   RecordId id;
@@ -138,6 +148,8 @@ struct Record {
   std::string library_version;  ///< the library that tuned it; stamped with created_utc
   std::optional<RecordRefresh> refreshed;  ///< set when the space grew (see RecordRefresh)
   std::optional<WarmStart> warm_start;     ///< set when the tuning was warm-started
+  std::vector<std::string> pruned;  ///< canonical JSON of the configs pruned for this key ("pruned")
+  std::optional<TableImport> imported;  ///< set when a table import wrote it ("imported")
 };
 
 /// A candidate's status as a record stores it: "ok", "dropped", "failed" or "skipped".

@@ -282,15 +282,17 @@ def resolve(
     key_text: str,
     verbose: bool,
     communicator: Any,
+    pruned: list[str],
 ) -> Any:
     """tuner.resolve() with every candidate run and timed in the worker of `timer.device`;
-    `prepare(now, ahead)`, if given, is the engine's prepare hook, run in this process (precompile)."""
+    `prepare(now, ahead)`, if given, is the engine's prepare hook, run in this process (precompile);
+    `pruned`, the configs prune_fn removed, go into the report and record."""
     worker = worker_for(timer.device)
     with worker.lock:
         runs = IsolatedRuns(worker, tuning, timeout_s, timer.flushes_l2())
         timer.runs = runs
         try:
-            return tuner.resolve(key_text, tuning.candidates, runs.run, verbose, communicator, prepare)
+            return tuner.resolve(key_text, tuning.candidates, runs.run, verbose, communicator, prepare, pruned)
         finally:
             timer.runs = None
             runs.close()

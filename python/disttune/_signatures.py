@@ -34,7 +34,7 @@ class AutotunedCallable(Protocol[P, R_co]):
     when key_fn takes **kwargs), it returns what the launcher returns."""
 
     cache: Mapping[Any, Any]  # the in-process cache: business key -> chosen entry
-    last_report: Any  # the TuningReport of the last tuning (or disk read), else None
+    last_report: Any  # the TuningReport of the last call's choice (source "memory" on a hit), else None
     # The last tuning's compiles with `precompile`: (candidate, start, end, thread name).
     last_compiles: list[tuple[int, float, float, str]]
     candidates: Any

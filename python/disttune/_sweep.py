@@ -40,7 +40,7 @@ class KeyOutcome:
     """What happened to one key on this rank."""
 
     key: str  # the canonical key text
-    source: str  # "tuned"; "disk" or "redis" (read from a store); "memory" (in the process's cache)
+    source: str  # "tuned"; "disk", "redis" or "table" (read from a store); "memory" (in the process's cache)
     seconds: float  # wall time of the tuning or the read, making the arguments included
     measured: int  # candidates measured (0 when read)
     warm_start_from: tuple[str, ...]  # the neighbouring keys it started from

@@ -21,10 +21,12 @@ import math
 import os
 import threading
 import warnings
+import weakref
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from disttune import _checks, _core, _encoding, _exit, _isolation, _prepare, _ranks, _resources, _timing
+from disttune._call_check import CallCheck
 from disttune._candidate_options import candidate_options
 from disttune._candidate_runs import CandidateRuns
 from disttune._strategy_options import strategy_option_texts
@@ -124,6 +126,7 @@ class AutotunedFunction:
         self.prune_fn = prune_fn
         self.name = fn.__name__
         self.digest = _source_digest(fn)
+        self._call_check = CallCheck(fn, self.config_space, self.name)
         self.precompile = precompile
         self.precompile_threads = option["precompile_threads"]
         if not isinstance(self.precompile_threads, int) or self.precompile_threads < 1:
@@ -161,10 +164,31 @@ class AutotunedFunction:
         self._worker_timers: dict[int, Any] = {}  # id(tuner) -> its WorkerTimer (isolate=True)
         self._lock = threading.RLock()
         self.cache: dict[Any, dict] = {}  # business key -> chosen entry
-        self._hits: dict[Any, tuple] = {}  # business key -> (names, values), for the C hit path
+        # business key -> (names, values, the key's report as a later call sees it: source
+        # "memory", entry), for the C hit path, which keeps the last hit's as _last_hit
+        self._hits: dict[Any, tuple] = {}
         self._cache_by_text: dict[str, dict] = {}  # for keys that are not hashable
-        self.last_report: Optional[Any] = None
-        _exit.release_at_exit(self, "_tuners", "_worker_timers", "last_report", "timer")
+        self._memory_by_text: dict[str, Any] = {}  # their reports, source "memory"
+        self._last_report: Optional[Any] = None  # the last call's report when not a C hit
+        _exit.release_at_exit(self, "_tuners", "_worker_timers", "_memory_by_text", "_last_report", "timer")
+        # The C hit path in front of this function (set by decorate), by weak reference: it
+        # refers to this object, and a cycle would outlive the module at exit.
+        self._dispatcher: Callable[[], Any] = lambda: None
+
+    @property
+    def last_report(self) -> Optional[Any]:
+        """The report of the last call's choice: its `source` says where the choice came from
+        ('memory' for a key this process had chosen before, 'disk', 'redis' or 'tuned');
+        None before the first call."""
+        hit = getattr(self._dispatcher(), "_last_hit", None)
+        return hit[2] if hit is not None else self._last_report
+
+    def _record_call(self, report: Optional[Any]) -> None:
+        """The last call's report, when the C hit path did not serve it."""
+        self._last_report = report
+        dispatcher = self._dispatcher()
+        if getattr(dispatcher, "_last_hit", None) is not None:
+            del dispatcher._last_hit
 
     def _without_disk(self) -> dict:
         options = dict(self._tuner_options)
@@ -208,11 +232,12 @@ class AutotunedFunction:
         key = self.key_fn(*args, **kwargs)
         seen = len(self._hits)
         try:
-            entry = self.cache.get(key)
+            hit = self._hits.get(key)
         except TypeError:
-            entry, seen = None, -1  # unhashable: found by its canonical text, under the lock
-        if entry is not None:
-            return self.fn(*args, **self._merge(kwargs, entry, allow_overwrite))
+            hit, seen = None, -1  # unhashable: found by its canonical text, under the lock
+        if hit is not None:
+            self._record_call(hit[2])
+            return self.fn(*args, **self._merge(kwargs, hit[3], allow_overwrite))
         return self._tune_and_run(key, seen, args, kwargs, verbose, group, allow_overwrite)
 
     def _miss(self, key: Any, seen: int, *args: Any) -> Any:
@@ -231,12 +256,23 @@ class AutotunedFunction:
             )
         return {**kwargs, **entry}
 
-    def _remember(self, key: Any, entry: dict) -> None:
+    def _remember(self, key: Any, entry: dict, report: Any) -> None:
+        memory = report.from_memory()
         try:
             self.cache[key] = entry
-            self._hits[key] = (tuple(entry), tuple(entry.values()))
+            self._hits[key] = (tuple(entry), tuple(entry.values()), memory, entry)
         except TypeError:
-            self._cache_by_text[_encoding.key_text(key)] = entry
+            text = _encoding.key_text(key)
+            self._cache_by_text[text] = entry
+            self._memory_by_text[text] = memory
+
+    def _memory_report(self, key: Any) -> Optional[Any]:
+        """The report of a key this process chose before, source "memory"."""
+        try:
+            hit = self._hits.get(key)
+            return hit[2] if hit is not None else None
+        except TypeError:
+            return self._memory_by_text.get(_encoding.key_text(key))
 
     def _lookup(self, key: Any) -> Optional[dict]:
         try:
@@ -253,6 +289,8 @@ class AutotunedFunction:
             entry = self._lookup(key) if seen != len(self._hits) else None
             if entry is None:
                 entry = self._tune(key, args, kwargs, verbose, group, allow_overwrite)
+            else:
+                self._record_call(self._memory_report(key))
         return self.fn(*args, **self._merge(kwargs, entry, allow_overwrite))
 
     def _compile_pipeline(
@@ -307,6 +345,7 @@ class AutotunedFunction:
     def _tune(
         self, key: Any, args: tuple, kwargs: dict, verbose: bool, group: Any, allow_overwrite: bool
     ) -> dict:
+        self._call_check.check(args, kwargs)  # a wrong call is one TypeError, before any run
         text = _encoding.key_text(key)
         surviving = [
             i
@@ -323,6 +362,8 @@ class AutotunedFunction:
         communicator = _ranks.communicator_for(group) if group is not None else None
         calls = [self._merge(kwargs, self.config_space[i], allow_overwrite) for i in surviving]
         candidates = [self.candidates[i] for i in surviving]
+        kept = set(surviving)
+        pruned = [text for i, text in enumerate(self.candidates) if i not in kept]
         pipeline = self._compile_pipeline(surviving, candidates, args, kwargs, tuner, communicator)
         prepare = pipeline.prepare if pipeline is not None else None
         options = self.candidate_options
@@ -332,7 +373,7 @@ class AutotunedFunction:
                 tuning = options.worker_tuning(args, kwargs, candidates, self.candidates)
                 timer = self._worker_timers[id(tuner)]
                 report = _isolation.resolve(
-                    tuner, timer, tuning, options.timeout_s, prepare, text, verbose, communicator
+                    tuner, timer, tuning, options.timeout_s, prepare, text, verbose, communicator, pruned
                 )
             else:
                 reference = options.reference_index()
@@ -340,16 +381,16 @@ class AutotunedFunction:
                     self._merge(kwargs, self.config_space[reference], allow_overwrite) if reference is not None else None
                 )
                 runs = CandidateRuns(self.fn, args, kwargs, calls, restorer, options.output_check, reference_call)
-                report = tuner.resolve(text, candidates, runs.run, verbose, communicator, prepare)
+                report = tuner.resolve(text, candidates, runs.run, verbose, communicator, prepare, pruned)
         finally:
             if pipeline is not None:
                 pipeline.close()
                 self.last_compiles = sorted(pipeline.timeline, key=lambda event: event[1])
             if restorer is not None:
                 restorer.restore_all()  # the final run sees the caller's inputs
-        self.last_report = report
+        self._record_call(report)
         entry = self.config_space[surviving[report.best]]
-        self._remember(key, entry)
+        self._remember(key, entry, report)
         return entry
 
 
@@ -459,6 +500,7 @@ def autotune(
         # them) reach tuned.__call__. Attributes are read from `tuned`.
         dispatcher: Any = _core.make_hit_path(fn, key_fn, tuned._hits, tuned, tuned._miss, tuned)
         functools.update_wrapper(dispatcher, fn)
+        tuned._dispatcher = weakref.ref(dispatcher)
         return dispatcher
 
     return decorate

@@ -19,6 +19,7 @@
 #include "disttune/store.hpp"
 #include "function_options.hpp"
 #include "interrupt_guard.hpp"
+#include "report/failure_line.hpp"
 
 namespace nb = nanobind;
 
@@ -31,10 +32,12 @@ namespace {
 /// collective. A KeyboardInterrupt in a run or a prepare ends the call (see InterruptGuard).
 TuningReport resolve(FunctionTuner& tuner, std::string key, std::vector<std::string> candidates,
                      nb::callable run, bool verbose,
-                     std::shared_ptr<Communicator> communicator, std::optional<nb::callable> prepare) {
+                     std::shared_ptr<Communicator> communicator, std::optional<nb::callable> prepare,
+                     std::vector<std::string> pruned) {
   TuningRequest request;
   request.key = std::move(key);
   request.candidates = std::move(candidates);
+  request.pruned = std::move(pruned);
   InterruptGuard guard;
   request.run = [&run, &guard](std::size_t index) {
     nb::gil_scoped_acquire gil;
@@ -67,6 +70,48 @@ TuningReport resolve(FunctionTuner& tuner, std::string key, std::vector<std::str
   return report;
 }
 
+/// A candidate's outcome in one word, as records and tables write it.
+std::string status_of(const CandidateResult& candidate) { return candidate_status(candidate); }
+
+/// The agreed time in ms, or None when the candidate has none (failed, never run).
+nb::object agreed_ms_of(const CandidateResult& candidate) {
+  if (candidate.failed || !candidate.measured) return nb::none();
+  return nb::float_(candidate.agreed_ms);
+}
+
+std::string candidate_repr(const CandidateResult& candidate) {
+  std::string text = "CandidateResult(config=" + nb::cast<std::string>(nb::repr(nb::str(candidate.config.c_str()))) +
+                     ", status='" + status_of(candidate) + "'";
+  if (candidate.failed) {
+    text += ", error=" + nb::cast<std::string>(nb::repr(nb::str(detail::failure_line(candidate.error).c_str())));
+  } else if (candidate.measured) {
+    text += ", agreed_ms=" + nb::cast<std::string>(nb::repr(agreed_ms_of(candidate))) +
+            ", samples=" + std::to_string(candidate.samples.size());
+  }
+  return text + ")";
+}
+
+/// The report's candidates as data: one dict per candidate, in order.
+nb::list report_rows(const TuningReport& report) {
+  nb::object loads = nb::module_::import_("json").attr("loads");
+  nb::list rows;
+  for (std::size_t i = 0; i < report.candidates.size(); ++i) {
+    const CandidateResult& c = report.candidates[i];
+    nb::dict row;
+    row["index"] = i;
+    row["config"] = loads(c.config);
+    row["status"] = status_of(c);
+    row["chosen"] = i == report.best;
+    row["agreed_ms"] = agreed_ms_of(c);
+    row["noise"] = c.noise;
+    row["samples"] = c.samples.size();
+    row["within_noise"] = c.within_noise;
+    row["error"] = c.failed ? nb::object(nb::str(detail::failure_line(c.error).c_str())) : nb::none();
+    rows.append(row);
+  }
+  return rows;
+}
+
 std::string canonical_json_text(const std::string& text) {
   Value value = Value::parse(text, nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded()) throw std::invalid_argument("disttune: not JSON: " + text);
@@ -96,19 +141,24 @@ void bind_function_tuner(nb::module_& module) {
       .def_ro("measured", &CandidateResult::measured)
       .def_ro("dropped", &CandidateResult::dropped)
       .def_ro("noise", &CandidateResult::noise)
-      .def_ro("within_noise", &CandidateResult::within_noise);
+      .def_ro("within_noise", &CandidateResult::within_noise)
+      .def_prop_ro("status", &status_of, "'ok', 'dropped', 'failed' or 'skipped' (never run)")
+      .def("__repr__", &candidate_repr);
 
   nb::class_<TuningReport>(module, "TuningReport",
-                           "Where a choice came from ('tuned', 'disk' or 'redis') and what was measured.")
-      .def_prop_ro("source",
-                   [](const TuningReport& report) {
-                     switch (report.source) {
-                       case TuningReport::Source::disk: return "disk";
-                       case TuningReport::Source::redis: return "redis";
-                       case TuningReport::Source::tuned: break;
-                     }
-                     return "tuned";
-                   })
+                           "Where a choice came from ('tuned', 'disk', 'redis' or 'memory') and what was "
+                           "measured.")
+      .def_prop_ro("source", [](const TuningReport& report) { return to_string(report.source); },
+                   "'tuned' (measured by this call), 'disk' or 'redis' (a stored record), 'table' (a "
+                   "record an imported table wrote), 'memory' (the process's cache held the choice: "
+                   "a call after the first of its key)")
+      .def("from_memory",
+           [](const TuningReport& report) {
+             TuningReport copy = report;
+             copy.source = TuningReport::Source::memory;
+             return copy;
+           },
+           "The same report, its source 'memory': what a later call of the key sees.")
       .def_ro("function", &TuningReport::function)
       .def_ro("key", &TuningReport::key)
       .def_ro("candidates", &TuningReport::candidates)
@@ -121,6 +171,13 @@ void bind_function_tuner(nb::module_& module) {
       .def_ro("warm_start_from", &TuningReport::warm_start_from,
               "The neighbouring keys whose records warm-started the tuning, nearest first; "
               "empty when it was tuned in full.")
+      .def_ro("pruned", &TuningReport::pruned,
+              "Canonical JSON of the configs prune_fn removed for this key (never run).")
+      .def("rows", &report_rows,
+           "The candidates as data: one dict per candidate, in order: index, config (the entry "
+           "as JSON data), status ('ok', 'dropped', 'failed', 'skipped'), chosen, agreed_ms "
+           "(None without a time), noise, samples (how many), within_noise, error (its first "
+           "line, None unless failed).")
       .def("table", [](const TuningReport& report) { return format_table(report); },
            "One row per candidate, the choice marked, and where it came from.");
 
@@ -143,12 +200,13 @@ void bind_function_tuner(nb::module_& module) {
                    [](const FunctionTuner& tuner) { return tuner.options().split_across_ranks; })
       .def("resolve", &resolve, nb::arg("key"), nb::arg("candidates"), nb::arg("run"),
            nb::arg("verbose") = false, nb::arg("communicator").none() = nb::none(),
-           nb::arg("prepare").none() = nb::none(),
+           nb::arg("prepare").none() = nb::none(), nb::arg("pruned") = std::vector<std::string>{},
            "The best candidate for `key` (canonical text) among `candidates` (canonical JSON "
            "texts, in order), from the disk store or by tuning; run(i) runs candidate i once. "
            "prepare(now, ahead), if given, readies the candidates in `now` before their runs and "
            "returns one text per entry (empty: ready, else why it cannot run, which fails it); "
-           "it may start `ahead` in the background.");
+           "it may start `ahead` in the background. `pruned`: the configs prune_fn removed "
+           "(canonical JSON), named in the report and the record.");
   module.def("split_share", &split_share, nb::arg("count"), nb::arg("rank"), nb::arg("ranks"),
              "The candidate indices rank `rank` of `ranks` measures in a rank-split tuning.");
 }

@@ -15,12 +15,14 @@ namespace disttune::python {
 namespace {
 
 /// A callable object: called with positional arguments only, it calls key_fn(*args) once,
-/// looks the key up in `hits` (key -> (names, values)) once and on a hit calls
-/// fn(*args, **entry) through vectorcall, building no dict. A miss or an unhashable key goes
-/// to miss(key, seen, *args): the key already computed, and how many keys `hits` held before
-/// the lookup (-1: the key is unhashable, so `hits` was not searched). Keyword calls go to
-/// `call` with the original arguments. Attributes it does not have are read from `owner`
-/// (the Python AutotunedFunction).
+/// looks the key up in `hits` (key -> (names, values, ...)) once and on a hit calls
+/// fn(*args, **entry) through vectorcall, building no dict, and keeps the hit's tuple as
+/// `_last_hit` (in place of the reference it drops anyway, so at no cost). A miss or an
+/// unhashable key goes to miss(key, seen, *args): the key already computed, and how many
+/// keys `hits` held before the lookup (-1: the key is unhashable, so `hits` was not
+/// searched). Keyword calls go to `call` with the original arguments. Both clear
+/// `_last_hit` first. Attributes it does not have are read from `owner` (the Python
+/// AutotunedFunction).
 struct HitPath {
   PyObject_HEAD
   vectorcallfunc vectorcall;
@@ -31,6 +33,8 @@ struct HitPath {
   PyObject* miss;
   PyObject* owner;
   PyObject* dict;
+  PyObject* last_hit;  ///< the hits entry of the last call, if it was a hit here; else null
+  PyObject* weak_references;  ///< so that `owner` can refer to it without a cycle
 };
 
 constexpr Py_ssize_t kSmallStack = 16;
@@ -59,6 +63,7 @@ PyObject* hit_path_call(PyObject* self_object, PyObject* const* args, size_t nar
                         PyObject* kwnames) {
   auto* self = reinterpret_cast<HitPath*>(self_object);
   if (kwnames != nullptr && PyTuple_GET_SIZE(kwnames) != 0) {
+    Py_CLEAR(self->last_hit);
     return PyObject_Vectorcall(self->call, args, nargsf, kwnames);
   }
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
@@ -67,7 +72,7 @@ PyObject* hit_path_call(PyObject* self_object, PyObject* const* args, size_t nar
   // Read before the lookup: the miss path searches again only if a key was added since.
   Py_ssize_t seen = PyDict_GET_SIZE(self->hits);
   PyObject* entry = PyDict_GetItemWithError(self->hits, key);
-  if (entry == nullptr || !PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) != 2) {
+  if (entry == nullptr || !PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) < 2) {
     if (PyErr_Occurred()) {
       if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
         Py_DECREF(key);
@@ -76,6 +81,7 @@ PyObject* hit_path_call(PyObject* self_object, PyObject* const* args, size_t nar
       PyErr_Clear();  // an unhashable key: the Python path finds it by its canonical text
       seen = -1;
     }
+    Py_CLEAR(self->last_hit);
     PyObject* result = call_miss(self, key, seen, args, nargs);
     Py_DECREF(key);
     return result;
@@ -96,7 +102,9 @@ PyObject* hit_path_call(PyObject* self_object, PyObject* const* args, size_t nar
   for (Py_ssize_t i = 0; i < nkw; ++i) stack[nargs + i] = PyTuple_GET_ITEM(values, i);
   PyObject* result = PyObject_Vectorcall(self->fn, stack, nargs | PY_VECTORCALL_ARGUMENTS_OFFSET,
                                          nkw != 0 ? names : nullptr);
-  Py_DECREF(entry);
+  PyObject* previous = self->last_hit;
+  self->last_hit = entry;  // takes the reference taken above
+  Py_XDECREF(previous);
   return result;
 }
 
@@ -117,6 +125,7 @@ int hit_path_traverse(PyObject* self_object, visitproc visit, void* arg) {
   Py_VISIT(self->miss);
   Py_VISIT(self->owner);
   Py_VISIT(self->dict);
+  Py_VISIT(self->last_hit);
   return 0;
 }
 
@@ -129,12 +138,14 @@ int hit_path_clear(PyObject* self_object) {
   Py_CLEAR(self->miss);
   Py_CLEAR(self->owner);
   Py_CLEAR(self->dict);
+  Py_CLEAR(self->last_hit);
   return 0;
 }
 
 void hit_path_dealloc(PyObject* self_object) {
   PyTypeObject* type = Py_TYPE(self_object);
   PyObject_GC_UnTrack(self_object);
+  if (reinterpret_cast<HitPath*>(self_object)->weak_references != nullptr) PyObject_ClearWeakRefs(self_object);
   hit_path_clear(self_object);
   type->tp_free(self_object);
   Py_DECREF(type);
@@ -142,15 +153,20 @@ void hit_path_dealloc(PyObject* self_object) {
 
 #if PY_VERSION_HEX >= 0x030C0000
 constexpr int kSizeMember = Py_T_PYSSIZET;
+constexpr int kObjectMember = Py_T_OBJECT_EX;
 constexpr int kReadOnly = Py_READONLY;
 #else
 constexpr int kSizeMember = T_PYSSIZET;
+constexpr int kObjectMember = T_OBJECT_EX;
 constexpr int kReadOnly = READONLY;
 #endif
 
 PyMemberDef hit_path_members[] = {
     {"__vectorcalloffset__", kSizeMember, offsetof(HitPath, vectorcall), kReadOnly, nullptr},
     {"__dictoffset__", kSizeMember, offsetof(HitPath, dict), kReadOnly, nullptr},
+    {"__weaklistoffset__", kSizeMember, offsetof(HitPath, weak_references), kReadOnly, nullptr},
+    {"_last_hit", kObjectMember, offsetof(HitPath, last_hit), 0,
+     const_cast<char*>("the hits entry of the last call if it was a hit of the C path (else unset)")},
     {nullptr, 0, 0, 0, nullptr},
 };
 
@@ -187,6 +203,8 @@ nb::object make_hit_path(nb::callable fn, nb::callable key_fn, nb::dict hits, nb
   self->miss = miss.release().ptr();
   self->owner = owner.release().ptr();
   self->dict = nullptr;
+  self->last_hit = nullptr;
+  self->weak_references = nullptr;
   PyObject_GC_Track(reinterpret_cast<PyObject*>(self));
   return nb::steal(reinterpret_cast<PyObject*>(self));
 }
@@ -200,10 +218,10 @@ void bind_hit_path(nb::module_& module) {
   module.def("make_hit_path", &make_hit_path, nb::arg("fn"), nb::arg("key_fn"), nb::arg("hits"),
              nb::arg("call"), nb::arg("miss"), nb::arg("owner"),
              "A callable that on positional-only calls runs key_fn(*args) once and fn(*args, "
-             "**entry) for the entry hits[key] = (names, values); on a miss it calls "
-             "miss(key, seen, *args) (seen: len(hits) before the lookup, -1 for an unhashable "
-             "key); calls with keywords go to call(*args, **kwargs). Attributes it lacks are "
-             "read from owner.");
+             "**entry) for the entry hits[key] = (names, values, ...), kept as _last_hit; on a "
+             "miss it calls miss(key, seen, *args) (seen: len(hits) before the lookup, -1 for an "
+             "unhashable key); calls with keywords go to call(*args, **kwargs). A miss or a "
+             "keyword call unsets _last_hit. Attributes it lacks are read from owner.");
 }
 
 }  // namespace disttune::python

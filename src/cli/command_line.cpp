@@ -11,6 +11,7 @@
 
 #include "cli/cache_listing.hpp"
 #include "cli/cli_error.hpp"
+#include "cli/log_view.hpp"
 #include "cli/output_file.hpp"
 #include "cli/record_table.hpp"
 #include "cli/replay_command.hpp"
@@ -41,17 +42,16 @@ int run_list(const CacheListing& cache, const CommandArguments& a, std::ostream&
 
 int run_show(const CacheListing& cache, const CommandArguments& a, std::ostream& out) {
   const fs::path path = cache.resolve(a.text("file_or_id"));
+  if (is_tuning_log(path)) {
+    show_log(path, out);
+    return 0;
+  }
   const RecordRead read = read_record(path);
   if (!read.record) {
     throw CliError("bad record " + detail::readable_text(path.string()) + ": " + detail::readable_text(read.error));
   }
   const Record& record = *read.record;
-  TuningReport report;
-  report.source = TuningReport::Source::disk;
-  report.function = record.id.function_name;
-  report.key = record.id.key;
-  report.candidates = record.candidates;
-  report.best = record.best_index;
+  TuningReport report = report_of_record(record, TuningReport::Source::disk);
   report.record_path = detail::readable_text(path.string());
   out << format_table(report);
   const Measurement& m = record.measurement;

@@ -230,7 +230,9 @@ std::vector<std::string> import_table(const CacheListing& cache, const fs::path&
       lines.push_back(record_line("same  ", record) + ": already on disk");
       continue;
     }
-    const std::optional<fs::path> written = cache.store().save(record);
+    Record imported = record;
+    imported.imported = TableImport{detail::utc_iso_now(), detail::readable_text(path.filename().string())};
+    const std::optional<fs::path> written = cache.store().save(imported);
     if (!written) {
       throw CliError("cannot write the record of '" + record.id.function_name + "' under " +
                      detail::readable_text(cache.root().string()) + " (see the warning above)");

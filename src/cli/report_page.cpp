@@ -2,9 +2,11 @@
 #include "cli/report_page.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <map>
 #include <string_view>
+#include <vector>
 
 #include "report/readable_text.hpp"
 #include "disttune/fingerprint.hpp"
@@ -16,6 +18,11 @@ namespace {
 constexpr int kRowHeight = 22;
 constexpr int kLabelWidth = 360;
 constexpr int kPlotWidth = 520;
+constexpr int kRightMargin = 60;  // room right of the plot for the last axis label, centred on its end
+// The plot ends at the largest time shown, unless that is more than this many times the
+// median agreed time: one outlier (a stalled run, a config far slower than the rest) then
+// goes off the scale instead of squeezing every other time to the left edge.
+constexpr double kMostTimesMedian = 3.0;
 constexpr std::string_view kStyle = R"(
 body { font-family: sans-serif; margin: 24px; color: #1b1b1b; background: #ffffff; }
 h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 32px; } h3 { font-size: 15px; }
@@ -82,19 +89,36 @@ bool has_agreed_time(const CandidateResult& candidate) {
   return candidate.measured && !candidate.failed;
 }
 
+// The time at the plot's right end: the largest sample or agreed time, capped at
+// kMostTimesMedian times the median agreed time (times past it are drawn off the scale).
+double plot_top(const std::vector<CandidateResult>& candidates) {
+  double largest = 0.0;
+  std::vector<double> agreed;
+  for (const CandidateResult& candidate : candidates) {
+    for (const double sample : candidate.samples) largest = std::max(largest, sample);
+    if (has_agreed_time(candidate)) {
+      largest = std::max(largest, candidate.agreed_ms);
+      agreed.push_back(candidate.agreed_ms);
+    }
+  }
+  if (!agreed.empty()) {
+    std::nth_element(agreed.begin(), agreed.begin() + static_cast<std::ptrdiff_t>(agreed.size() / 2), agreed.end());
+    const double cap = kMostTimesMedian * agreed[agreed.size() / 2];
+    if (cap > 0.0) largest = std::min(largest, cap);
+  }
+  return largest > 0.0 ? largest * 1.05 : 1.0;
+}
+
 // One row per config: its samples as dots, its agreed time as a bar; failed ones say so.
+// Times past the plot's end are drawn at its end, and the row says how far they go.
 std::string svg(const Record& record) {
   const std::vector<CandidateResult>& candidates = record.candidates;
-  double top = 0.0;
-  for (const CandidateResult& candidate : candidates) {
-    for (const double sample : candidate.samples) top = std::max(top, sample);
-    if (has_agreed_time(candidate)) top = std::max(top, candidate.agreed_ms);
-  }
-  top = top > 0.0 ? top * 1.05 : 1.0;
+  const double top = plot_top(candidates);
   const int rows = static_cast<int>(candidates.size());
   const double scale = kPlotWidth / top;
+  const auto x_of = [&](double ms) { return kLabelWidth + std::min(ms, top) * scale; };
   std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-                    std::to_string(kLabelWidth + kPlotWidth + 20) + "\" height=\"" +
+                    std::to_string(kLabelWidth + kPlotWidth + kRightMargin) + "\" height=\"" +
                     std::to_string(kRowHeight * rows + 30) +
                     "\" role=\"img\" aria-label=\"timing samples per config\">" +
                     "<rect x=\"" + std::to_string(kLabelWidth) + "\" y=\"0\" width=\"" +
@@ -115,14 +139,21 @@ std::string svg(const Record& record) {
              escape(error_summary(candidate.error).substr(0, 90)) + "</text>";
       continue;
     }
+    double farthest = has_agreed_time(candidate) ? candidate.agreed_ms : 0.0;
     if (has_agreed_time(candidate)) {
       out += "<rect x=\"" + std::to_string(kLabelWidth) + "\" y=\"" + number("%g", y - 6) +
-             "\" width=\"" + number("%.1f", candidate.agreed_ms * scale) +
+             "\" width=\"" + number("%.1f", x_of(candidate.agreed_ms) - kLabelWidth) +
              "\" height=\"12\" fill=\"" + (chosen ? "#2e8b57" : "#9ab0c8") + "\" opacity=\"0.55\"/>";
     }
     for (const double sample : candidate.samples) {
-      out += "<circle cx=\"" + number("%.1f", kLabelWidth + sample * scale) + "\" cy=\"" +
-             number("%.1f", y) + "\" r=\"3\" fill=\"" + (chosen ? "#0b5d1e" : "#1f4e79") + "\"/>";
+      farthest = std::max(farthest, sample);
+      out += "<circle cx=\"" + number("%.1f", x_of(sample)) + "\" cy=\"" + number("%.1f", y) +
+             "\" r=\"3\" fill=\"" + (chosen ? "#0b5d1e" : "#1f4e79") + "\"/>";
+    }
+    if (farthest > top) {
+      out += "<text class=\"off-scale\" x=\"" + std::to_string(kLabelWidth + kPlotWidth - 8) + "\" y=\"" +
+             number("%g", y + 4) + "\" text-anchor=\"end\" font-size=\"10\" fill=\"#b00000\">off the scale: " +
+             number("%.4g", farthest) + " ms &#x25B8;</text>";
     }
     if (candidate.samples.empty()) {
       out += "<text x=\"" + std::to_string(kLabelWidth + 6) + "\" y=\"" + number("%g", y + 4) +
@@ -133,7 +164,7 @@ std::string svg(const Record& record) {
   const int axis_y = kRowHeight * rows + 16;
   for (int tick = 0; tick < 5; ++tick) {
     const double value = top * tick / 4;
-    out += "<text x=\"" + number("%.1f", kLabelWidth + value * scale) + "\" y=\"" +
+    out += "<text class=\"tick\" x=\"" + number("%.1f", kLabelWidth + value * scale) + "\" y=\"" +
            std::to_string(axis_y) + "\" font-size=\"10\" text-anchor=\"middle\">" +
            number("%.4g", value) + " ms</text>";
   }

@@ -17,6 +17,11 @@ std::filesystem::path ContextLog::path_for(const std::filesystem::path& dir, int
   return dir / ("rank-" + std::to_string(rank) + ".log");
 }
 
+std::optional<std::filesystem::path> ContextLog::path() const {
+  if (!file_ || !*file_) return std::nullopt;
+  return path_for(dir_, rank_);
+}
+
 ContextLog::ContextLog(std::filesystem::path dir, int rank, std::function<std::string()> header)
     : dir_(std::move(dir)), rank_(rank), header_(std::move(header)) {}
 

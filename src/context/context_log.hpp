@@ -24,6 +24,8 @@ class ContextLog {
   /// Whether a line was written (or tried, when the file cannot be opened).
   bool written() const { return opened_; }
   static std::filesystem::path path_for(const std::filesystem::path& dir, int rank);
+  /// The file's path once a line went into it; nullopt before, or when it cannot be opened.
+  std::optional<std::filesystem::path> path() const;
 
  private:
   void open();

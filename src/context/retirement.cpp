@@ -17,7 +17,7 @@ void retire_finished(TuningSlots& slots, ContextLog& log, const std::string& fun
     if (!choice) {
       const std::string text = no_choice_text("kernel '" + tuning.kernel_name() + "'", tuning.key(),
                                               " in contextual tuning of '" + function + "'",
-                                              tuning.tuning().results(), timer.clocks());
+                                              tuning.tuning().results(), timer.clocks(), log.path());
       log.write(text);
       throw TuningFailed(text);
     }

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <utility>
 #include <stdexcept>
@@ -170,35 +171,45 @@ TuningRequest part_of(const TuningRequest& request, const std::vector<std::size_
   return part;
 }
 
-/// Progress on the terminal and each candidate's samples or failure in the log.
+/// Progress (round, candidate, time) and each candidate's samples or failure in the log.
 class TuningProgress final : public detail::RoundObserver {
  public:
-  TuningProgress(detail::TuningLog& log, detail::Progress& progress, std::size_t count)
-      : log_(log), progress_(progress), count_(count) {}
+  TuningProgress(detail::TuningLog& log, detail::Progress& progress) : log_(log), progress_(progress) {}
 
   void step(const Step& step) override {
-    if (step.kind == StepKind::barrier) progress_.show(step.candidate, count_);
+    if (step.kind == StepKind::barrier) progress_.show(step.candidate);
+    if (step.kind == StepKind::round_end) progress_.round_ended();
   }
   void collected(std::size_t candidate, const std::vector<double>& samples,
                  const CandidateResult& result) override {
     const std::string head = "candidate " + std::to_string(candidate) + " " + result.config;
     log_.write(result.failed ? head + " failed: " + result.error
                              : head + " samples_ms: " + sample_list(samples));
+    if (result.failed) failure_logged_.insert(candidate);
+  }
+  /// Logs in full each failure no collect reported (a candidate that failed before its timed
+  /// runs), so that the log holds every failure of the tuning.
+  void log_other_failures(const std::vector<CandidateResult>& results) {
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      if (!results[i].failed || failure_logged_.contains(i)) continue;
+      log_.write("candidate " + std::to_string(i) + " " + results[i].config + " failed: " + results[i].error);
+    }
   }
 
  private:
   detail::TuningLog& log_;
   detail::Progress& progress_;
-  std::size_t count_;
+  std::set<std::size_t> failure_logged_;
 };
 
 /// Drives a Tuning to its end through the round driver, the runs made here.
 void drive(Tuning& tuning, const TuningRequest& request, Timer& timer, Communicator& comm,
            const detail::ContextMaker& context, detail::TuningLog& log, detail::Progress& progress) {
   TimerSite site(timer, request);
-  TuningProgress observer(log, progress, tuning.results().size());
+  TuningProgress observer(log, progress);
   detail::RoundDriver driver(tuning, comm, context, site, observer);
   driver.drive([&](const Step& step) { site.run(step); });
+  observer.log_other_failures(tuning.results());
   progress.done();
 }
 
@@ -229,18 +240,14 @@ WarmStart FunctionTuner::State::warm_start_prior(const TuningRequest& request, c
 
 TuningReport FunctionTuner::State::stored_report(const TuningRequest& request,
                                                  const detail::TwoLevelStore::Found& found) const {
-  TuningReport report;
-  report.source = found.level == detail::TwoLevelStore::Level::local ? TuningReport::Source::disk
-                                                                       : TuningReport::Source::redis;
+  TuningReport report = report_of_record(*found.choice.record, found.level == detail::TwoLevelStore::Level::local
+                                                                    ? TuningReport::Source::disk
+                                                                    : TuningReport::Source::redis);
   report.function = identity.name;
   report.key = request.key;
-  const Record& record = *found.choice.record;
-  report.candidates = record.candidates;
   report.best = *found.choice.best;
   report.record_path = found.local_path;
-  report.split_ranks = record.split_ranks;
-  report.timer = record.timer;
-  if (record.warm_start) report.warm_start_from = record.warm_start->from_keys;
+  report.pruned = request.pruned;  // this call's, which the record's may predate
   return report;
 }
 
@@ -276,8 +283,9 @@ TuningReport FunctionTuner::State::measure(const TuningRequest& request, Communi
   report.function = identity.name;
   report.key = request.key;
   report.timer = options.timer->name();
+  report.pruned = request.pruned;
   options.timer->begin_tuning();
-  detail::Progress progress(identity.name);
+  detail::Progress progress(identity.name, request.candidates.size(), request.verbose);
   std::optional<std::size_t> best;
   if (split) {
     const std::vector<std::size_t> share = split_share(request.candidates.size(), comm.rank(), comm.size());
@@ -300,7 +308,8 @@ TuningReport FunctionTuner::State::measure(const TuningRequest& request, Communi
   }
   if (!best) {
     const std::string summary =
-        detail::no_choice_text("'" + identity.name + "'", request.key, "", report.candidates, options.timer->clocks());
+        detail::no_choice_text("'" + identity.name + "'", request.key, "", report.candidates, options.timer->clocks(),
+                               log.path());
     log.write(summary);
     throw TuningFailed(summary);
   }
@@ -418,6 +427,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
       record.refreshed = std::move(refreshed);
     }
     record.warm_start = std::move(warm_start);
+    record.pruned = request.pruned;
     report.record_path = s.stores.save(record, comm.local_rank() == 0, comm.rank() == 0);
     if (report.record_path) log.write("record " + report.record_path->string());
   }

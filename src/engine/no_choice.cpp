@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "report/failure_line.hpp"
+
 namespace disttune::detail {
 namespace {
 
@@ -16,7 +18,8 @@ long long count_of(const Value& clocks, const char* name) {
 }  // namespace
 
 std::string no_choice_text(const std::string& subject, const std::string& key, const std::string& where,
-                           const std::vector<CandidateResult>& results, const Value& clocks) {
+                           const std::vector<CandidateResult>& results, const Value& clocks,
+                           const std::optional<std::filesystem::path>& log) {
   const auto failed = static_cast<std::size_t>(
       std::count_if(results.begin(), results.end(), [](const CandidateResult& r) { return r.failed; }));
   std::string text;
@@ -29,7 +32,9 @@ std::string no_choice_text(const std::string& subject, const std::string& key, c
   std::size_t measured_ok = 0;
   for (std::size_t i = 0; i < results.size(); ++i) {
     if (results[i].failed) {
-      text += "\n  [" + std::to_string(i) + "] " + results[i].config + ": " + results[i].error;
+      // One line per config (a Python failure's "Type: message (raised at ...)"); the rest,
+      // a traceback, is in the log.
+      text += "\n  [" + std::to_string(i) + "] " + results[i].config + ": " + failure_line(results[i].error);
     } else if (results[i].measured) {
       ++measured_ok;
     }
@@ -46,6 +51,11 @@ std::string no_choice_text(const std::string& subject, const std::string& key, c
             " at a slow clock (the record's clocks: gapped_runs, discarded_runs); work beside the runs "
             "that holds the CPU or Python's GIL (compiles, another process) stalls launches "
             "(docs/strategies.md, \"Clock control\")";
+  }
+  if (log) {
+    text += "\n  each failure in full (tracebacks too) is in the log " + log->string();
+  } else {
+    text += "\n  no log was written (no cache directory); a verbose call prints each failure in full";
   }
   return text;
 }

@@ -1,6 +1,8 @@
-// The error text of a tuning that chose nothing: which candidates failed and why, and what the timer discarded.
+// The error text of a tuning that chose nothing: which candidates failed and why, what the timer discarded, where the log is.
 #pragma once
 
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,8 +17,11 @@ namespace disttune::detail {
 /// how many were measured without failing and how many never ran (not finalists either
 /// way). When `clocks` (Timer::clocks() of the tuning) counts runs the timer discarded
 /// ("gapped_runs", "discarded_runs"), a last line says so: a discarded run is an invalid
-/// time, and a candidate past its re-takes fails with "invalid times".
+/// time, and a candidate past its re-takes fails with "invalid times". Each failure is one
+/// line, the first of its reason; the last line names the `log` that holds them in full, or
+/// says that none was written.
 std::string no_choice_text(const std::string& subject, const std::string& key, const std::string& where,
-                           const std::vector<CandidateResult>& results, const Value& clocks);
+                           const std::vector<CandidateResult>& results, const Value& clocks,
+                           const std::optional<std::filesystem::path>& log);
 
 }  // namespace disttune::detail

@@ -396,6 +396,18 @@ Value record_to_json(const Record& record) {
   }
   if (record.refreshed) json["refreshed"] = refresh_to_json(*record.refreshed, record);
   if (record.warm_start) json["warm_start"] = warm_start_to_json(*record.warm_start, record);
+  if (record.imported) {
+    if (!is_utc_timestamp(record.imported->utc)) {
+      throw std::invalid_argument("disttune: record imported.utc must be YYYY-MM-DDTHH:MM:SSZ, got '" +
+                                  record.imported->utc + "'");
+    }
+    json["imported"] = Value{{"utc", record.imported->utc}, {"table", record.imported->table}};
+  }
+  if (!record.pruned.empty()) {
+    Value pruned = Value::array();
+    for (const std::string& config : record.pruned) pruned.push_back(Value::parse(config));
+    json["pruned"] = std::move(pruned);
+  }
   return json;
 }
 
@@ -456,6 +468,21 @@ Record record_from_json(const Value& json) {
     bad_field("created_utc", "must be YYYY-MM-DDTHH:MM:SSZ");
   if (json.contains("refreshed")) record.refreshed = refresh_from_json(fields.object("refreshed"), last);
   if (json.contains("warm_start")) record.warm_start = warm_start_from_json(fields.object("warm_start"), last);
+  if (json.contains("imported")) {
+    const Fields imported(fields.object("imported"), "imported");
+    record.imported = TableImport{imported.string("utc"), imported.string("table")};
+    if (!is_utc_timestamp(record.imported->utc)) bad_field("imported.utc", "must be YYYY-MM-DDTHH:MM:SSZ");
+  }
+  if (json.contains("pruned")) {
+    const Value& pruned = fields.array("pruned");
+    for (std::size_t i = 0; i < pruned.size(); ++i) {
+      try {
+        record.pruned.push_back(canonical_json(pruned[i]));
+      } catch (const std::invalid_argument& error) {
+        bad_field("pruned[" + std::to_string(i) + "]", error.what());
+      }
+    }
+  }
   return record;
 }
 

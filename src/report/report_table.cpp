@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "disttune/report.hpp"
+#include "report/failure_line.hpp"
 
 namespace disttune {
 namespace {
@@ -11,6 +12,8 @@ const char* source_text(TuningReport::Source source) {
   switch (source) {
     case TuningReport::Source::disk: return "from disk";
     case TuningReport::Source::redis: return "from Redis";
+    case TuningReport::Source::memory: return "from memory";
+    case TuningReport::Source::table: return "from an imported table";
     case TuningReport::Source::tuned: break;
   }
   return "tuned";
@@ -35,11 +38,16 @@ std::string format_table(const TuningReport& report) {
                     i, status, c.agreed_ms, c.samples.size());
     }
     out << line << c.config;
-    if (c.failed) out << "  (" << c.error << ")";
+    if (c.failed) out << "  (" << detail::failure_line(c.error) << ")";  // in full in the log
     if (c.within_noise) out << "  (within noise)";
     out << '\n';
   }
   out << "  best: [" << report.best << "] " << report.candidates.at(report.best).config << '\n';
+  if (!report.pruned.empty()) {
+    out << "  pruned for this key (" << report.pruned.size() << ", never run):";
+    for (const std::string& config : report.pruned) out << ' ' << config;
+    out << '\n';
+  }
   out << "  timer: " << (report.timer.empty() ? "not recorded" : report.timer) << '\n';
   if (report.record_path) out << "  record: " << report.record_path->string() << '\n';
   if (report.log_path) out << "  log: " << report.log_path->string() << '\n';

@@ -146,7 +146,7 @@ def test_export_then_import_into_another_root_is_read_without_tuning(tmp_path):
         sys.path.insert(0, {os.path.dirname(__file__)!r})
         from test_cli import tune_into
         launch = tune_into({str(second)!r}, 3)
-        assert launch.last_report.source == "disk", launch.last_report.source
+        assert launch.last_report.source == "table", launch.last_report.source  # read from disk
         print("read from disk")
     """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -146,9 +146,13 @@ def test_an_unknown_strategy_in_the_variable_is_a_clear_error(monkeypatch):
 
 def test_a_bad_switch_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE", "sometimes")
-    launch = tuned()
     with pytest.raises(disttune.InvalidSetting, match="TRITON_DIST_AUTOTUNE_ALWAYS_TUNE.*'sometimes'"):
-        launch(1)
+        tuned()  # when the tuner is made
+    monkeypatch.delenv("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE")
+    launch = tuned()
+    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_ALWAYS_TUNE", "sometimes")
+    with pytest.raises(disttune.InvalidSetting, match="TRITON_DIST_AUTOTUNE_ALWAYS_TUNE.*'sometimes'"):
+        launch(1)  # and on a miss
 
 
 @pytest.mark.parametrize("count", [0, 2**40, 2**100, 1_000_001])

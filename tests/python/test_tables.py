@@ -38,7 +38,7 @@ def test_a_loaded_table_makes_the_first_call_of_each_key_a_hit_with_no_run(tmp_p
         assert sum(line.startswith("wrote launch") for line in lines) == 2, lines
         counter = CountingLauncher()
         launch = tune_into({str(cache)!r}, 3, 4, counter=counter)
-        assert launch.last_report.source == "disk", launch.last_report.source
+        assert launch.last_report.source == "table", launch.last_report.source
         assert counter.runs == {{"fast": 2}}, counter.runs  # the two calls themselves, no tuning
         print("hits")
     """)

@@ -257,6 +257,17 @@ TEST_F(AutotuneTest, PrunedConfigsAreNeverRun) {
   Tuned tuned(std::move(spec));
   EXPECT_EQ(tuned(7), 702);
   EXPECT_EQ(runs(1), 0);
+  // The pruned config is named in the report, its table and the record.
+  const TuningReport report = *tuned.last_report();
+  const std::string pruned = canonical_json(describe(kThree[1]));
+  EXPECT_EQ(report.pruned, std::vector<std::string>{pruned});
+  EXPECT_NE(format_table(report).find("  pruned for this key (1, never run): " + pruned + "\n"), std::string::npos)
+      << format_table(report);
+  ASSERT_EQ(records().size(), 1u);
+  const RecordRead read = read_record(records()[0]);
+  ASSERT_TRUE(read.record) << read.error;
+  EXPECT_EQ(read.record->pruned, std::vector<std::string>{pruned});
+  EXPECT_EQ(report_of_record(*read.record, TuningReport::Source::disk).pruned, std::vector<std::string>{pruned});
 }
 
 TEST_F(AutotuneTest, PruningEverythingIsAClearError) {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -149,6 +150,34 @@ TEST_F(CliTest, ShowPrintsTheRecordByIdPrefixOrPath) {
   const CliResult by_path = run_cli("show '" + path.string() + "'");
   EXPECT_EQ(by_path.exit_code, 0) << by_path.output;
   EXPECT_EQ(by_path.output, by_id.output);
+}
+
+TEST_F(CliTest, ShowPrintsTheTimerAndThePrunedConfigs) {
+  Record record = sample_record("scale", R"({"n":1024})");
+  record.timer = "cpu";
+  record.pruned = {R"({"block":512,"ratio":0.5})", R"({"block":1024,"ratio":0.5})"};
+  const std::optional<fs::path> path = store_.save(record);
+  ASSERT_TRUE(path);
+  const CliResult shown = run_cli("show '" + path->string() + "'");
+  EXPECT_EQ(shown.exit_code, 0) << shown.output;
+  EXPECT_NE(shown.output.find("\n  timer: cpu\n"), std::string::npos) << shown.output;
+  EXPECT_NE(shown.output.find("\n  pruned for this key (2, never run): {\"block\":512,\"ratio\":0.5} "
+                              "{\"block\":1024,\"ratio\":0.5}\n"),
+            std::string::npos)
+      << shown.output;
+}
+
+TEST_F(CliTest, ShowPrintsTheLogATuningThatChoseNothingLeft) {
+  const fs::path dir = dir_.path() / "scale";
+  fs::create_directories(dir);
+  const fs::path log = dir / (std::string(64, 'c') + ".log-20261204T203000Z");
+  write_file(log, "function scale digest v1\ncandidate 0 {\"a\":1} failed: RuntimeError: no such mode\n"
+                  "Traceback (most recent call last):\n  File \"x.py\", line 3, in launch\n");
+  const CliResult shown = run_cli("show '" + log.string() + "'");
+  EXPECT_EQ(shown.exit_code, 0) << shown.output;
+  EXPECT_EQ(shown.output, "tuning log " + log.string() + ":\nfunction scale digest v1\n"
+                          "candidate 0 {\"a\":1} failed: RuntimeError: no such mode\n"
+                          "Traceback (most recent call last):\n  File \"x.py\", line 3, in launch\n");
 }
 
 TEST_F(CliTest, ShowRejectsUnknownAndAmbiguousPrefixes) {

@@ -12,6 +12,7 @@
 
 #include "cli_test_support.hpp"
 #include "disttune/fingerprint.hpp"
+#include "disttune/report.hpp"
 #include "disttune/store.hpp"
 #include "store_test_support.hpp"
 
@@ -63,6 +64,12 @@ TEST_F(CliTableTest, ExportCarriesTheFingerprintsAndImportWritesEveryRecord) {
     const std::optional<Record> loaded = target.load(sample_record("scale", key).id);
     ASSERT_TRUE(loaded.has_value()) << key;
     EXPECT_EQ(loaded->created_utc, sample.created_utc);
+    // Marked as imported from that table: a report of it says so.
+    ASSERT_TRUE(loaded->imported.has_value()) << key;
+    EXPECT_EQ(loaded->imported->table, "table.json");
+    EXPECT_EQ(report_of_record(*loaded, TuningReport::Source::disk).source, TuningReport::Source::table);
+    EXPECT_NE(format_table(report_of_record(*loaded, TuningReport::Source::disk)).find("(from an imported table)"),
+              std::string::npos);
   }
   const CliResult again = cli("import " + quoted(table_), target_);
   EXPECT_EQ(again.exit_code, 0) << again.output;

@@ -441,6 +441,8 @@ TEST_F(Context, WhenEveryConfigFailsTheErrorSaysWhyAndTheTunerIsUsableAgain) {
     const std::string what = error.what();
     EXPECT_NE(what.find("every config of kernel 'scale' failed"), std::string::npos) << what;
     EXPECT_NE(what.find("block 2 is out of resources"), std::string::npos) << what;
+    EXPECT_NE(what.find("\n  each failure in full (tracebacks too) is in the log "), std::string::npos) << what;
+    EXPECT_NE(what.find("rank-0.log"), std::string::npos) << what;
   }
   EXPECT_EQ(ContextualAutotuner::active(), nullptr);
   std::vector<int> ran_ok;

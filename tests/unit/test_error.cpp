@@ -1,4 +1,9 @@
 // Tests of the error hierarchy (error.hpp): one base, and the standard classes kept.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -71,18 +76,50 @@ TEST(Error, EveryConfigFailingIsTuningFailed) {
   TuningRequest request;
   request.key = "[1]";
   request.candidates = {"{\"a\":1}", "{\"a\":2}"};
-  request.run = [](std::size_t) { throw std::runtime_error("no such mode"); };
+  // A reason of several lines (a Python failure: its summary, then the traceback).
+  request.run = [](std::size_t) { throw std::runtime_error("no such mode\nTraceback:\n  File x.py, line 3"); };
   try {
     (void)tuner.resolve(request);
     FAIL() << "no error";
   } catch (const Error& error) {
     EXPECT_NE(dynamic_cast<const TuningFailed*>(&error), nullptr);
-    const std::string what = error.what();
-    EXPECT_NE(what.find("every config of 'all_fail' failed for key [1]:"), std::string::npos) << what;
-    EXPECT_NE(what.find("[1] {\"a\":2}: no such mode"), std::string::npos) << what;
-    EXPECT_EQ(what.find("not finalists"), std::string::npos) << what;
-    EXPECT_EQ(what.find("the timer discarded"), std::string::npos) << what;
+    EXPECT_EQ(std::string(error.what()),
+              "disttune: every config of 'all_fail' failed for key [1]:\n"
+              "  [0] {\"a\":1}: no such mode\n"
+              "  [1] {\"a\":2}: no such mode\n"
+              "  no log was written (no cache directory); a verbose call prints each failure in full");
   }
+}
+
+TEST(Error, EveryConfigFailingNamesTheLogThatHoldsEachFailureInFull) {
+  const std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("disttune-error-log-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(root);
+  TunerOptions options;
+  options.cache_root = root;
+  options.timer = std::make_shared<testing::SaidTimer>();
+  FunctionTuner tuner({"all_fail_logged", "v1"}, options);
+  TuningRequest request;
+  request.key = "[1]";
+  request.candidates = {"{\"a\":1}"};
+  request.run = [](std::size_t) { throw std::runtime_error("no such mode\nTraceback:\n  File x.py, line 3"); };
+  try {
+    (void)tuner.resolve(request);
+    FAIL() << "no error";
+  } catch (const TuningFailed& error) {
+    const std::string what = error.what();
+    const std::string named = "\n  each failure in full (tracebacks too) is in the log ";
+    const std::size_t at = what.find(named);
+    ASSERT_NE(at, std::string::npos) << what;
+    EXPECT_EQ(what.substr(0, at), "disttune: every config of 'all_fail_logged' failed for key [1]:\n"
+                                  "  [0] {\"a\":1}: no such mode");
+    std::ifstream log(what.substr(at + named.size()));
+    const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("candidate 0 {\"a\":1} failed: no such mode\nTraceback:\n  File x.py, line 3"),
+              std::string::npos)
+        << text;
+  }
+  std::filesystem::remove_all(root);
 }
 
 /// Measures candidates 0 and 1, then 2 and 3, and names 2 and 3 the finalists (the others

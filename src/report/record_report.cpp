@@ -1,0 +1,33 @@
+// report_of_record: a stored record as the report of a choice read from a store.
+#include "disttune/report.hpp"
+#include "disttune/store.hpp"
+
+namespace disttune {
+
+const char* to_string(TuningReport::Source source) {
+  switch (source) {
+    case TuningReport::Source::disk: return "disk";
+    case TuningReport::Source::redis: return "redis";
+    case TuningReport::Source::memory: return "memory";
+    case TuningReport::Source::table: return "table";
+    case TuningReport::Source::tuned: break;
+  }
+  return "tuned";
+}
+
+TuningReport report_of_record(const Record& record, TuningReport::Source source) {
+  TuningReport report;
+  // A record a table import wrote came from that table, wherever it was read from since.
+  report.source = record.imported ? TuningReport::Source::table : source;
+  report.function = record.id.function_name;
+  report.key = record.id.key;
+  report.candidates = record.candidates;
+  report.best = record.best_index;
+  report.timer = record.timer;
+  report.split_ranks = record.split_ranks;
+  if (record.warm_start) report.warm_start_from = record.warm_start->from_keys;
+  report.pruned = record.pruned;
+  return report;
+}
+
+}  // namespace disttune
