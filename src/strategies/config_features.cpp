@@ -40,14 +40,28 @@ Leaves leaves_of(const std::string& candidate) {
 }  // namespace
 
 double ConfigFeatures::distance(std::size_t a, std::size_t b) const {
-  double sum = 0.0;
+  return std::sqrt(static_cast<double>(squared_level_gap(a, b) + mismatches(a, b)));
+}
+
+int ConfigFeatures::squared_level_gap(std::size_t a, std::size_t b) const {
+  int sum = 0;
   for (std::size_t d = 0; d < numeric_names.size(); ++d) {
-    const double gap = level[a][d] - level[b][d];
+    const int gap = level[a][d] - level[b][d];
     sum += gap * gap;
   }
-  for (std::size_t d = 0; d < categorical_names.size(); ++d)
-    sum += categorical[a][d] != categorical[b][d] ? 1.0 : 0.0;
-  return std::sqrt(sum);
+  return sum;
+}
+
+int ConfigFeatures::mismatches(std::size_t a, std::size_t b) const {
+  int count = 0;
+  for (std::size_t d = 0; d < categorical_names.size(); ++d) count += categorical[a][d] != categorical[b][d] ? 1 : 0;
+  return count;
+}
+
+int ConfigFeatures::widest_squared_level_gap() const {
+  int sum = 0;
+  for (int count : level_counts) sum += (count - 1) * (count - 1);
+  return sum;
 }
 
 bool ConfigFeatures::neighbours(std::size_t a, std::size_t b) const {
@@ -92,6 +106,7 @@ ConfigFeatures config_features(const std::vector<std::string>& candidates) {
         features.level[c].push_back(static_cast<int>(rank));
       }
       features.numeric_names.push_back(path);
+      features.level_counts.push_back(static_cast<int>(sorted.size()));
     } else {
       const std::vector<std::string> ordered(texts.begin(), texts.end());
       for (std::size_t c = 0; c < all.size(); ++c) {
@@ -102,6 +117,7 @@ ConfigFeatures config_features(const std::vector<std::string>& candidates) {
         features.categorical[c].push_back(static_cast<int>(id));
       }
       features.categorical_names.push_back(path);
+      features.category_counts.push_back(static_cast<int>(ordered.size()));
     }
   }
   return features;

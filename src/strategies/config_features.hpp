@@ -21,10 +21,19 @@ struct ConfigFeatures {
   std::vector<std::vector<int>>
       level;  ///< [candidate][numeric dimension]: rank of its value among the space's values
   std::vector<std::vector<int>> categorical;  ///< [candidate][dimension]: category id
+  std::vector<int> level_counts;     ///< [numeric dimension]: its distinct values in the space
+  std::vector<int> category_counts;  ///< [categorical dimension]: its categories in the space
 
   std::size_t size() const { return level.size(); }
-  /// Euclidean over the numeric levels, a categorical mismatch counting as one level.
+  /// Euclidean over the numeric levels, a categorical mismatch counting as one level:
+  /// sqrt(squared_level_gap(a, b) + mismatches(a, b)).
   double distance(std::size_t a, std::size_t b) const;
+  /// The sum over numeric dimensions of the squared gap in levels between a and b.
+  int squared_level_gap(std::size_t a, std::size_t b) const;
+  /// The categorical dimensions in which a and b differ.
+  int mismatches(std::size_t a, std::size_t b) const;
+  /// The largest squared_level_gap() of two candidates of the space can have.
+  int widest_squared_level_gap() const;
   /// Whether a and b differ in exactly one dimension, by one level if it is numeric.
   bool neighbours(std::size_t a, std::size_t b) const;
 };

@@ -17,14 +17,20 @@ constexpr double kPriorVote = 0.5;
 
 FeasibilityModel::FeasibilityModel(const ConfigFeatures& features, std::vector<std::size_t> ran,
                                    std::vector<std::size_t> failed)
-    : features_(features), ran_(std::move(ran)), failed_(std::move(failed)) {}
+    : features_(features), ran_(std::move(ran)), failed_(std::move(failed)) {
+  const int widest = features_.widest_squared_level_gap() + static_cast<int>(features_.categorical_names.size());
+  for (int squared = 0; squared <= widest; ++squared) {
+    const double distance = std::sqrt(static_cast<double>(squared));
+    kernel_.push_back(std::exp(-distance * distance / kWidthSquared));
+  }
+}
 
 double FeasibilityModel::vote(const std::vector<std::size_t>& group,
                               std::size_t candidate) const {
   double sum = kPriorVote;
   for (std::size_t o : group) {
-    const double distance = features_.distance(o, candidate);
-    sum += std::exp(-distance * distance / kWidthSquared);
+    sum += kernel_[static_cast<std::size_t>(features_.squared_level_gap(o, candidate) +
+                                            features_.mismatches(o, candidate))];
   }
   return sum;
 }

@@ -31,6 +31,7 @@ class FeasibilityModel {
   const ConfigFeatures& features_;
   std::vector<std::size_t> ran_;
   std::vector<std::size_t> failed_;
+  std::vector<double> kernel_;  ///< the kernel by squared distance (an integer: levels and mismatches)
 };
 
 }  // namespace disttune::detail

@@ -46,26 +46,43 @@ SearchModel::SearchModel(const ConfigFeatures& features, const std::vector<Obser
       std::max(kLeastGood, static_cast<std::size_t>(kGoodShare * static_cast<double>(runs.size())));
   for (std::size_t i = 0; i < runs.size(); ++i)
     (i < good ? good_ : slow_).push_back(runs[i]->candidate);
+  good_factored_ = factored_table(good_);
+  slow_factored_ = factored_table(slow_);
+  for (int squared = 0; squared <= features_.widest_squared_level_gap(); ++squared)
+    joint_kernel_.push_back(std::exp(-static_cast<double>(squared) / kJointWidthSquared));
 }
 
-double SearchModel::log_factored_density(const std::vector<std::size_t>& group,
-                                         std::size_t candidate) const {
+SearchModel::FactoredTable SearchModel::factored_table(const std::vector<std::size_t>& group) const {
   const double size = 1.0 + static_cast<double>(group.size());
-  double log_density = 0.0;
+  FactoredTable table;
   for (std::size_t d = 0; d < features_.numeric_names.size(); ++d) {
-    double sum = kNumericPrior;
-    for (std::size_t o : group) {
-      const double gap = features_.level[o][d] - features_.level[candidate][d];
-      sum += std::exp(-gap * gap / kLevelWidthSquared);
+    std::vector<double>& by_level = table.numeric.emplace_back();
+    for (int level = 0; level < features_.level_counts[d]; ++level) {
+      double sum = kNumericPrior;
+      for (std::size_t o : group) {
+        const double gap = features_.level[o][d] - level;
+        sum += std::exp(-gap * gap / kLevelWidthSquared);
+      }
+      by_level.push_back(std::log(sum / size));
     }
-    log_density += std::log(sum / size);
   }
   for (std::size_t d = 0; d < features_.categorical_names.size(); ++d) {
-    double sum = kCategoricalPrior;
-    for (std::size_t o : group)
-      sum += features_.categorical[o][d] == features_.categorical[candidate][d] ? 1.0 : 0.0;
-    log_density += std::log(sum / size);
+    std::vector<double>& by_category = table.categorical.emplace_back();
+    for (int category = 0; category < features_.category_counts[d]; ++category) {
+      double sum = kCategoricalPrior;
+      for (std::size_t o : group) sum += features_.categorical[o][d] == category ? 1.0 : 0.0;
+      by_category.push_back(std::log(sum / size));
+    }
   }
+  return table;
+}
+
+double SearchModel::log_factored_density(const FactoredTable& table, std::size_t candidate) const {
+  double log_density = 0.0;
+  for (std::size_t d = 0; d < table.numeric.size(); ++d)
+    log_density += table.numeric[d][static_cast<std::size_t>(features_.level[candidate][d])];
+  for (std::size_t d = 0; d < table.categorical.size(); ++d)
+    log_density += table.categorical[d][static_cast<std::size_t>(features_.categorical[candidate][d])];
   return log_density;
 }
 
@@ -73,16 +90,8 @@ double SearchModel::log_joint_density(const std::vector<std::size_t>& group,
                                       std::size_t candidate) const {
   double sum = kJointPrior;
   for (std::size_t o : group) {
-    double squared = 0.0;
-    for (std::size_t d = 0; d < features_.numeric_names.size(); ++d) {
-      const double gap = features_.level[o][d] - features_.level[candidate][d];
-      squared += gap * gap;
-    }
-    double kernel = std::exp(-squared / kJointWidthSquared);
-    for (std::size_t d = 0; d < features_.categorical_names.size(); ++d) {
-      if (features_.categorical[o][d] != features_.categorical[candidate][d])
-        kernel *= kJointCategoryMismatch;
-    }
+    double kernel = joint_kernel_[static_cast<std::size_t>(features_.squared_level_gap(o, candidate))];
+    for (int m = features_.mismatches(o, candidate); m > 0; --m) kernel *= kJointCategoryMismatch;
     sum += kernel;
   }
   return std::log(sum / (kJointPrior + static_cast<double>(group.size())));
@@ -90,7 +99,7 @@ double SearchModel::log_joint_density(const std::vector<std::size_t>& group,
 
 double SearchModel::log_score(std::size_t candidate) const {
   const double factored =
-      log_factored_density(good_, candidate) - log_factored_density(slow_, candidate);
+      log_factored_density(good_factored_, candidate) - log_factored_density(slow_factored_, candidate);
   const double joint = log_joint_density(good_, candidate) - log_joint_density(slow_, candidate);
   return (1.0 - kJointWeight) * factored + kJointWeight * joint +
          feasibility_.log_runs(candidate);
