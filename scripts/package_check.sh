@@ -79,6 +79,11 @@ check_wheel() {
   "$work/clean/bin/disttune" --version
   mkdir -p "$work/empty-cache"
   "$work/clean/bin/python" -m disttune verify --root "$work/empty-cache"
+  # README.md's Python example where neither torch nor Triton is installed (tests/python/test_readme.py).
+  "$work/clean/bin/python" -c "import pathlib, sys; sys.path.insert(0, 'tests/python'); import test_readme
+test_readme.test_the_readme_example_tunes_on_the_cpu_then_hits_and_stores_the_choice(pathlib.Path(sys.argv[1]))" \
+    "$(mktemp -d -p "$PWD/$work")"
+  echo "package_check: the README example ran without torch and Triton"
 
   echo "package_check: the Python tests against the installed wheel"
   "$work/test/bin/python" "${pip[@]}" "$wheel"

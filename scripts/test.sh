@@ -5,6 +5,32 @@ cd "$(dirname "$0")/.."
 preset="${DISTTUNE_PRESET:-dev}"
 # Where the time goes: the seconds since the start at the end of each step.
 step_done() { echo "test: $1 done at ${SECONDS} s"; }
+# Steps that run beside others, each in a process group of its own, its output in a log; on
+# an early exit, every one still running is ended.
+beside=()
+trap 'for job in "${beside[@]}"; do kill -- "-$job" 2>/dev/null || kill "$job" 2>/dev/null || true; done' EXIT
+start_beside() {  # LOG COMMAND...: starts COMMAND; its pid is $last_beside
+  local log=$1
+  shift
+  setsid "$@" >"$log" 2>&1 &
+  last_beside=$!
+  beside+=("$last_beside")
+}
+finish_beside() {  # PID LOG NAME: waits for the step, prints its log, fails if it failed
+  local status=0 job
+  wait "$1" || status=$?
+  local running=()
+  for job in "${beside[@]}"; do [[ $job == "$1" ]] || running+=("$job"); done
+  beside=("${running[@]}")
+  if ((status != 0)); then
+    tail -n 40 "$2"
+    echo "test: $3 failed" >&2
+    exit 1
+  fi
+  cat "$2"
+  step_done "$3"
+}
+
 bash scripts/setup.sh
 # The layers of src/layers.json: every #include (the build checks every call, by linking
 # each layer alone).
@@ -16,25 +42,23 @@ step_done "build"
 if [[ $preset != asan ]]; then "build/$preset/bench/micro/hit_path_guard"; fi
 # The Python package as users get it (scripts/package_check.sh): the sdist, the wheel pip
 # builds from it on a Python user's machine, the test venv's tools. That build compiles the
-# engine again (a user's machine has no build tree to reuse), so it runs beside ctest and the
-# fuzzers, niced: it takes the CPU they leave idle (each fuzzer is one process; many tests
-# wait on ranks, Redis or deadlines) and yields to them when they need it.
+# engine again (a user's machine has no build tree to reuse), so it runs beside ctest, niced:
+# it takes the CPU ctest leaves idle (many tests wait on ranks, Redis or deadlines) and yields
+# to ctest when it needs it.
 mkdir -p build
-setsid nice -n 10 bash scripts/package_check.sh wheel >build/package_wheel.log 2>&1 &
-wheel_job=$!
-trap 'kill -- "-$wheel_job" 2>/dev/null || kill "$wheel_job" 2>/dev/null || true' EXIT
+start_beside build/package_wheel.log nice -n 10 bash scripts/package_check.sh wheel
+wheel_job=$last_beside
 ctest --preset "$preset" -j "$(nproc)"
 step_done "ctest"
-bash scripts/fuzz.sh "${DISTTUNE_FUZZ_SECONDS:-60}"
-step_done "fuzz"
-wait "$wheel_job" || { tail -n 40 build/package_wheel.log; echo "test: the wheel was not made" >&2; exit 1; }
-trap - EXIT
-cat build/package_wheel.log
-step_done "the wheel"
+finish_beside "$wheel_job" build/package_wheel.log "the wheel"
+# The fuzzers (one process each) run beside the Python tests (one process), each on a core.
+start_beside build/fuzz.log bash scripts/fuzz.sh "${DISTTUNE_FUZZ_SECONDS:-60}"
+fuzz_job=$last_beside
 # The wheel in a clean venv, the Python tests and mypy against it.
 bash scripts/package_check.sh test
 step_done "the Python tests"
-# Hit-path guard (Python), on the installed wheel package_check made.
+finish_beside "$fuzz_job" build/fuzz.log "fuzz"
+# Hit-path guard (Python), on the installed wheel package_check made, on a quiet machine.
 build/package/test/bin/python bench/python/hit_guard.py
 # The GPU benchmark suite's own logic (the spec method's counts, regrets, targets, the summary
 # rows gpu_check prints; its kernels in Triton's interpreter), on the same venv.
