@@ -66,9 +66,6 @@ struct TuningRequest {
   std::string key;                      ///< canonical key text
   std::vector<std::string> candidates;  ///< canonical JSON of the pruned configs, in order
   std::function<void(std::size_t)> run; ///< runs candidate i once (may throw: it then fails)
-  /// Canonical JSON of the configs the prune function removed for this key, in order: named
-  /// in the report and the record, never run.
-  std::vector<std::string> pruned;
   bool verbose = false;
   Communicator* communicator = nullptr; ///< default: the tuner's
   /// Asked after the runs: true (e.g. after Ctrl-C) leaves no record in any store.
@@ -81,6 +78,9 @@ struct TuningRequest {
   /// tuning, before it is named in `now`. Candidates never named are never prepared.
   std::function<std::vector<std::string>(std::span<const std::size_t> now,
                                          std::span<const std::size_t> ahead)> prepare;
+  /// Canonical JSON of the configs the prune function removed for this key, in order: named
+  /// in the report and the record, never run.
+  std::vector<std::string> pruned;
 };
 
 /// The non-template engine of a tuned function: disk lookup, rank agreement, measurement,

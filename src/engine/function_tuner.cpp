@@ -24,6 +24,7 @@
 #include "engine/round_driver.hpp"
 #include "engine/warm_start_prior.hpp"
 #include "record/record_builder.hpp"
+#include "store/redis_url.hpp"
 #include "store/two_level_store.hpp"
 #include "report/tuning_log.hpp"
 #include "report/unknown_settings.hpp"
@@ -213,6 +214,21 @@ void drive(Tuning& tuning, const TuningRequest& request, Timer& timer, Communica
   progress.done();
 }
 
+/// Every setting checked whatever the others (docs/settings.md): the environment's values,
+/// and the two that only their users read: the Redis URL without a Redis store, the strategy
+/// variable of a tuner that names its own strategy.
+void check_settings() {
+  check_environment();
+  if (const std::optional<std::string> url = redis_url_setting()) {
+    try {
+      (void)detail::parse_redis_url(*url);
+    } catch (const std::invalid_argument& error) {
+      throw InvalidSetting(std::string("disttune: TRITON_DIST_AUTOTUNE_REDIS_URL: ") + error.what());
+    }
+  }
+  (void)strategy_name(Measurement{});  // the variable's strategy, refused if not registered
+}
+
 std::string index_list(const std::vector<std::size_t>& indices) {
   std::string text;
   for (std::size_t i : indices) {
@@ -327,7 +343,7 @@ FunctionTuner::FunctionTuner(FunctionIdentity identity, TunerOptions options)
     throw std::invalid_argument("disttune: function '" + identity.name +
                                 "' needs a source digest or version");
   }
-  check_environment();
+  check_settings();
   detail::warn_unknown_settings();
   validate(options.measurement);
   options.measurement.strategy = strategy_name(options.measurement);
@@ -360,7 +376,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
   if (request.candidates.empty()) {
     throw TuningFailed("disttune: no candidates to tune for '" + s.identity.name + "'");
   }
-  check_environment();  // every setting, whether or not this tuning reads it
+  check_settings();  // every setting, whether or not this tuning reads it
   Communicator& comm = request.communicator ? *request.communicator : *s.options.communicator;
   const detail::ContextMaker context{s.identity.name, request.key, s.timeout};
   const RecordId id{s.identity.name, s.identity.digest, s.fingerprint.hardware_digest(), request.key};

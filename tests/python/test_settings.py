@@ -140,6 +140,9 @@ def test_an_unknown_strategy_in_the_variable_is_a_clear_error(monkeypatch):
     with pytest.raises(disttune.InvalidSetting, match="TRITON_DIST_AUTOTUNE_STRATEGY.*'bogus'") as raised:
         tuned()
     assert isinstance(raised.value, ValueError)
+    with pytest.raises(disttune.InvalidSetting, match="TRITON_DIST_AUTOTUNE_STRATEGY.*'bogus'"):
+        tuned(strategy="exhaustive")  # checked whatever the tuner's own strategy
+    monkeypatch.delenv("TRITON_DIST_AUTOTUNE_STRATEGY")
     with pytest.raises(disttune.InvalidSetting, match="unknown strategy 'bogus'"):
         tuned(strategy="bogus")
 

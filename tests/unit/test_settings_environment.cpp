@@ -184,10 +184,23 @@ TEST_F(EnvironmentTest, StrategyNamesAKnownStrategyOrIsRefusedNamingTheVariable)
   const std::string message = refusal([] { return strategy_name(Measurement{}); });
   EXPECT_NE(message.find("TRITON_DIST_AUTOTUNE_STRATEGY"), std::string::npos) << message;
   EXPECT_NE(message.find("'bogus'"), std::string::npos) << message;
-  // A tuner that takes the variable refuses it when it is made, not at its first call.
+  // A tuner that takes the variable refuses it when it is made, not at its first call; so
+  // does one that names its own strategy (every setting is checked whatever the others).
   TunerOptions options;
   options.disk_cache = false;
   EXPECT_THROW(FunctionTuner({"f", "v1"}, options), InvalidSetting);
+  options.measurement.strategy = "exhaustive";
+  EXPECT_NE(refusal([&] { return FunctionTuner({"f", "v1"}, options); }).find("TRITON_DIST_AUTOTUNE_STRATEGY='bogus'"),
+            std::string::npos);
+}
+
+TEST_F(EnvironmentTest, ABadRedisUrlIsRefusedWithoutARedisStoreToo) {
+  set("TRITON_DIST_AUTOTUNE_REDIS_URL", "http://secret@host");
+  TunerOptions options;
+  options.disk_cache = false;  // no store reads the URL
+  const std::string message = refusal([&] { return FunctionTuner({"f", "v1"}, options); });
+  EXPECT_EQ(message.rfind("disttune: TRITON_DIST_AUTOTUNE_REDIS_URL: disttune: Redis URL: ", 0), 0u) << message;
+  EXPECT_EQ(message.find("secret"), std::string::npos) << message;  // a password is not echoed
 }
 
 TEST_F(EnvironmentTest, EveryNumericSettingIsReadByOneParser) {
