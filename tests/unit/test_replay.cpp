@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -231,24 +230,20 @@ struct Quality {
   int within_1_05;  ///< seeds whose choice is within 1.05x of the table's best
   double most_measured;
   double most_compiled;  ///< the largest share of the space a seed compiled (speculation included)
-  double worst_wall_s;   ///< the longest simulated first call
 };
 
-/// `strategy` with `options` against `table`, seeds 0 .. seeds-1.
-Quality quality(const ReplayTable& table, const std::string& strategy,
-                const std::map<std::string, std::string>& options = {}, std::uint64_t seeds = kQualitySeeds) {
+/// `strategy` against `table`, seeds 0 .. kQualitySeeds-1.
+Quality quality(const ReplayTable& table, const std::string& strategy) {
   Measurement m;
   m.strategy = strategy;
-  m.strategy_options = options;
   std::vector<double> ratios;
   Quality q{};
-  for (std::uint64_t seed = 0; seed < seeds; ++seed) {
+  for (std::uint64_t seed = 0; seed < kQualitySeeds; ++seed) {
     const ReplayRun run = replay_tuning(table, m, seed);
     ratios.push_back(run.chosen ? run.ratio : 1e9);
     q.most_measured = std::max(q.most_measured, run.measured_fraction);
     q.most_compiled =
         std::max(q.most_compiled, static_cast<double>(run.compiled) / static_cast<double>(table.entries.size()));
-    q.worst_wall_s = std::max(q.worst_wall_s, run.wall_s);
   }
   q.within_1_05 =
       static_cast<int>(std::count_if(ratios.begin(), ratios.end(), [](double r) { return r <= 1.05; }));
