@@ -136,7 +136,9 @@ int main(int argc, char** argv) {
   app.add_option("tables", tables, "replay table files (docs/strategies.md, section Replay)")->required();
   app.add_option("--strategy", strategies, "strategies to run (default: search random)")
       ->check(CLI::Validator(
-          [](std::string& name) { return name.empty() ? std::string("a strategy name must not be empty") : std::string(); },
+          [](std::string& name) {
+            return name.empty() ? std::string("a strategy name must not be empty") : std::string();
+          },
           "NAME"));
   app.add_option("--option", options,
                  "a strategy option NAME VALUE, e.g. --option effort quick (repeatable)")
