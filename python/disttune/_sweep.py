@@ -145,7 +145,9 @@ def _resolve(tuned: Any, item: Item, index: int, claims: Any) -> Optional[KeyOut
     return KeyOutcome(text, report.source, time.monotonic() - start, measured, tuple(report.warm_start_from))
 
 
-def _resolve_all(tuned: Any, items: list, indices: Iterable[int], claims: Any, bar: Optional[_Progress]) -> list:
+def _resolve_all(
+    tuned: Any, items: list[Item], indices: Iterable[int], claims: Any, bar: Optional[_Progress]
+) -> list[KeyOutcome]:
     """The outcomes of the items at `indices`: each key tuned or read in turn; a key another
     sweep has claimed is come back to after the others, until its record is stored (read
     then) or its claim ends (a dead sweep's: tuned here)."""
