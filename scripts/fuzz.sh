@@ -11,7 +11,7 @@ build=build/fuzz
 CXX="${DISTTUNE_FUZZ_CXX:-clang++-14}" cmake -S tests/fuzz -B "$build" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build"
-for target in record_reader canonical_json readable_text redis_reply; do
+for target in record_reader replay_table canonical_json readable_text redis_reply; do
   budget="$seconds"
   case "$target" in readable_text | redis_reply) budget=$((seconds < 10 ? seconds : 10)) ;; esac
   corpus="$build/corpus/$target"

@@ -35,7 +35,8 @@ void parse_record_of(benchmark::State& state) {
     benchmark::DoNotOptimize(read);
   }
   state.counters["per_candidate"] = benchmark::Counter(
-      static_cast<double>(state.range(0)), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+      static_cast<double>(state.range(0)),
+      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 BENCHMARK(parse_record_of)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);

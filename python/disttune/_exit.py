@@ -10,7 +10,7 @@ import weakref
 from typing import Any
 
 # id(holder) -> (a weak reference to it, the names of its attributes that hold engine objects)
-_holders: dict[int, tuple[weakref.ref, tuple[str, ...]]] = {}
+_holders: dict[int, tuple[weakref.ref[Any], tuple[str, ...]]] = {}
 
 
 def release_at_exit(holder: Any, *attributes: str) -> None:

@@ -120,9 +120,9 @@ class _Progress:
         sys.stderr.flush()
 
 
-def _resolve(tuned: Any, item: Item, index: int, claims: Any) -> Optional[KeyOutcome]:
-    """Tunes (or reads from the stores) the key of one item on this rank alone; None, with
-    nothing done, while another sweep's claim on the key lives."""
+def _resolve(tuned: Any, item: Item, index: int, claims: Any) -> Union[KeyOutcome, str]:
+    """Tunes (or reads from the stores) the key of one item on this rank alone; the name of
+    the key's claim, with nothing done, while another sweep's claim on it lives."""
     start = time.monotonic()
     args, kwargs = _call_arguments(item, index)
     key = tuned.key_fn(*args, **kwargs)
@@ -131,7 +131,7 @@ def _resolve(tuned: Any, item: Item, index: int, claims: Any) -> Optional[KeyOut
         return KeyOutcome(text, "memory", time.monotonic() - start, 0, ())
     claim = "\0".join((tuned.name, tuned.digest, text))
     if not claims.claim(claim):
-        return None
+        return claim
     try:
         with tuned._lock:
             tuned._tune(key, args, kwargs, False, _ranks.ALONE, False)
@@ -142,17 +142,26 @@ def _resolve(tuned: Any, item: Item, index: int, claims: Any) -> Optional[KeyOut
     return KeyOutcome(text, report.source, time.monotonic() - start, measured, tuple(report.warm_start_from))
 
 
-def _resolve_all(tuned: Any, items: list, indices: Iterable[int], claims: Any, bar: Optional[_Progress]) -> list:
+def _resolve_all(
+    tuned: Any, items: list[Item], indices: Iterable[int], claims: Any, bar: Optional[_Progress]
+) -> list[KeyOutcome]:
     """The outcomes of the items at `indices`: each key tuned or read in turn; a key another
     sweep has claimed is come back to after the others, until its record is stored (read
     then) or its claim ends (a dead sweep's: tuned here)."""
     outcomes = []
     waiting = list(indices)
+    claim_of: dict[int, str] = {}  # item index -> its claim, held elsewhere at the last look
     while waiting:
         claimed_elsewhere = []
         for index in waiting:
+            if index in claim_of:  # look at the claim before making the arguments again
+                if not claims.claim(claim_of[index]):
+                    claimed_elsewhere.append(index)
+                    continue
+                claims.release(claim_of[index])  # free: _resolve claims it for its tuning
             outcome = _resolve(tuned, items[index], index, claims)
-            if outcome is None:
+            if isinstance(outcome, str):
+                claim_of[index] = outcome
                 claimed_elsewhere.append(index)
                 continue
             outcomes.append(outcome)

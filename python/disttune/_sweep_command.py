@@ -101,7 +101,7 @@ def read_shapes(path: Path) -> list:
     return shapes
 
 
-def _check_arguments(path: Path, shapes: list, function: Callable, name: str) -> None:
+def _check_arguments(path: Path, shapes: list[Any], function: Callable[..., Any], name: str) -> None:
     """Every shape binds to `function`'s parameters (its arity, its keyword names), checked
     before anything is tuned; a function without a signature is not checked."""
     try:

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "bindings.hpp"
-#include "disttune/function_tuner.hpp"
 #include "disttune/error.hpp"
+#include "disttune/function_tuner.hpp"
 #include "disttune/redis_store.hpp"
 #include "disttune/store.hpp"
 #include "function_options.hpp"
@@ -32,7 +32,8 @@ namespace {
 std::vector<std::unique_ptr<detail::ClaimBoard>> claim_boards(const TunerOptions& options) {
   std::vector<std::unique_ptr<detail::ClaimBoard>> boards;
   if (!options.disk_cache) return boards;
-  boards.push_back(detail::directory_claim_board(options.cache_root.value_or(default_cache_root())));
+  boards.push_back(
+      detail::directory_claim_board(options.cache_root.value_or(default_cache_root())));
   const RedisOptions redis = options.redis ? *options.redis : redis_options_from_environment();
   if (!redis.url.empty()) boards.push_back(detail::redis_claim_board(redis));
   return boards;
@@ -89,20 +90,23 @@ void bind_store(nb::module_& module) {
       "cache directory, and Redis when set), so that sweeps sharing them split the keys. A "
       "claim lasts lease_s seconds and is renewed by a thread until released; a dead "
       "holder's claims expire and are taken over.")
-      .def("__init__",
-           [](detail::KeyClaims* self, double lease_s, const nb::kwargs& options) {
-             if (!std::isfinite(lease_s) || lease_s < 0.003 || lease_s > 86400.0) {
-               throw InvalidSetting("disttune: a claim's lease_s must be from 0.003 to 86400 seconds");
-             }
-             const auto lease = std::chrono::milliseconds(std::llround(lease_s * 1000.0));
-             new (self) detail::KeyClaims(claim_boards(function_tuner_options(options)), lease);
-           },
-           nb::arg("lease_s"), nb::arg("options"))
-      .def("claim", &detail::KeyClaims::claim, nb::arg("name"), nb::call_guard<nb::gil_scoped_release>(),
+      .def(
+          "__init__",
+          [](detail::KeyClaims* self, double lease_s, const nb::kwargs& options) {
+            if (!std::isfinite(lease_s) || lease_s < 0.003 || lease_s > 86400.0) {
+              throw InvalidSetting(
+                  "disttune: a claim's lease_s must be from 0.003 to 86400 seconds");
+            }
+            const auto lease = std::chrono::milliseconds(std::llround(lease_s * 1000.0));
+            new (self) detail::KeyClaims(claim_boards(function_tuner_options(options)), lease);
+          },
+          nb::arg("lease_s"), nb::arg("options"))
+      .def("claim", &detail::KeyClaims::claim, nb::arg("name"),
+           nb::call_guard<nb::gil_scoped_release>(),
            "Whether this process holds `name` now (claimed, or held already); False while "
            "another holder's live claim has it.")
-      .def("release", &detail::KeyClaims::release, nb::arg("name"), nb::call_guard<nb::gil_scoped_release>(),
-           "Gives `name` up (nothing if not held).")
+      .def("release", &detail::KeyClaims::release, nb::arg("name"),
+           nb::call_guard<nb::gil_scoped_release>(), "Gives `name` up (nothing if not held).")
       .def_prop_ro("holder", &detail::KeyClaims::holder, "this process's name on the boards");
 }
 

@@ -12,8 +12,8 @@
 
 #include "cli/cli_error.hpp"
 #include "report/readable_text.hpp"
-#include "util/atomic_file.hpp"
 #include "store/regular_file.hpp"
+#include "util/atomic_file.hpp"
 #include "util/unique_fd.hpp"
 
 namespace disttune::cli {
@@ -27,7 +27,8 @@ std::string output_file_problem(const std::filesystem::path& path) {
            (errno == ENOENT ? " does not exist" : std::string(": ") + std::strerror(errno));
   }
   if (!S_ISDIR(status.st_mode)) {
-    return "cannot write " + shown + ": " + detail::readable_text(dir.string()) + " is not a directory";
+    return "cannot write " + shown + ": " + detail::readable_text(dir.string()) +
+           " is not a directory";
   }
   if (lstat(path.c_str(), &status) != 0) {
     return errno == ENOENT ? "" : "cannot write " + shown + ": " + std::strerror(errno);
@@ -39,7 +40,8 @@ std::string output_file_problem(const std::filesystem::path& path) {
 }
 
 void write_output_file(const std::filesystem::path& path, std::string_view text) {
-  if (const std::string problem = output_file_problem(path); !problem.empty()) throw CliError(problem);
+  if (const std::string problem = output_file_problem(path); !problem.empty())
+    throw CliError(problem);
   const std::string shown = detail::readable_text(path.string());
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
   const detail::UniqueFd dir_fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));

@@ -11,10 +11,10 @@
 
 #include "cli/cli_error.hpp"
 #include "cli/output_file.hpp"
-#include "report/readable_text.hpp"
 #include "disttune/fingerprint.hpp"
 #include "disttune/timer.hpp"
 #include "record/bounded_json.hpp"
+#include "report/readable_text.hpp"
 #include "report/warning.hpp"
 #include "store/regular_file.hpp"
 #include "util/utc_time.hpp"
@@ -165,7 +165,8 @@ std::vector<Record> read_table(const fs::path& path) {
         RecordRead read = parse_record(json.dump());
         if (!read.record) throw CliError(where + " is not a valid record: " + read.error);
         if (const std::string field = time_of_zero(*read.record); !field.empty()) {
-          throw CliError(where + " is not a valid record: its " + field + " is 0 ms; a table ships times measured");
+          throw CliError(where + " is not a valid record: its " + field +
+                         " is 0 ms; a table ships times measured");
         }
         const RecordId& id = read.record->id;
         if (id.function_name != function || id.key != key || id.hardware_digest != hardware_digest) {

@@ -11,7 +11,9 @@ namespace {
 
 // A key's JSON, nesting bounded (a key read from a record is untrusted), so the walk below
 // recurses at most kMaxValueDepth levels.
-Value parse_key(const std::string& text) { return detail::parse_bounded(text, kMaxValueDepth); }
+Value parse_key(const std::string& text) {
+  return detail::parse_bounded(text, kMaxValueDepth);
+}
 
 double distance(const Value& a, const Value& b) {
   if (a.is_number() && b.is_number()) {

@@ -149,8 +149,9 @@ ReplayTable parse_replay_table(const std::string& text, const std::string& origi
 
 ReplayTable read_replay_table(const std::string& path) {
   try {
-    return parse_replay_table(detail::read_regular_file(path, kMaxTableBytes, "a replay table is read"),
-                              detail::printable_line(path));
+    return parse_replay_table(
+        detail::read_regular_file(path, kMaxTableBytes, "a replay table is read"),
+        detail::printable_line(path));
   } catch (const detail::UnreadableFile& error) {
     throw BadReplayTable(std::string("disttune: replay table: ") + error.what());
   }

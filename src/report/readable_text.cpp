@@ -44,11 +44,17 @@ std::string escaped_text(std::string_view bytes, bool one_line) {
     if (length == 0) {
       append_escaped(text, "\\x%02x", lead);
     } else if (one_line && length == 1 && (lead < 0x20 || lead == 0x7f)) {
-      if (lead == '\n') text += "\\n";
-      else if (lead == '\r') text += "\\r";
-      else if (lead == '\t') text += "\\t";
-      else append_escaped(text, "\\x%02x", lead);
-    } else if (one_line && length == 2 && lead == 0xc2 && static_cast<unsigned char>(bytes[1]) < 0xa0) {
+      if (lead == '\n') {
+        text += "\\n";
+      } else if (lead == '\r') {
+        text += "\\r";
+      } else if (lead == '\t') {
+        text += "\\t";
+      } else {
+        append_escaped(text, "\\x%02x", lead);
+      }
+    } else if (one_line && length == 2 && lead == 0xc2 &&
+               static_cast<unsigned char>(bytes[1]) < 0xa0) {
       append_escaped(text, "\\u%04x", static_cast<unsigned char>(bytes[1]));  // C1: U+0080..U+009F
     } else {
       text.append(bytes.substr(0, length));
@@ -60,8 +66,12 @@ std::string escaped_text(std::string_view bytes, bool one_line) {
 
 }  // namespace
 
-std::string readable_text(std::string_view bytes) { return escaped_text(bytes, false); }
+std::string readable_text(std::string_view bytes) {
+  return escaped_text(bytes, false);
+}
 
-std::string printable_line(std::string_view bytes) { return escaped_text(bytes, true); }
+std::string printable_line(std::string_view bytes) {
+  return escaped_text(bytes, true);
+}
 
 }  // namespace disttune::detail

@@ -195,7 +195,8 @@ DiskStore::DiskStore(fs::path root, std::size_t kept_per_key)
 
 fs::path DiskStore::function_dir(const std::string& function_name) const {
   if (!is_safe_directory_name(function_name)) {
-    throw std::invalid_argument("disttune: function name '" + detail::printable_line(function_name) +
+    throw std::invalid_argument("disttune: function name '" +
+                                detail::printable_line(function_name) +
                                 "' is not a safe directory name (letters, digits, '_', '-', '.'; "
                                 "no leading '.'; at most 255 characters)");
   }

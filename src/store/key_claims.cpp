@@ -20,7 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 
 [[noreturn]] void fail(const std::string& doing, const fs::path& path) {
-  throw std::system_error(errno, std::generic_category(), "disttune: cannot " + doing + " the claim " + path.string());
+  throw std::system_error(errno, std::generic_category(),
+                          "disttune: cannot " + doing + " the claim " + path.string());
 }
 
 // The holder written in the claim file at `path` ("" if it is gone or empty).
@@ -35,7 +36,8 @@ std::string holder_in(const fs::path& path) {
 bool expired(const struct stat& status, std::chrono::milliseconds lease) {
   const auto touched = std::chrono::system_clock::time_point(
       std::chrono::duration_cast<std::chrono::system_clock::duration>(
-          std::chrono::seconds(status.st_mtim.tv_sec) + std::chrono::nanoseconds(status.st_mtim.tv_nsec)));
+          std::chrono::seconds(status.st_mtim.tv_sec) +
+          std::chrono::nanoseconds(status.st_mtim.tv_nsec)));
   return std::chrono::system_clock::now() - touched > lease;
 }
 
@@ -43,15 +45,18 @@ class DirectoryClaimBoard : public ClaimBoard {
  public:
   explicit DirectoryClaimBoard(fs::path root) : dir_(std::move(root) / ".claims") {}
 
-  bool claim(const std::string& name, const std::string& holder, std::chrono::milliseconds lease) override {
+  bool claim(const std::string& name, const std::string& holder,
+             std::chrono::milliseconds lease) override {
     std::error_code ignored;
     fs::create_directories(dir_, ignored);
     const fs::path path = path_of(name);
     // A few rounds: the claim may be released or moved aside between two steps.
     for (int round = 0; round < 4; ++round) {
-      const UniqueFd created(open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+      const UniqueFd created(
+          open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
       if (created) {
-        if (write(created.get(), holder.data(), holder.size()) != static_cast<ssize_t>(holder.size())) {
+        if (write(created.get(), holder.data(), holder.size()) !=
+            static_cast<ssize_t>(holder.size())) {
           fail("write", path);
         }
         return true;
@@ -63,7 +68,8 @@ class DirectoryClaimBoard : public ClaimBoard {
         fail("inspect", path);
       }
       if (holder_in(path) == holder) {
-        if (utimensat(AT_FDCWD, path.c_str(), nullptr, AT_SYMLINK_NOFOLLOW) != 0) fail("renew", path);
+        if (utimensat(AT_FDCWD, path.c_str(), nullptr, AT_SYMLINK_NOFOLLOW) != 0)
+          fail("renew", path);
         return true;
       }
       if (!expired(status, lease)) return false;
@@ -103,7 +109,8 @@ std::unique_ptr<ClaimBoard> directory_claim_board(const fs::path& root) {
   return std::make_unique<DirectoryClaimBoard>(root);
 }
 
-KeyClaims::KeyClaims(std::vector<std::unique_ptr<ClaimBoard>> boards, std::chrono::milliseconds lease)
+KeyClaims::KeyClaims(std::vector<std::unique_ptr<ClaimBoard>> boards,
+                     std::chrono::milliseconds lease)
     : boards_(std::move(boards)), lease_(lease), holder_(new_holder()) {
   renewer_ = std::thread([this] { renew_until_stopped(); });
 }
@@ -124,7 +131,8 @@ bool KeyClaims::claim(const std::string& name) {
   std::lock_guard lock(mutex_);
   for (std::size_t i = 0; i < boards_.size(); ++i) {
     if (!boards_[i]->claim(name, holder_, lease_)) {
-      for (std::size_t granted = 0; granted < i; ++granted) boards_[granted]->release(name, holder_);
+      for (std::size_t granted = 0; granted < i; ++granted)
+        boards_[granted]->release(name, holder_);
       return false;
     }
   }

@@ -25,7 +25,8 @@ class ClaimBoard {
   /// Claims `name` for `holder` for `lease`: true when `holder` holds it now (it was free,
   /// its claim had expired, or `holder` held it already and the lease is renewed); false
   /// while another holder's claim lives.
-  virtual bool claim(const std::string& name, const std::string& holder, std::chrono::milliseconds lease) = 0;
+  virtual bool claim(const std::string& name, const std::string& holder,
+                     std::chrono::milliseconds lease) = 0;
   /// Drops `holder`'s claim on `name`; another holder's claim is left alone.
   virtual void release(const std::string& name, const std::string& holder) = 0;
 };

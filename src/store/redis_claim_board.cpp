@@ -27,9 +27,12 @@ return 0)";
 class RedisClaimBoard : public ClaimBoard {
  public:
   explicit RedisClaimBoard(const RedisOptions& options)
-      : endpoint_(parse_redis_url(options.url)), prefix_(options.prefix), timeout_(options.timeout) {}
+      : endpoint_(parse_redis_url(options.url)),
+        prefix_(options.prefix),
+        timeout_(options.timeout) {}
 
-  bool claim(const std::string& name, const std::string& holder, std::chrono::milliseconds lease) override {
+  bool claim(const std::string& name, const std::string& holder,
+             std::chrono::milliseconds lease) override {
     const std::optional<long long> granted =
         call({"EVAL", kClaimScript, "1", key(name), holder, std::to_string(lease.count())});
     return !granted || *granted == 1;  // a Redis that failed grants: the sweep goes on alone
@@ -49,7 +52,8 @@ class RedisClaimBoard : public ClaimBoard {
       if (!connection_) connection_.emplace(endpoint_, timeout_);
       const RedisReply reply = connection_->command(arguments);
       if (reply->type == REDIS_REPLY_INTEGER) return reply->integer;
-      give_up("it answered a claim with " + std::string(reply->type == REDIS_REPLY_ERROR ? reply->str : "no integer"));
+      give_up("it answered a claim with " +
+              std::string(reply->type == REDIS_REPLY_ERROR ? reply->str : "no integer"));
     } catch (const RedisFault& fault) {
       give_up(fault.what());
     }
@@ -59,7 +63,8 @@ class RedisClaimBoard : public ClaimBoard {
   void give_up(const std::string& why) {
     failed_ = true;
     connection_.reset();
-    warn("Redis " + endpoint_.display() + ": " + why + "; sweeps claim keys on the local store alone from now on");
+    warn("Redis " + endpoint_.display() + ": " + why +
+         "; sweeps claim keys on the local store alone from now on");
   }
 
   RedisEndpoint endpoint_;

@@ -26,15 +26,17 @@ std::string read_regular_file(const std::filesystem::path& path, std::size_t max
                               const std::string& reader) {
   const std::string shown = printable_line(path.string());
   const auto too_large = [&] {
-    return UnreadableFile(shown + " is larger than " + std::to_string(max_bytes) + " bytes: " + reader +
-                          " of at most " + std::to_string(max_bytes) + " bytes");
+    return UnreadableFile(shown + " is larger than " + std::to_string(max_bytes) + " bytes: " +
+                          reader + " of at most " + std::to_string(max_bytes) + " bytes");
   };
   const UniqueFd fd(open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
   if (!fd) throw UnreadableFile("cannot read " + shown + ": " + std::strerror(errno));
   struct stat status {};
-  if (fstat(fd.get(), &status) != 0) throw UnreadableFile("cannot read " + shown + ": " + std::strerror(errno));
+  if (fstat(fd.get(), &status) != 0)
+    throw UnreadableFile("cannot read " + shown + ": " + std::strerror(errno));
   if (!S_ISREG(status.st_mode)) {
-    throw UnreadableFile(shown + " is " + file_kind(status.st_mode) + ": " + reader + " from a regular file only");
+    throw UnreadableFile(shown + " is " + file_kind(status.st_mode) + ": " + reader +
+                         " from a regular file only");
   }
   if (static_cast<std::size_t>(status.st_size) > max_bytes) throw too_large();
   std::string bytes;

@@ -109,7 +109,8 @@ TEST_F(CliTableTest, ARecordWithATimeOfZeroOrLessIsRefusedAndNothingWritten) {
   const Value table = exported();
   for (const double ms : {0.0, -2.0}) {
     Value changed = table;
-    changed["functions"]["scale"][R"({"n":2})"].begin().value()["candidates"][0]["samples_ms"][0] = ms;
+    changed["functions"]["scale"][R"({"n":2})"].begin().value()["candidates"][0]["samples_ms"][0] =
+        ms;
     write_file(table_, changed.dump());
     const CliResult done = cli("import " + quoted(table_), target_);
     EXPECT_EQ(done.exit_code, 1) << done.output;
@@ -204,9 +205,11 @@ TEST_F(CliTableTest, ExportAndReportRefuseToReplaceWhatIsNotARegularFile) {
     for (const fs::path& target : {fifo, link, dir}) {
       const CliResult refused = cli(command + quoted(target), first_.path());
       EXPECT_EQ(refused.exit_code, 1) << command << target << "\n" << refused.output;
-      EXPECT_EQ(refused.output.rfind("disttune: error: refusing to replace " + target.string(), 0), 0u)
+      EXPECT_EQ(refused.output.rfind("disttune: error: refusing to replace " + target.string(), 0),
+                0u)
           << refused.output;
-      EXPECT_EQ(std::count(refused.output.begin(), refused.output.end(), '\n'), 1) << refused.output;
+      EXPECT_EQ(std::count(refused.output.begin(), refused.output.end(), '\n'), 1)
+          << refused.output;
     }
   }
   EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo)));

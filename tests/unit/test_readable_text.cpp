@@ -38,7 +38,9 @@ TEST(PrintableLine, ControlCharactersAreEscapedSoTheTextStaysOneInertLine) {
       {"\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m"},  // an ANSI escape sequence
       {std::string("nul\0!", 5), "nul\\x00!"},
       {"del\x7f", "del\\x7f"},
-      {"csi\xc2\x9b" "2J", "csi\\u009b2J"},  // U+009B, the one-character CSI
+      {"csi\xc2\x9b"
+       "2J",
+       "csi\\u009b2J"},  // U+009B, the one-character CSI
       {"bad\xff\n", "bad\\xff\\n"}};
   for (const auto& [bytes, printable] : cases) EXPECT_EQ(printable_line(bytes), printable);
 }

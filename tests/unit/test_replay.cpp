@@ -5,12 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <stdexcept>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -114,7 +114,8 @@ TEST(ReplayTable, OnlyARegularFileIsRead) {
       (void)read_replay_table(path);
       ADD_FAILURE() << "read " << path;
     } catch (const BadReplayTable& error) {
-      EXPECT_NE(std::string(error.what()).find("a replay table is read from a regular file only"), std::string::npos)
+      EXPECT_NE(std::string(error.what()).find("a replay table is read from a regular file only"),
+                std::string::npos)
           << error.what();
     }
   }
