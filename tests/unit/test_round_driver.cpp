@@ -69,7 +69,7 @@ TuningReport tune(const std::shared_ptr<BatchingTimer>& timer, std::vector<int>&
   TuningRequest request{"[1]", {"0", "1"}, [&](std::size_t i) {
                           if (fail_at) fail_at(i, runs[i]);
                           ++runs[i];
-                        }, false, nullptr, {}, {}};
+                        }, false, nullptr, {}, {}, {}};
   return tuner.resolve(request);
 }
 
