@@ -327,9 +327,9 @@ TEST(ReplayQuality, SpeculativeCompilesAreBoundedAndChangeNoPick) {
       Measurement m;
       m.strategy = "search";
       const ReplayRun usual = replay_tuning(table, m, seed);
-      m.strategy_options["ahead_rounds"] = "0";
+      m.strategy_options["ahead_rounds"] = std::string("0");
       const ReplayRun none = replay_tuning(table, m, seed);
-      m.strategy_options["ahead_rounds"] = "2";
+      m.strategy_options["ahead_rounds"] = std::string("2");
       const ReplayRun two = replay_tuning(table, m, seed);
       for (const ReplayRun* run : {&none, &two}) {
         EXPECT_EQ(run->chosen, usual.chosen) << table.kernel << " seed " << seed;
