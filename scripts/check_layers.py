@@ -191,13 +191,18 @@ def main() -> int:
             if path.suffix in SOURCE_SUFFIXES and path.is_file():
                 problems += check_file(table, path)
                 checked += 1
+    return verdict("check_layers", "src/layers.json", problems,
+                   f"{checked} files, {len(table.layers)} layers: every include follows")
+
+
+def verdict(check: str, table: str, problems: list[str], passed: str) -> int:
+    """Prints each problem, then a count (exit status 1), or the line saying what passed (0)."""
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:
-        print(f"check_layers: {len(problems)} break(s) of src/layers.json", file=sys.stderr)
+        print(f"{check}: {len(problems)} break(s) of {table}", file=sys.stderr)
         return 1
-    print(f"check_layers: {checked} files, {len(table.layers)} layers: every include follows "
-          "src/layers.json")
+    print(f"{check}: {passed} {table}")
     return 0
 
 

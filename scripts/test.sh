@@ -33,8 +33,9 @@ finish_beside() {  # PID LOG NAME: waits for the step, prints its log, fails if 
 
 bash scripts/setup.sh
 # The layers of src/layers.json: every #include (the build checks every call, by linking
-# each layer alone).
+# each layer alone); the Python package's, python/layers.json: every import.
 python3 scripts/check_layers.py
+python3 scripts/check_python_layers.py
 bash scripts/build.sh "$preset"
 step_done "build"
 # Hit-path guard (C++): a cache hit against a direct call, as a ratio (sanitizers change it),

@@ -98,6 +98,12 @@ class FunctionTuner {
   /// RankDisagreement or CollectiveTimeout in multi-rank runs.
   TuningReport resolve(const TuningRequest& request);
 
+  /// What the stores know of this function on this device: the valid records of its keys
+  /// (same function digest and hardware digest, read through the stores in order, the
+  /// directory's first), at most `most`; none without stores (disk_cache off). Never throws
+  /// for what the stores hold (a bad record, a store out of reach: left out, warned).
+  std::vector<Record> stored_records(std::size_t most) const;
+
   const FunctionIdentity& identity() const;
   const TunerOptions& options() const;
 

@@ -1,4 +1,9 @@
-"""One tuning's runs of its candidates: inputs restored before each run, each result checked once."""
+"""The one runner of a tuning's candidates: inputs restored before each run, each result checked once.
+
+Every front end runs its candidates through it: the decorator in its process (plain, or
+checked and restored), the isolated worker in its own process (disttune._isolation_worker),
+and the drop-in (each run wrapped in the kernel's hooks, disttune.triton._kernel_tuning).
+"""
 
 from __future__ import annotations
 
@@ -11,28 +16,23 @@ _UNSET = object()
 
 
 class CandidateRuns:
-    """Runs candidate c (keyword arguments `calls[c]`) of one call of `fn`. Before each run the
-    restorer puts the named inputs back; before a candidate's first run, if there is an output
-    check, one extra run's result is compared with the reference (computed once, on restored
-    inputs; `reference_call` holds the keyword arguments of a config-space reference)."""
+    """Runs candidate c with `call(c)`. Before each run the restorer (if any) puts the named
+    inputs back; before a candidate's first run, if there is an output check, one extra run's
+    result is compared with the reference, `expected()` (computed once, on restored inputs)."""
 
     def __init__(
         self,
-        fn: Callable,
-        args: tuple,
-        kwargs: dict,
-        calls: list[dict],
-        restorer: Optional[InputRestorer],
-        check: Optional[OutputCheck],
-        reference_call: Optional[dict],
+        call: Callable[[int], Any],
+        restorer: Optional[InputRestorer] = None,
+        check: Optional[OutputCheck] = None,
+        expected: Optional[Callable[[], Any]] = None,
     ) -> None:
-        self._fn = fn
-        self._args = args
-        self._kwargs = kwargs
-        self._calls = calls
+        if check is not None and expected is None:
+            raise ValueError("disttune: an output check needs the reference's result (expected)")
+        self.call = call
         self._restorer = restorer
         self._check = check
-        self._reference_call = reference_call
+        self._expected_of = expected
         self._expected: Any = _UNSET
         self._checked: set[int] = set()
 
@@ -41,10 +41,6 @@ class CandidateRuns:
         if self._restorer is not None:
             self._restorer.restore_run()
 
-    def call(self, candidate: int) -> Any:
-        """One run of `candidate`, nothing around it."""
-        return self._fn(*self._args, **self._calls[candidate])
-
     def check_once(self, candidate: int) -> None:
         """The first time `candidate` is seen: one run whose result must match the reference
         (a RuntimeError saying where it differs otherwise)."""
@@ -52,16 +48,34 @@ class CandidateRuns:
             return
         if self._expected is _UNSET:
             self.restore()
-            self._expected = self._check.expected(
-                lambda _index: self._fn(*self._args, **self._reference_call),
-                lambda reference: reference(*self._args, **self._kwargs),
-            )
+            self._expected = self._expected_of()  # type: ignore[misc]
         self.restore()
         self._check.verify(self.call(candidate), self._expected)
         self._checked.add(candidate)
 
     def run(self, candidate: int) -> None:
-        """One tuning run in this process: checked first if new, inputs restored, then run."""
+        """One tuning run: checked first if new, inputs restored, then run."""
         self.check_once(candidate)
         self.restore()
         self.call(candidate)
+
+
+def launcher_runs(
+    fn: Callable,
+    args: tuple,
+    kwargs: dict,
+    calls: list[dict],
+    restorer: Optional[InputRestorer],
+    check: Optional[OutputCheck],
+    reference_call: Optional[dict],
+) -> CandidateRuns:
+    """The runs of one call of a tuned launcher `fn`: candidate c is `fn(*args, **calls[c])`;
+    the reference is `reference_call`'s keyword arguments (a config-space reference) or the
+    check's own callable, called with the launcher's arguments."""
+    expected = None
+    if check is not None:
+        expected = lambda: check.expected(  # noqa: E731
+            lambda _index: fn(*args, **reference_call),  # type: ignore[arg-type]
+            lambda reference: reference(*args, **kwargs),
+        )
+    return CandidateRuns(lambda c: fn(*args, **calls[c]), restorer, check, expected)

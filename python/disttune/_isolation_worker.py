@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from disttune import _process_group
-from disttune._candidate_runs import CandidateRuns
+from disttune._candidate_runs import CandidateRuns, launcher_runs
 from disttune._checks import OutputCheck
 from disttune._encoding import entry_from_text
 from disttune._restore import InputRestorer, RestoredNames
@@ -92,7 +92,7 @@ class _Worker:
             {**tuning.kwargs, **entry_from_text(tuning.reference_entry)} if tuning.reference_entry else None
         )
         restorer = InputRestorer(fn, tuning.restored, tuning.args, tuning.kwargs) if tuning.restored else None
-        self._runs = CandidateRuns(fn, tuning.args, tuning.kwargs, calls, restorer, tuning.check, reference_call)
+        self._runs = launcher_runs(fn, tuning.args, tuning.kwargs, calls, restorer, tuning.check, reference_call)
 
     def check(self, candidate: int) -> None:
         self._failure = None

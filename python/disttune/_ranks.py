@@ -23,7 +23,8 @@ POLL_FAST_WINDOW_S = 0.01
 POLL_PAUSE_MAX_S = 2e-3
 
 
-def _dist():
+def torch_distributed() -> Any:
+    """torch.distributed when torch is imported and has it, else None."""
     torch = sys.modules.get("torch")
     if torch is None:
         return None
@@ -39,7 +40,7 @@ ALONE = object()
 
 def default_group() -> Optional[Any]:
     """torch's default group when torch.distributed is initialised with more than one rank."""
-    dist = _dist()
+    dist = torch_distributed()
     if dist is None or not dist.is_initialized() or dist.get_world_size() <= 1:
         return None
     return dist.group.WORLD
@@ -64,7 +65,7 @@ class _GroupCollectives:
     """The four collectives the engine needs, on one ProcessGroup."""
 
     def __init__(self, group: Any) -> None:
-        dist = _dist()
+        dist = torch_distributed()
         if dist is None or not dist.is_initialized():
             raise _core.EngineError("disttune: autotune_pg needs torch.distributed to be initialised")
         self._torch = sys.modules["torch"]

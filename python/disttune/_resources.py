@@ -3,10 +3,15 @@ first launch, and what a tuned function remembers of such configs across its key
 
 from __future__ import annotations
 
-from typing import Any, Callable, Hashable, Optional
+import json
+from typing import Any, Hashable, Optional
+
+from disttune import _core
 
 # What a candidate's failure reason starts with when the device cannot run it at all.
 OUT_OF_RESOURCES = "out of resources: "
+# The most stored records of other keys read for out-of-resources configs (as a warm start's).
+MOST_RECORDS_READ = 256
 
 
 def launch_problem(compiled: Any) -> Optional[str]:
@@ -39,6 +44,7 @@ class Unrunnable:
 
     def __init__(self) -> None:
         self._reasons: dict[tuple[str, Hashable], str] = {}
+        self._learned: set[Hashable] = set()  # dtype signatures whose stored records were read
 
     def reason(self, config: str, signature: Hashable) -> Optional[str]:
         return self._reasons.get((config, signature))
@@ -47,12 +53,22 @@ class Unrunnable:
         if reason.startswith(OUT_OF_RESOURCES):
             self._reasons[(config, signature)] = reason
 
-    def learn_from_record(self, record: dict, signature: Hashable, canonical: Callable[[Any], str]) -> None:
-        """Takes the out-of-resources failures of a stored record (the engine's record JSON)
-        of another key; `canonical(config)` is a record config's candidate text. The caller
-        picks records of the same function digest and device."""
+    def learn_from_store(self, tuner: Any, signature: Hashable) -> None:
+        """Takes the out-of-resources failures that `tuner`'s stores (the directory, Redis:
+        read by the engine, FunctionTuner.stored_records) hold for its function on this device,
+        from the records of keys naming this call's dtypes (`signature`), whose fit is this
+        call's; once per signature."""
+        if signature in self._learned:
+            return
+        self._learned.add(signature)
+        for record in tuner.stored_records(MOST_RECORDS_READ):
+            if all(dtype in record.key for dtype in signature):
+                self._learn_from_record(json.loads(record.to_json()), signature)
+
+    def _learn_from_record(self, record: dict, signature: Hashable) -> None:
         for candidate in record.get("candidates", []):
             error = candidate.get("error", "")
             at = error.find(OUT_OF_RESOURCES)  # a rank-split record says "on rank N: " first
             if candidate.get("status") == "failed" and at >= 0:
-                self._reasons.setdefault((canonical(candidate["config"]), signature), error[at:])
+                config = _core.canonical_json(json.dumps(candidate["config"]))
+                self._reasons.setdefault((config, signature), error[at:])

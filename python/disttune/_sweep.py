@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Union
 
 from disttune import _core, _encoding, _ranks
+from disttune._function_tuning import FunctionTuning
 
 __all__ = ["sweep", "SweepSummary", "KeyOutcome"]
 
@@ -79,6 +80,11 @@ class SweepSummary:
         return "\n".join(lines)
 
 
+def made_by_autotune(candidate: Any) -> bool:
+    """Whether `candidate` is a function made by disttune.autotune (what a sweep tunes)."""
+    return isinstance(getattr(candidate, "tuning", None), FunctionTuning) and hasattr(candidate, "key_fn")
+
+
 def _call_arguments(item: Item, index: int) -> tuple[tuple, dict]:
     if callable(item):
         made = item()
@@ -127,15 +133,14 @@ def _resolve(tuned: Any, item: Item, index: int, claims: Any) -> Union[KeyOutcom
     args, kwargs = _call_arguments(item, index)
     key = tuned.key_fn(*args, **kwargs)
     text = _encoding.key_text(key)
-    if tuned._lookup(key) is not None:
+    tuning = tuned.tuning
+    if tuning.lookup(key) is not None:
         return KeyOutcome(text, "memory", time.monotonic() - start, 0, ())
     claim = "\0".join((tuned.name, tuned.digest, text))
     if not claims.claim(claim):
         return claim
     try:
-        with tuned._lock:
-            tuned._tune(key, args, kwargs, False, _ranks.ALONE, False)
-            report = tuned.last_report
+        report = tuning.choose(key, args, kwargs)
     finally:
         claims.release(claim)
     measured = sum(1 for c in report.candidates if c.measured) if report.source == "tuned" else 0
@@ -177,7 +182,7 @@ def _world() -> tuple[int, int, Any]:
     group = _ranks.default_group()
     if group is None:
         return 0, 1, None
-    dist = _ranks._dist()
+    dist = _ranks.torch_distributed()
     return dist.get_rank(), dist.get_world_size(), dist
 
 
@@ -186,7 +191,7 @@ def _merged_table(tuned: Any, rank: int, path: Path) -> Optional[str]:
     sweep's records): that root exported as one table (`disttune export`)."""
     if rank != 0:
         return None
-    root = tuned._tuner_options.get("cache_dir") or _core.default_cache_root()
+    root = tuned.tuning.store_options["cache_dir"] or _core.default_cache_root()
     try:
         _core.export_table(root, path)
     except ValueError as error:
@@ -219,14 +224,14 @@ def sweep(
     once that sweep stores it; a claim lasts `claim_lease_s` seconds, renewed while its
     sweep lives, so a killed sweep's keys are tuned by the others after that.
     """
-    if not hasattr(tuned, "_tune") or not hasattr(tuned, "key_fn"):
+    if not made_by_autotune(tuned):
         raise _core.NotCallable("disttune: sweep takes a function made by disttune.autotune")
     items = list(items)
     rank, world, dist = _world()
     started = time.monotonic()
     result = SweepSummary(rank=rank, world=world, keys_total=len(items))
     bar = _Progress(len(items), progress and rank == 0)
-    claims = _core.KeyClaims(claim_lease_s, **tuned._tuner_options)
+    claims = _core.KeyClaims(claim_lease_s, **tuned.tuning.store_options)
     result.outcomes += _resolve_all(tuned, items, range(rank, len(items), world), claims, bar)
     if world > 1:
         dist.barrier()

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from disttune import _core, _encoding
-from disttune._sweep import sweep
+from disttune._sweep import made_by_autotune, sweep
 
 
 class CliError(Exception):
@@ -188,7 +188,7 @@ def main(arguments: list) -> int:
 
 def run(args: Any) -> int:
     tuned = load(args.function, "tuned function")
-    if not hasattr(tuned, "_tune") or not hasattr(tuned, "key_fn"):
+    if not made_by_autotune(tuned):
         raise CliError(f"{_shown(args.function)} is not a tuned function (one made by disttune.autotune)")
     if args.table is not None:
         problem = _core.output_file_problem(Path(args.table))

@@ -16,26 +16,18 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
-import json
 import math
-import os
-import threading
 import warnings
 import weakref
-from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from disttune import _checks, _core, _encoding, _exit, _isolation, _prepare, _ranks, _resources, _timing
-from disttune._call_check import CallCheck
+from disttune import _checks, _core, _encoding, _timing
 from disttune._candidate_options import candidate_options
-from disttune._candidate_runs import CandidateRuns
+from disttune._function_tuning import STORE_OPTIONS, Compiles, FunctionTuning
 from disttune._strategy_options import strategy_option_texts
 from disttune._signatures import P, R, AutotunedCallable
 
 __all__ = ["autotune", "to_hashable", "AutotunedFunction"]
-
-# The most stored records of other keys read for out-of-resources configs (as a warm start's).
-_MOST_RECORDS_READ = 256
 
 # The defaults of the engine's options (the binding's one table of them); the signature of
 # autotune() shows them, and a test checks that it does.
@@ -86,7 +78,8 @@ def _key_distance(user: Callable[[Any, Any], float]) -> Callable[[str, str], flo
 
 class AutotunedFunction:
     """A launcher tuned per business key over a config space. Call it like the launcher,
-    without the entry's keyword arguments, plus the spec's flags."""
+    without the entry's keyword arguments, plus the spec's flags. Its choices and tunings are
+    its `tuning` (disttune._function_tuning.FunctionTuning), which the sweep shares."""
 
     def __init__(
         self,
@@ -126,7 +119,6 @@ class AutotunedFunction:
         self.prune_fn = prune_fn
         self.name = fn.__name__
         self.digest = _source_digest(fn)
-        self._call_check = CallCheck(fn, self.config_space, self.name)
         self.precompile = precompile
         self.precompile_threads = option["precompile_threads"]
         if not isinstance(self.precompile_threads, int) or self.precompile_threads < 1:
@@ -139,87 +131,49 @@ class AutotunedFunction:
             raise _core.InvalidSetting(
                 f"disttune: compile_timeout_s of '{fn.__name__}' must be None or a finite number of seconds > 0"
             )
-        self._unrunnable = _resources.Unrunnable()
-        self._learned: set[tuple] = set()  # dtype signatures whose stored records were read
-        self._device_facts: dict[int, dict] = {}  # id(tuner) -> its timer's device facts
-        # The last tuning's compiles, by start: (candidate, start, end, thread name), times
-        # from time.perf_counter(); candidates are indices into the tuning's report.
-        self.last_compiles: list[tuple[int, float, float, str]] = []
         _timing.check_timer_choice(option["timer"], self.name)
         self.timer = option["timer"]
         self.candidate_options = candidate_options(
             fn, len(self.config_space), **{name: option[name] for name in _CANDIDATE_OPTIONS}
         )
-        self._tuner_options = {name: option[name] for name in _ENGINE_OPTIONS}
-        self._tuner_options["baseline"] = baseline_text
-        self._tuner_options["strategy_options"] = strategy_option_texts(option["strategy_options"])
+        tuner_options = {name: option[name] for name in _ENGINE_OPTIONS}
+        tuner_options["baseline"] = baseline_text
+        tuner_options["strategy_options"] = strategy_option_texts(option["strategy_options"])
         if option["key_distance"] is not None:
             if not callable(option["key_distance"]):
                 raise _core.NotCallable(f"disttune: key_distance of '{fn.__name__}' must be callable or None")
-            self._tuner_options["key_distance"] = _key_distance(option["key_distance"])
-        self._timing = _timing.TimingOptions(flush_l2=option["flush_l2"], graph_runs=option["graph_runs"])
+            tuner_options["key_distance"] = _key_distance(option["key_distance"])
         # Check the options now (the engine validates them) rather than on the first miss.
-        _core.FunctionTuner(self.name, self.digest, disk_cache=False, **self._without_disk())
-        self._tuners: dict[Any, Any] = {}
-        self._worker_timers: dict[int, Any] = {}  # id(tuner) -> its WorkerTimer (isolate=True)
-        self._lock = threading.RLock()
-        self.cache: dict[Any, dict] = {}  # business key -> chosen entry
-        # business key -> (names, values, the key's report as a later call sees it: source
-        # "memory", entry), for the C hit path, which keeps the last hit's as _last_hit
-        self._hits: dict[Any, tuple] = {}
-        self._cache_by_text: dict[str, dict] = {}  # for keys that are not hashable
-        self._memory_by_text: dict[str, Any] = {}  # their reports, source "memory"
-        self._last_report: Optional[Any] = None  # the last call's report when not a C hit
-        _exit.release_at_exit(self, "_tuners", "_worker_timers", "_memory_by_text", "_last_report", "timer")
-        # The C hit path in front of this function (set by decorate), by weak reference: it
-        # refers to this object, and a cycle would outlive the module at exit.
-        self._dispatcher: Callable[[], Any] = lambda: None
+        in_memory = {name: value for name, value in tuner_options.items() if name not in STORE_OPTIONS}
+        _core.FunctionTuner(self.name, self.digest, disk_cache=False, **in_memory)
+        self.tuning = FunctionTuning(
+            fn,
+            self.name,
+            self.digest,
+            self.config_space,
+            self.candidates,
+            prune_fn,
+            self.timer,
+            _timing.TimingOptions(flush_l2=option["flush_l2"], graph_runs=option["graph_runs"]),
+            self.candidate_options,
+            tuner_options,
+            Compiles(precompile, self.precompile_threads, self.compile_timeout_s),
+        )
+        self.cache = self.tuning.cache  # business key -> chosen entry
 
     @property
     def last_report(self) -> Optional[Any]:
         """The report of the last call's choice: its `source` says where the choice came from
         ('memory' for a key this process had chosen before, 'disk', 'redis' or 'tuned');
         None before the first call."""
-        hit = getattr(self._dispatcher(), "_last_hit", None)
-        return hit[2] if hit is not None else self._last_report
+        hit = getattr(self.tuning.dispatcher(), "_last_hit", None)
+        return hit[2] if hit is not None else self.tuning.last_report
 
-    def _record_call(self, report: Optional[Any]) -> None:
-        """The last call's report, when the C hit path did not serve it."""
-        self._last_report = report
-        dispatcher = self._dispatcher()
-        if getattr(dispatcher, "_last_hit", None) is not None:
-            del dispatcher._last_hit
-
-    def _without_disk(self) -> dict:
-        options = dict(self._tuner_options)
-        del options["disk_cache"], options["cache_dir"], options["redis_url"]
-        return options
-
-    def _tuner(self, args: tuple, kwargs: dict, group: Any) -> Any:
-        if self.candidate_options.isolate:
-            device = _timing.work_device(args, kwargs, group)
-            identity, worker_timer = _isolation.worker_timer_for(
-                device, self._timing.flush_l2, self._timing.graph_runs
-            )
-            make_timer: Callable[[], Any] = lambda: worker_timer
-        else:
-            identity, make_timer = _timing.timer_choice(self.timer, args, kwargs, group, self._timing)
-        tuner = self._tuners.get(identity)
-        if tuner is None:
-            timer = make_timer()
-            tuner = _core.FunctionTuner(
-                self.name,
-                self.digest,
-                timer=timer,
-                deps_json=json.dumps(_timing.software_facts()),
-                **self._tuner_options,
-            )
-            self._tuners[identity] = tuner
-            facts = getattr(timer, "hardware_json", None)
-            self._device_facts[id(tuner)] = json.loads(facts()) if callable(facts) else {}
-            if self.candidate_options.isolate:
-                self._worker_timers[id(tuner)] = timer
-        return tuner
+    @property
+    def last_compiles(self) -> list[tuple[int, float, float, str]]:
+        """The last tuning's compiles, by start: (candidate, start, end, thread name), times
+        from time.perf_counter(); candidates are indices into the tuning's report."""
+        return self.tuning.last_compiles
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """A call the hit path hands over whole: one with keywords (the call flags among them)."""
@@ -227,171 +181,24 @@ class AutotunedFunction:
         verbose = kwargs.pop("autotune_verbose", False)
         group = kwargs.pop("autotune_pg", None)
         allow_overwrite = kwargs.pop("autotune_allow_arg_overwrite", False)
+        tuning = self.tuning
         if not enabled:
-            return self.fn(*args, **self._merge(kwargs, self.config_space[0], allow_overwrite))
+            return self.fn(*args, **tuning.merge(kwargs, self.config_space[0], allow_overwrite))
         key = self.key_fn(*args, **kwargs)
-        seen = len(self._hits)
+        seen = len(tuning.hits)
         try:
-            hit = self._hits.get(key)
+            hit = tuning.hits.get(key)
         except TypeError:
             hit, seen = None, -1  # unhashable: found by its canonical text, under the lock
         if hit is not None:
-            self._record_call(hit[2])
-            return self.fn(*args, **self._merge(kwargs, hit[3], allow_overwrite))
-        return self._tune_and_run(key, seen, args, kwargs, verbose, group, allow_overwrite)
+            tuning.record_call(hit[2])
+            return self.fn(*args, **tuning.merge(kwargs, hit[3], allow_overwrite))
+        return tuning.call(key, seen, args, kwargs, verbose, group, allow_overwrite)
 
     def _miss(self, key: Any, seen: int, *args: Any) -> Any:
         """A positional call whose key the hit path computed (once) and did not find among
         the `seen` keys of the hit table (-1: the key is unhashable, not searched)."""
-        return self._tune_and_run(key, seen, args, {}, False, None, False)
-
-    def _merge(self, kwargs: dict, entry: Mapping[str, Any], allow_overwrite: bool) -> dict:
-        if not kwargs:
-            return entry  # type: ignore[return-value]
-        clash = kwargs.keys() & entry.keys()
-        if clash and not allow_overwrite:
-            raise _core.InvalidSetting(
-                f"disttune: '{self.name}' was called with {sorted(clash)} which its config entry also "
-                "sets; pass autotune_allow_arg_overwrite=True to let the entry's value win"
-            )
-        return {**kwargs, **entry}
-
-    def _remember(self, key: Any, entry: dict, report: Any) -> None:
-        memory = report.from_memory()
-        try:
-            self.cache[key] = entry
-            self._hits[key] = (tuple(entry), tuple(entry.values()), memory, entry)
-        except TypeError:
-            text = _encoding.key_text(key)
-            self._cache_by_text[text] = entry
-            self._memory_by_text[text] = memory
-
-    def _memory_report(self, key: Any) -> Optional[Any]:
-        """The report of a key this process chose before, source "memory"."""
-        try:
-            hit = self._hits.get(key)
-            return hit[2] if hit is not None else None
-        except TypeError:
-            return self._memory_by_text.get(_encoding.key_text(key))
-
-    def _lookup(self, key: Any) -> Optional[dict]:
-        try:
-            return self.cache.get(key)
-        except TypeError:
-            return self._cache_by_text.get(_encoding.key_text(key))
-
-    def _tune_and_run(
-        self, key: Any, seen: int, args: tuple, kwargs: dict, verbose: bool, group: Any, allow_overwrite: bool
-    ) -> Any:
-        with self._lock:
-            # The caller's lookup missed when the hit table held `seen` keys; another thread
-            # may have tuned this key since, and only then is it looked up again.
-            entry = self._lookup(key) if seen != len(self._hits) else None
-            if entry is None:
-                entry = self._tune(key, args, kwargs, verbose, group, allow_overwrite)
-            else:
-                self._record_call(self._memory_report(key))
-        return self.fn(*args, **self._merge(kwargs, entry, allow_overwrite))
-
-    def _compile_pipeline(
-        self, surviving: list[int], candidates: list[str], args: tuple, kwargs: dict, tuner: Any, communicator: Any
-    ) -> Optional[_prepare.CompilePipeline]:
-        """The engine's prepare for one tuning: `precompile` in a pool, ahead of the runs.
-        In a rank-split tuning the engine names only this rank's share, and ranks of one
-        host (torchrun's LOCAL_WORLD_SIZE) compile on disjoint slices of the cores."""
-        if self.precompile is None:
-            return None
-        signature = _resources.dtype_signature(args, kwargs)
-        self._learn_unrunnable(tuner, signature)
-        cores = None
-        if tuner.split_across_ranks and communicator is not None and communicator.size > 1:
-            cores = _prepare.rank_cores(communicator.local_rank, int(os.environ.get("LOCAL_WORLD_SIZE", "1")))
-        return _prepare.CompilePipeline(
-            lambda c: self.precompile(self.config_space[surviving[c]], *args, **kwargs),
-            candidates.__getitem__,
-            self.precompile_threads,
-            self.compile_timeout_s,
-            cores,
-            self._unrunnable,
-            signature,
-        )
-
-    def _learn_unrunnable(self, tuner: Any, signature: tuple) -> None:
-        """Out-of-resources configs from the stored records of this function's other keys
-        (same source digest, same device facts, a key naming this call's tensor dtypes),
-        once per process and dtype signature."""
-        if not self._tuner_options["disk_cache"] or signature in self._learned:
-            return
-        self._learned.add(signature)
-        device = self._device_facts.get(id(tuner), {})
-        root = self._tuner_options["cache_dir"] or _core.default_cache_root()
-        try:
-            files = sorted(Path(root, self.name).glob("*.json"))[:_MOST_RECORDS_READ]
-        except OSError:
-            return  # no directory yet: nothing stored
-        for path in files:
-            record = _core.read_record(path).record  # the engine's one reader; None if bad
-            if record is None or record.function_digest != self.digest:
-                continue
-            hardware = json.loads(record.hardware_json)
-            if any(hardware.get(name) != value for name, value in device.items()):
-                continue
-            if not all(dtype in record.key for dtype in signature):
-                continue  # its key does not name this call's dtypes: its fit may differ
-            self._unrunnable.learn_from_record(
-                json.loads(record.to_json()), signature, lambda config: _core.canonical_json(json.dumps(config))
-            )
-
-    def _tune(
-        self, key: Any, args: tuple, kwargs: dict, verbose: bool, group: Any, allow_overwrite: bool
-    ) -> dict:
-        self._call_check.check(args, kwargs)  # a wrong call is one TypeError, before any run
-        text = _encoding.key_text(key)
-        surviving = [
-            i
-            for i, entry in enumerate(self.config_space)
-            if self.prune_fn is None or self.prune_fn(entry, *args, **kwargs)
-        ]
-        if not surviving:
-            raise _core.TuningFailed(f"disttune: prune_fn of '{self.name}' removed every config for key {text}")
-        if group is None:
-            group = _ranks.default_group()
-        elif group is _ranks.ALONE:
-            group = None
-        tuner = self._tuner(args, kwargs, group)
-        communicator = _ranks.communicator_for(group) if group is not None else None
-        calls = [self._merge(kwargs, self.config_space[i], allow_overwrite) for i in surviving]
-        candidates = [self.candidates[i] for i in surviving]
-        kept = set(surviving)
-        pruned = [text for i, text in enumerate(self.candidates) if i not in kept]
-        pipeline = self._compile_pipeline(surviving, candidates, args, kwargs, tuner, communicator)
-        prepare = pipeline.prepare if pipeline is not None else None
-        options = self.candidate_options
-        restorer = options.restorer(self.fn, args, kwargs)
-        try:
-            if options.isolate:
-                tuning = options.worker_tuning(args, kwargs, candidates, self.candidates)
-                timer = self._worker_timers[id(tuner)]
-                report = _isolation.resolve(
-                    tuner, timer, tuning, options.timeout_s, prepare, text, verbose, communicator, pruned
-                )
-            else:
-                reference = options.reference_index()
-                reference_call = (
-                    self._merge(kwargs, self.config_space[reference], allow_overwrite) if reference is not None else None
-                )
-                runs = CandidateRuns(self.fn, args, kwargs, calls, restorer, options.output_check, reference_call)
-                report = tuner.resolve(text, candidates, runs.run, verbose, communicator, prepare, pruned)
-        finally:
-            if pipeline is not None:
-                pipeline.close()
-                self.last_compiles = sorted(pipeline.timeline, key=lambda event: event[1])
-            if restorer is not None:
-                restorer.restore_all()  # the final run sees the caller's inputs
-        self._record_call(report)
-        entry = self.config_space[surviving[report.best]]
-        self._remember(key, entry, report)
-        return entry
+        return self.tuning.call(key, seen, args, {}, False, None, False)
 
 
 def autotune(
@@ -498,9 +305,9 @@ def autotune(
         # Positional-only calls run key_fn once in the C hit path; a cached key runs there, a
         # miss reaches tuned._miss with that key, and calls with keywords (call flags among
         # them) reach tuned.__call__. Attributes are read from `tuned`.
-        dispatcher: Any = _core.make_hit_path(fn, key_fn, tuned._hits, tuned, tuned._miss, tuned)
+        dispatcher: Any = _core.make_hit_path(fn, key_fn, tuned.tuning.hits, tuned, tuned._miss, tuned)
         functools.update_wrapper(dispatcher, fn)
-        tuned._dispatcher = weakref.ref(dispatcher)
+        tuned.tuning.dispatcher = weakref.ref(dispatcher)
         return dispatcher
 
     return decorate

@@ -206,7 +206,12 @@ void bind_function_tuner(nb::module_& module) {
            "prepare(now, ahead), if given, readies the candidates in `now` before their runs and "
            "returns one text per entry (empty: ready, else why it cannot run, which fails it); "
            "it may start `ahead` in the background. `pruned`: the configs prune_fn removed "
-           "(canonical JSON), named in the report and the record.");
+           "(canonical JSON), named in the report and the record.")
+      .def("stored_records", &FunctionTuner::stored_records, nb::arg("most"),
+           nb::call_guard<nb::gil_scoped_release>(),
+           "What the stores know of this function on this device: the valid records of its "
+           "keys (same source digest, same device), at most `most`, the directory's first; "
+           "[] with disk_cache off.");
   module.def("split_share", &split_share, nb::arg("count"), nb::arg("rank"), nb::arg("ranks"),
              "The candidate indices rank `rank` of `ranks` measures in a rank-split tuning.");
 }

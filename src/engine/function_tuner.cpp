@@ -367,6 +367,13 @@ FunctionTuner::FunctionTuner(FunctionIdentity identity, TunerOptions options)
 
 FunctionTuner::~FunctionTuner() = default;
 
+std::vector<Record> FunctionTuner::stored_records(std::size_t most) const {
+  const State& s = *state_;
+  if (!s.stores.any()) return {};
+  return s.stores.records_of(RecordId{s.identity.name, s.identity.digest, s.fingerprint.hardware_digest(), ""},
+                             most);
+}
+
 const FunctionIdentity& FunctionTuner::identity() const { return state_->identity; }
 const TunerOptions& FunctionTuner::options() const { return state_->options; }
 

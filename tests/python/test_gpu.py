@@ -27,7 +27,7 @@ def test_matmul_32_configs_both_methods():
     expected = a @ b
     tuned = function_method()
     torch.testing.assert_close(tuned(a, b, c), expected, atol=0.5, rtol=0.05)
-    assert [identity[0] for identity in tuned._tuners] == ["cuda"]
+    assert [identity[0] for identity in tuned.tuning.tuners] == ["cuda"]
     assert len(tuned.last_report.candidates) == 32
     assert not any(candidate.failed for candidate in tuned.last_report.candidates)
 

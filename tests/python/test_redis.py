@@ -177,3 +177,24 @@ def test_an_empty_redis_url_turns_off_the_environments(tmp_path, redis_server, m
 def test_a_bad_redis_url_is_a_clear_error(tmp_path):
     with pytest.raises(ValueError, match="Redis URL"):
         _tuned([], redis_url="http://127.0.0.1:1", cache_dir=str(tmp_path))(1)
+
+
+def test_configs_out_of_resources_are_learned_from_redis_on_another_node(tmp_path, redis_server):
+    # Node a tunes key 1 and finds "b" out of resources; node b (an empty directory of its
+    # own, the same Redis) tunes key 2 without compiling "b": what the stores know of the
+    # function is read through the engine, Redis included.
+    from test_pipeline import FakeKernel, make
+
+    compiles = []
+
+    def precompile(entry, x):
+        compiles.append(entry["tag"])
+        return FakeKernel(fits=entry["tag"] != "b")
+
+    first, _ = make(precompile, cache_dir=str(tmp_path / "node-a"), redis_url=redis_server.url)
+    assert first(1) == "c"
+    compiles.clear()
+    again, _ = make(precompile, cache_dir=str(tmp_path / "node-b"), redis_url=redis_server.url)
+    assert again(2) == "c"
+    assert sorted(compiles) == ["a", "c", "d"]
+    assert again.last_report.candidates[1].error.startswith("out of resources: ")

@@ -15,6 +15,7 @@ from triton.runtime.errors import OutOfResources, PTXASError
 from triton.runtime.jit import JITFunction
 
 from disttune import _core, _encoding, _exit, _ranks, _resources, _timing, _triton_compile, _triton_hook
+from disttune._candidate_runs import CandidateRuns
 from disttune.triton import _timeline
 from disttune.triton._bench_timer import BenchTimer, NoTime
 
@@ -163,9 +164,12 @@ def _tune(kernel: Any, key: tuple, args: tuple, kwargs: dict) -> bool:
     communicator = _ranks.communicator_for(group) if group is not None else None
     strategy = "exhaustive" if kernel._do_bench is not None else strategy_for(len(configs))
     tuner, bench_timer = _tuner(kernel, state, args, kwargs, group, storable, strategy)
-    compiles = _triton_compile.KernelCompiles(kernel, configs, texts, args, kwargs, state.unrunnable,
-                                              _resources.dtype_signature(args, kwargs), CONFIG_ERRORS)
-    runs = _CandidateRuns(kernel, configs, args, kwargs, bench_timer)
+    signature = _resources.dtype_signature(args, kwargs)
+    state.unrunnable.learn_from_store(tuner, signature)
+    compiles = _triton_compile.KernelCompiles(kernel, configs, texts, args, kwargs, state.unrunnable, signature,
+                                              CONFIG_ERRORS)
+    kernel_runs = _KernelRuns(kernel, configs, args, kwargs, bench_timer)
+    runs = CandidateRuns(kernel_runs.call)
     key_text = _triton_hook.key_text(key)
     began = time.perf_counter()
     try:
@@ -184,7 +188,7 @@ def _tune(kernel: Any, key: tuple, args: tuple, kwargs: dict) -> bool:
     }
     kernel.cache[key] = configs[report.best]
     _timeline.note(kernel.base_fn.__name__, key_text, strategy, report, compiles, began, ended)
-    if runs.count:
+    if kernel_runs.count:
         full_nargs = {**kernel.nargs, **kwargs, **kernel.cache[key].all_kwargs()}
         kernel.pre_hook(full_nargs, reset_only=True)
     listener = getattr(knobs.autotuning, "listener", None)
@@ -192,7 +196,7 @@ def _tune(kernel: Any, key: tuple, args: tuple, kwargs: dict) -> bool:
         listener(fn=_jit_function(kernel.fn), key=key, best_config=kernel.cache[key],
                  configs_timings=kernel.configs_timings, duration=kernel.bench_time,
                  cache_hit=report.source != "tuned")
-    return runs.count > 0
+    return kernel_runs.count > 0
 
 
 def _tuner(kernel: Any, state: KernelState, args: tuple, kwargs: dict, group: Any, storable: bool,
@@ -220,9 +224,10 @@ def _tuner(kernel: Any, state: KernelState, args: tuple, kwargs: dict, group: An
     return made
 
 
-class _CandidateRuns:
-    """The runs of one tuning, each wrapped in the kernel's hooks as Triton's benchmark wraps
-    it (the engine's prepare compiled the config before its first run)."""
+class _KernelRuns:
+    """The call of one tuning's candidate runs (disttune._candidate_runs runs them): each run
+    wrapped in the kernel's hooks as Triton's benchmark wraps it (the engine's prepare
+    compiled the config before its first run)."""
 
     def __init__(self, kernel: Any, configs: list, args: tuple, kwargs: dict,
                  bench_timer: Optional[BenchTimer]) -> None:
@@ -233,7 +238,7 @@ class _CandidateRuns:
         self._kwargs = kwargs
         self.count = 0
 
-    def run(self, index: int) -> None:
+    def call(self, index: int) -> None:
         kernel = self._kernel
         self.count += 1
         config = self._configs[index]
