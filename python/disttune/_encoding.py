@@ -22,7 +22,7 @@ import json
 import math
 import re
 import sys
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from disttune import _core
 
@@ -185,3 +185,17 @@ def value_text(value: Any) -> str:
 def value_from_text(text: str) -> Any:
     """The value whose canonical text is `text`."""
     return decode(json.loads(text))
+
+
+def text_distance(user: Callable[[Any, Any], float]) -> Callable[[str, str], float]:
+    """The engine's distance over key texts from the user's over key values; a key that does
+    not decode (e.g. a record's from another version) is no neighbour."""
+
+    def distance(a: str, b: str) -> float:
+        try:
+            first, second = value_from_text(a), value_from_text(b)
+        except (ValueError, TypeError, KeyError, RecursionError):
+            return math.inf
+        return float(user(first, second))
+
+    return distance

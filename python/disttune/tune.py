@@ -62,20 +62,6 @@ def _source_digest(fn: Callable) -> str:
     return hashlib.sha256(source.encode()).hexdigest()
 
 
-def _key_distance(user: Callable[[Any, Any], float]) -> Callable[[str, str], float]:
-    """The engine's distance over key texts from the user's over key values; a key that does
-    not decode (e.g. a record's from another version) is no neighbour."""
-
-    def distance(a: str, b: str) -> float:
-        try:
-            first, second = _encoding.value_from_text(a), _encoding.value_from_text(b)
-        except (ValueError, TypeError, KeyError, RecursionError):
-            return math.inf
-        return float(user(first, second))
-
-    return distance
-
-
 class AutotunedFunction:
     """A launcher tuned per business key over a config space. Call it like the launcher,
     without the entry's keyword arguments, plus the spec's flags. Its choices and tunings are
@@ -142,7 +128,7 @@ class AutotunedFunction:
         if option["key_distance"] is not None:
             if not callable(option["key_distance"]):
                 raise _core.NotCallable(f"disttune: key_distance of '{fn.__name__}' must be callable or None")
-            tuner_options["key_distance"] = _key_distance(option["key_distance"])
+            tuner_options["key_distance"] = _encoding.text_distance(option["key_distance"])
         # Check the options now (the engine validates them) rather than on the first miss.
         in_memory = {name: value for name, value in tuner_options.items() if name not in STORE_OPTIONS}
         _core.FunctionTuner(self.name, self.digest, disk_cache=False, **in_memory)
