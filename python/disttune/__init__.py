@@ -28,7 +28,7 @@ from disttune._sink import set_sink
 from disttune._sweep import KeyOutcome, SweepSummary, sweep
 from disttune.autotuner import contextual_autotune
 from disttune.tables import load_table
-from disttune.tune import autotune
+from disttune.tune import autotune, options
 
 __version__: str = _core.__version__  # the engine's version: the file VERSION
 
@@ -54,6 +54,7 @@ __all__ = [
     "buckets",
     "contextual_autotune",
     "load_table",
+    "options",
     "set_sink",
     "sweep",
 ]

@@ -16,14 +16,14 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional
 
-from disttune import _core, _encoding, _exit, _isolation, _prepare, _ranks, _resources, _timing
+from disttune import _core, _encoding, _exit, _isolation, _options, _prepare, _ranks, _resources, _timing
 from disttune._call_check import CallCheck
 from disttune._candidate_options import CandidateOptions
 from disttune._candidate_runs import launcher_runs
 
 # The engine options that name the stores (the disk cache, its root, Redis): a tuner without
 # them keeps its results in memory; a sweep's key claims use them.
-STORE_OPTIONS = ("disk_cache", "cache_dir", "redis_url")
+STORE_OPTIONS = _options.names(group="stores")
 
 
 @dataclass(frozen=True)

@@ -21,26 +21,24 @@ import warnings
 import weakref
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from disttune import _checks, _core, _encoding, _timing
+from disttune import _checks, _core, _encoding, _options, _timing
 from disttune._candidate_options import candidate_options
 from disttune._function_tuning import STORE_OPTIONS, Compiles, FunctionTuning
 from disttune._strategy_options import strategy_option_texts
 from disttune._signatures import P, R, AutotunedCallable
 
-__all__ = ["autotune", "to_hashable", "AutotunedFunction"]
+__all__ = ["autotune", "options", "to_hashable", "AutotunedFunction"]
+
+options = _options.options
 
 # The defaults of the engine's options (the binding's one table of them); the signature of
 # autotune() shows them, and a test checks that it does.
 _DEFAULTS = _core.function_defaults
-# The engine options (that table's names) this module sets itself for each tuner, or leaves
-# to the environment; autotune() passes every other one through as given.
-_SET_PER_TUNER = ("timer", "hardware_json", "deps_json", "communicator", "redis_prefix", "redis_timeout_s")
-_ENGINE_OPTIONS = tuple(name for name in _core.function_option_names if name not in _SET_PER_TUNER)
-# autotune()'s options of the per-candidate runs (isolation, output check, restored inputs)
-# are candidate_options()'s keyword parameters.
-_CANDIDATE_OPTIONS = tuple(
-    p.name for p in inspect.signature(candidate_options).parameters.values() if p.kind is p.KEYWORD_ONLY
-)
+# autotune()'s options by what takes them (disttune._options, the one table of them): the
+# engine's, passed through as given; those of the per-candidate runs (isolation, output
+# check, restored inputs), candidate_options()'s keyword parameters.
+_ENGINE_OPTIONS = _options.names(taker="engine")
+_CANDIDATE_OPTIONS = _options.names(taker="candidates")
 
 
 def to_hashable(tensor: Any) -> tuple:
