@@ -2,15 +2,24 @@
 # Builds the fuzz targets of tests/fuzz (clang, libFuzzer, ASan + UBSan) and runs each for
 # a bounded time from its seed corpus; fails on any crash, leak or sanitizer report.
 # Usage: scripts/fuzz.sh [seconds per target, default 60; the small targets readable_text and
-# redis_reply (non-UTF-8 text, a hostile Redis peer) run at most 10 s]. Crash inputs are left in
+# redis_reply (non-UTF-8 text, a hostile Redis peer) run at most 10 s] [build|run|all, default
+# all: build only, run what is built, or both]. Crash inputs are left in
 # build/fuzz/artifacts/<target>/ (turn each into a regression test in tests/unit).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
+phase="${2:-all}"
 build=build/fuzz
-CXX="${DISTTUNE_FUZZ_CXX:-clang++-14}" cmake -S tests/fuzz -B "$build" -G Ninja \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build"
+case "$phase" in
+  build | run | all) ;;
+  *) echo "fuzz: the phase is build, run or all, not '$phase'" >&2; exit 2 ;;
+esac
+if [[ $phase != run ]]; then
+  CXX="${DISTTUNE_FUZZ_CXX:-clang++-14}" cmake -S tests/fuzz -B "$build" -G Ninja \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build "$build"
+fi
+[[ $phase != build ]] || exit 0
 for target in record_reader replay_table canonical_json readable_text redis_reply; do
   budget="$seconds"
   case "$target" in readable_text | redis_reply) budget=$((seconds < 10 ? seconds : 10)) ;; esac

@@ -46,14 +46,16 @@ if [[ $preset != asan ]]; then "build/$preset/bench/micro/hit_path_guard"; fi
 # engine again (a user's machine has no build tree to reuse), so it runs beside ctest, niced:
 # it takes the CPU ctest leaves idle (many tests wait on ranks, Redis or deadlines) and yields
 # to ctest when it needs it.
+# The fuzz targets' build (clang, sanitizers) goes beside them too, after the wheel's.
 mkdir -p build
-start_beside build/package_wheel.log nice -n 10 bash scripts/package_check.sh wheel
+start_beside build/package_wheel.log nice -n 10 bash -c \
+  'bash scripts/package_check.sh wheel && bash scripts/fuzz.sh 0 build'
 wheel_job=$last_beside
 ctest --preset "$preset" -j "$(nproc)"
 step_done "ctest"
-finish_beside "$wheel_job" build/package_wheel.log "the wheel"
+finish_beside "$wheel_job" build/package_wheel.log "the wheel and the fuzz targets"
 # The fuzzers (one process each) run beside the Python tests (one process), each on a core.
-start_beside build/fuzz.log bash scripts/fuzz.sh "${DISTTUNE_FUZZ_SECONDS:-60}"
+start_beside build/fuzz.log bash scripts/fuzz.sh "${DISTTUNE_FUZZ_SECONDS:-60}" run
 fuzz_job=$last_beside
 # The wheel in a clean venv, the Python tests and mypy against it.
 bash scripts/package_check.sh test
