@@ -10,7 +10,7 @@ import pytest
 import torch.distributed as dist
 
 import disttune
-from disttune import _core
+from disttune import _core, _options
 from disttune.autotuner import contextual_autotune
 from disttune.tune import autotune
 
@@ -47,15 +47,16 @@ def test_the_signatures_show_the_engines_defaults():
 
 
 @pytest.mark.parametrize(
-    "decorator, module, names, defaults, positional",
+    "decorator, module, set_per_tuner, names, defaults, positional",
     [
-        (autotune, disttune.tune, _core.function_option_names, _core.function_defaults, ()),
-        (contextual_autotune, disttune.autotuner, _core.contextual_option_names, _core.contextual_defaults,
-         ("is_dist", "n_repeat", "n_warmup")),
+        (autotune, disttune.tune, _options.SET_PER_TUNER, _core.function_option_names, _core.function_defaults, ()),
+        (contextual_autotune, disttune.autotuner, disttune.autotuner._SET_PER_TUNER, _core.contextual_option_names,
+         _core.contextual_defaults, ("is_dist", "n_repeat", "n_warmup")),
     ],
     ids=["autotune", "contextual_autotune"],
 )
-def test_the_decorators_engine_keywords_are_the_bindings_table(decorator, module, names, defaults, positional):
+def test_the_decorators_engine_keywords_are_the_bindings_table(decorator, module, set_per_tuner, names, defaults,
+                                                               positional):
     """Each decorator spells its engine options out (the spec's API: contextual_autotune takes
     is_dist, n_repeat and n_warmup positionally first, the rest by keyword); the binding's one
     table of its tuner's options defines them: the same names and the same defaults."""
@@ -63,7 +64,7 @@ def test_the_decorators_engine_keywords_are_the_bindings_table(decorator, module
     assert set(defaults) == set(names)
     passed = set(module._ENGINE_OPTIONS)
     assert passed == {name for name in names if name in parameters} - {"timer"}
-    assert names and all(name in passed or name in module._SET_PER_TUNER for name in names)
+    assert names and all(name in passed or name in set_per_tuner for name in names)
     assert tuple(parameters)[: len(positional)] == positional
     for name in passed:
         kind = inspect.Parameter.POSITIONAL_OR_KEYWORD if name in positional else inspect.Parameter.KEYWORD_ONLY
