@@ -1,6 +1,6 @@
-"""Compiles the candidate configs of a Triton autotuner concurrently: in the background, each
-awaited before its config's first launch (contextual tuning, on its call's pool), or as the
-engine's prepare names them (the drop-in, on the process's one compile pool)."""
+"""Compiles the candidate configs of a Triton autotuner concurrently, on the process's one compile
+pool: in the background, each awaited before its config's first launch (contextual tuning), or
+as the engine's prepare names them (the drop-in)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,25 @@ def process_pool() -> ThreadPoolExecutor:
         if _pool is None:
             _pool = ThreadPoolExecutor(max_workers=COMPILE_THREADS, thread_name_prefix="disttune-compile")
         return _pool
+
+
+class Cancellable:
+    """An executor over `pool` that keeps what it queued, so that cancel() drops the compiles
+    not started yet (a contextual call's, when the call ends) and leaves the pool to others."""
+
+    def __init__(self, pool: Executor) -> None:
+        self._pool = pool
+        self._queued: list[Future] = []
+
+    def submit(self, compile_fn: Callable[[], Any]) -> Future:
+        future = self._pool.submit(compile_fn)
+        self._queued.append(future)
+        return future
+
+    def cancel(self) -> None:
+        for future in self._queued:
+            future.cancel()  # a compile that runs finishes; one not started is dropped
+        self._queued.clear()
 
 
 class _Timed:

@@ -207,13 +207,14 @@ class _KernelKey:
 class Session:
     """One active contextual call: the engine tuner, and the kernels and keys it saw."""
 
-    def __init__(self, function_name: str, tuner: Any, compile_threads: int) -> None:
+    def __init__(self, function_name: str, tuner: Any, compile_threads: Optional[int]) -> None:
         self.function_name = function_name
         self.tuner = tuner
-        self.compile_threads = compile_threads
+        self.compile_threads = compile_threads  # None: the process's compile pool
         self.thread = threading.get_ident()
         self.seen: dict[tuple[int, tuple], _KernelKey] = {}
-        self.compile_pool: Optional[ThreadPoolExecutor] = None
+        self.own_pool: Optional[ThreadPoolExecutor] = None  # with compile_threads only
+        self.compiles: Optional[_triton_compile.Cancellable] = None
 
     def launch(self, kernel: Any, args: tuple, kwargs: dict) -> Any:
         if len(kernel.configs) <= 1:
@@ -273,26 +274,32 @@ class Session:
         return result[0] if result else None
 
     def _compile_all(self, seen: _KernelKey, args: tuple, kwargs: dict) -> None:
-        """Starts compiling every candidate config in the background, in order, on
-        `compile_threads` threads, and returns at once: each candidate's first launch waits
-        for its own compile only (_KernelKey.ready), so measurement runs while the later
-        configs compile. Configs known to be out of resources are not compiled."""
-        if self.compile_pool is None:
-            self.compile_pool = ThreadPoolExecutor(
-                max_workers=self.compile_threads, thread_name_prefix="disttune-compile"
-            )
+        """Starts compiling every candidate config in the background, in order, on the
+        process's compile pool (or `compile_threads` threads of this call's own), and returns
+        at once: each candidate's first launch waits for its own compile only
+        (_KernelKey.ready), so measurement runs while the later configs compile. Configs
+        known to be out of resources are not compiled."""
+        if self.compiles is None:
+            if self.compile_threads is None:
+                pool = _triton_compile.process_pool()
+            else:
+                pool = self.own_pool = ThreadPoolExecutor(
+                    max_workers=self.compile_threads, thread_name_prefix="disttune-compile"
+                )
+            self.compiles = _triton_compile.Cancellable(pool)
         runnable = [i for i in range(len(seen.configs)) if seen.unrunnable.reason(seen.texts[i], seen.signature) is None]
-        seen.compiles = _triton_compile.start_compiles(
-            seen.kernel, seen.configs, args, kwargs, self.compile_pool, runnable
-        )
+        seen.compiles = _triton_compile.start_compiles(seen.kernel, seen.configs, args, kwargs, self.compiles, runnable)
 
     def close(self) -> None:
-        """After the call: compiles not started are dropped; those running finish."""
-        if self.compile_pool is not None:
-            self.compile_pool.shutdown(wait=False, cancel_futures=True)
-            self.compile_pool = None
+        """After the call: its compiles not started are dropped; those running finish."""
+        if self.compiles is not None:
+            self.compiles.cancel()
+            self.compiles = None
+            if self.own_pool is not None:
+                self.own_pool.shutdown(wait=False)
+                self.own_pool = None
             for seen in self.seen.values():
-                seen.compiles.clear()  # this call's pool's: a later call starts its own
+                seen.compiles.clear()  # this call's: a later call queues its own
 
     def publish_all(self) -> None:
         """After the call: every kernel's cache holds its choice and best_config is set."""

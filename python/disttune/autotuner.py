@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import os
 from typing import Any, Callable, Generic, Mapping, Optional
 
 from disttune import _core, _ranks, _timing, _triton_hook
@@ -54,6 +53,11 @@ class ContextualFunction(Generic[P, R]):
         _timing.check_timer_choice(option["timer"], self.name)
         self.timer = option["timer"]
         self._compile_threads = option["compile_threads"]
+        if self._compile_threads is not None and (
+            isinstance(self._compile_threads, bool) or not isinstance(self._compile_threads, int)
+            or self._compile_threads < 1
+        ):
+            raise _core.InvalidSetting(f"disttune: compile_threads of '{self.name}' must be None or an int >= 1")
         # Check the settings now (the engine validates them) rather than at the first call.
         _core.ContextualAutotuner(self.name, **{**self._options, "is_dist": False})
         if option["is_dist"] and option["split_across_ranks"]:
@@ -109,7 +113,7 @@ def contextual_autotune(
     *,
     statistic: str = _DEFAULTS["statistic"],
     flush_l2: bool = True,
-    compile_threads: int = min(32, os.cpu_count() or 1),
+    compile_threads: Optional[int] = None,
     collective_timeout_s: Optional[float] = _DEFAULTS["collective_timeout_s"],
     log_dir: Optional[str] = _DEFAULTS["log_dir"],
     timer: Any = None,
@@ -122,7 +126,9 @@ def contextual_autotune(
     `n_warmup` untimed and `n_repeat` timed launches per candidate config, summarised by
     `statistic` (the spec's mean); `is_dist=True` takes each config's time as the MAX over
     the ranks of torch's default WORLD group. All candidate configs of a kernel start compiling
-    concurrently (`compile_threads`) when the kernel is first met, and each candidate's first
+    concurrently when the kernel is first met (on the process's one compile pool, min(32,
+    cores) threads shared with the drop-in; `compile_threads=N`: a pool of N threads for
+    this function's calls), and each candidate's first
     launch waits for its own compile only, so timing overlaps the later compiles; a config
     Triton finds out of resources fails before any launch and is skipped for the kernel's
     later keys (docs/python.md, "Compile pipeline"); `flush_l2` clears the device cache

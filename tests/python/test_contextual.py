@@ -143,3 +143,41 @@ def test_keyboard_interrupt_ends_the_call():
         run_scale(torch.ones(64, device=DEVICE))
     assert _core.ContextualAutotuner.active() is None
     assert getattr(interrupted_scale_kernel, "best_config", None) is None
+
+
+def test_a_calls_compiles_not_started_are_dropped_and_the_shared_pool_serves_on():
+    # A contextual call queues its compiles on the process's one pool; when it ends, those
+    # not started are dropped, the one running finishes, and the pool serves later work.
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from disttune._triton_compile import Cancellable
+
+    release = threading.Event()
+    pool = ThreadPoolExecutor(max_workers=1)
+    call = Cancellable(pool)
+    running = call.submit(lambda: release.wait(30))
+    queued = [call.submit(lambda: "compiled") for _ in range(3)]
+    call.cancel()
+    release.set()
+    assert running.result(timeout=30) is True
+    assert all(future.cancelled() for future in queued)
+    assert pool.submit(lambda: "later").result(timeout=30) == "later"
+    pool.shutdown()
+
+
+@pytest.mark.parametrize("threads", [0, -1, 2.5, True, "8"])
+def test_compile_threads_is_none_or_a_positive_int(threads):
+    def outer():
+        return None
+
+    with pytest.raises(_core.InvalidSetting, match="compile_threads of 'outer' must be None or an int >= 1"):
+        contextual_autotune(compile_threads=threads)(outer)
+
+
+def test_compile_threads_may_name_a_pool_of_the_calls_own():
+    @contextual_autotune(compile_threads=2)
+    def outer():
+        return 1
+
+    assert outer() == 1
