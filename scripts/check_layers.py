@@ -176,12 +176,16 @@ def architecture_problems(table: Table) -> list[str]:
     return found
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def repository_root(doc: str) -> Path:
+    """The repository a check reads: --root, else the one this script is in."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent,
                         help="the repository root (default: this script's repository)")
-    args = parser.parse_args()
-    root = args.root.resolve()
+    return parser.parse_args().root.resolve()
+
+
+def main() -> int:
+    root = repository_root(__doc__)
     table = Table(root, json.loads((root / "src/layers.json").read_text(encoding="utf-8")))
     problems = table.problems()
     problems += architecture_problems(table)

@@ -11,13 +11,12 @@ when all hold.
 """
 from __future__ import annotations
 
-import argparse
 import ast
 import json
 import sys
 from pathlib import Path
 
-from check_layers import verdict  # beside this script
+from check_layers import repository_root, verdict  # beside this script
 
 PACKAGE = "disttune"
 ENGINE = "disttune._core"
@@ -132,11 +131,7 @@ def check_module(table: Table, module: str, path: Path, root: Path) -> list[str]
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent,
-                        help="the repository root (default: this script's repository)")
-    args = parser.parse_args()
-    root = args.root.resolve()
+    root = repository_root(__doc__)
     modules = module_names(root / "python" / PACKAGE)
     table = Table(json.loads((root / "python/layers.json").read_text(encoding="utf-8")), modules)
     problems = table.problems()
