@@ -103,3 +103,18 @@ function(disttune_check_backend name)
   target_link_libraries(disttune_layer_check_${name} PUBLIC ${used_checks} PRIVATE ${arg_LINK})
   target_link_options(disttune_layer_check_${name} PRIVATE LINKER:--no-undefined)
 endfunction()
+
+# disttune_add_backend(<name> SOURCES ... [LINK ...] [CHECK_LINK ...]): the optional backend
+# library disttune::<name> from src/<name>/: on top of disttune::core, linking LINK privately,
+# with the project's warnings and disttune_check_backend (CHECK_LINK: its third-party
+# libraries).
+function(disttune_add_backend name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "SOURCES;LINK;CHECK_LINK")
+  add_library(disttune_${name} ${arg_SOURCES})
+  add_library(disttune::${name} ALIAS disttune_${name})
+  set_target_properties(disttune_${name} PROPERTIES EXPORT_NAME ${name} OUTPUT_NAME disttune_${name})
+  target_include_directories(disttune_${name} PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(disttune_${name} PUBLIC disttune::core PRIVATE ${arg_LINK})
+  disttune_set_warnings(disttune_${name})
+  disttune_check_backend(${name} LINK ${arg_CHECK_LINK})
+endfunction()

@@ -7,19 +7,17 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "device_arrays.cuh"
 #include "disttune/context.hpp"
 #include "disttune/cuda.hpp"
 
 namespace {
 
-void check_cuda(cudaError_t error, const char* call) {
-  if (error != cudaSuccess) throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(error));
-}
+using cuda_example::check_cuda;
 
 /// A launch shape: threads per block and elements per thread.
 struct Shape {
@@ -90,17 +88,6 @@ SumSquares make_sum_squares(cudaStream_t stream) {
   return SumSquares(std::move(spec));
 }
 
-struct DeviceFree {
-  void operator()(float* pointer) const { cudaFree(pointer); }
-};
-using DeviceFloats = std::unique_ptr<float, DeviceFree>;
-
-DeviceFloats device_floats(std::size_t count) {
-  float* pointer = nullptr;
-  check_cuda(cudaMalloc(&pointer, count * sizeof(float)), "cudaMalloc");
-  return DeviceFloats(pointer);
-}
-
 template <class Kernel>
 void print_choice(const Kernel& kernel) {
   const disttune::KernelChoice tuned = *kernel.last_tuning();
@@ -121,15 +108,10 @@ int main(int argc, char** argv) {
   }
   try {
     const int n = argc > 1 ? std::stoi(argv[1]) : (1 << 24);
-    std::vector<float> x(static_cast<std::size_t>(n));
-    std::mt19937 random(1234);
-    std::normal_distribution<float> normal;
-    for (float& v : x) v = normal(random);
-    DeviceFloats device_x = device_floats(x.size());
-    DeviceFloats device_y = device_floats(x.size());
-    DeviceFloats device_sum = device_floats(1);
-    check_cuda(cudaMemcpy(device_x.get(), x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice),
-               "cudaMemcpy");
+    const std::vector<float> x = cuda_example::normal_floats(static_cast<std::size_t>(n), 1234);
+    const auto device_x = cuda_example::upload(x);
+    const auto device_y = cuda_example::device_array<float>(x.size());
+    const auto device_sum = cuda_example::device_array<float>(1);
     cudaStream_t stream = nullptr;
     check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
 

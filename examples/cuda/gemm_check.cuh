@@ -7,38 +7,24 @@
 
 #include <cmath>
 #include <cstdint>
-#include <memory>
 #include <random>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
+#include "device_arrays.cuh"
 #include "gemm_kernels.cuh"
 
 namespace gemm {
 
-inline void check_cuda(cudaError_t error, const char* call) {
-  if (error != cudaSuccess) throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(error));
-}
-
-struct DeviceFree {
-  void operator()(void* pointer) const { cudaFree(pointer); }
-};
-
-/// `count` elements of T in device memory, freed on destruction.
-template <class T>
-std::unique_ptr<T, DeviceFree> device_array(std::size_t count) {
-  void* pointer = nullptr;
-  check_cuda(cudaMalloc(&pointer, count * sizeof(T)), "cudaMalloc");
-  return std::unique_ptr<T, DeviceFree>(static_cast<T*>(pointer));
-}
+using cuda_example::check_cuda;
+using cuda_example::device_array;
+using cuda_example::DeviceArray;
 
 /// A, B (fp16, uniform in [-1, 1), fresh for each seed) and C (fp32) for one shape.
 struct Operands {
   Shape shape;
-  std::unique_ptr<half, DeviceFree> a;
-  std::unique_ptr<half, DeviceFree> b;
-  std::unique_ptr<float, DeviceFree> c;
+  DeviceArray<half> a;
+  DeviceArray<half> b;
+  DeviceArray<float> c;
 
   Operands(const Shape& s, std::uint32_t seed)
       : shape(s),
@@ -68,10 +54,8 @@ inline double relative_error(Operands& operands, cudaStream_t stream) {
   auto reference = device_array<float>(operands.c_elements());
   reference_gemm(operands.a.get(), operands.b.get(), reference.get(), operands.shape, stream);
   check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  std::vector<float> got(operands.c_elements());
-  std::vector<float> want(operands.c_elements());
-  check_cuda(cudaMemcpy(got.data(), operands.c.get(), got.size() * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
-  check_cuda(cudaMemcpy(want.data(), reference.get(), want.size() * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  const std::vector<float> got = cuda_example::download(operands.c.get(), operands.c_elements());
+  const std::vector<float> want = cuda_example::download(reference.get(), operands.c_elements());
   double difference = 0.0;
   double norm = 0.0;
   for (std::size_t i = 0; i < got.size(); ++i) {

@@ -2,13 +2,9 @@
 // device-event timing on the launcher's stream.
 #include <cuda_runtime.h>
 
-#include <cmath>
 #include <cstdio>
 #include <memory>
-#include <random>
-#include <stdexcept>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "disttune/autotune.hpp"
@@ -17,55 +13,16 @@
 
 namespace {
 
-using scale_example::check_cuda;
-using scale_example::config_space;
-using scale_example::ScaleConfig;
-
-using Scale = disttune::Autotuned<ScaleConfig, std::tuple<int, std::string>,
-                                  void(const float*, float*, float, int)>;
+using cuda_example::check_cuda;
+using scale_example::expect_scaled;
+using scale_example::Scale;
 
 Scale make_scale(cudaStream_t stream) {
-  Scale::Spec spec;
+  Scale::Spec spec = scale_example::scale_spec(stream);
   spec.identity = DISTTUNE_FUNCTION("scale");
-  spec.configs = config_space();
-  // The key: the input's layout; alpha does not change which config is best.
-  spec.key = [](const float* const&, float* const&, const float&, const int& n) {
-    return std::make_tuple(n, std::string("float32"));
-  };
-  // The spec's prune_fn: BLOCK * element size < 32 KiB.
-  spec.prune = [](const ScaleConfig& c, const float* const&, float* const&, const float&,
-                  const int&) { return c.block * sizeof(float) < 32 * 1024; };
-  spec.launch = [stream](const ScaleConfig& c, const float* x, float* y, float alpha, int n) {
-    scale_launch(c, x, y, alpha, n, stream);
-  };
   spec.options.timer = std::make_shared<disttune::CudaTimer>(
       disttune::CudaTimerOptions{.stream = stream, .flush_l2 = true});
   return Scale(std::move(spec));
-}
-
-/// Like torch.testing.assert_close(y, alpha * x, atol=1e-5, rtol=1e-4).
-void expect_scaled(const std::vector<float>& x, const float* device_y, float alpha) {
-  std::vector<float> y(x.size());
-  check_cuda(cudaMemcpy(y.data(), device_y, y.size() * sizeof(float), cudaMemcpyDeviceToHost),
-             "cudaMemcpy");
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const float want = alpha * x[i];
-    if (!(std::fabs(y[i] - want) <= 1e-5f + 1e-4f * std::fabs(want))) {
-      throw std::runtime_error("scale: wrong result at " + std::to_string(i) + ": " +
-                               std::to_string(y[i]) + " != " + std::to_string(want));
-    }
-  }
-}
-
-struct DeviceFree {
-  void operator()(float* pointer) const { cudaFree(pointer); }
-};
-using DeviceFloats = std::unique_ptr<float, DeviceFree>;
-
-DeviceFloats device_floats(std::size_t count) {
-  float* pointer = nullptr;
-  check_cuda(cudaMalloc(&pointer, count * sizeof(float)), "cudaMalloc");
-  return DeviceFloats(pointer);
 }
 
 }  // namespace
@@ -77,14 +34,9 @@ int main(int argc, char** argv) {
   }
   try {
     const int n = argc > 1 ? std::stoi(argv[1]) : (1 << 18);
-    std::vector<float> x(static_cast<std::size_t>(n));
-    std::mt19937 random(1234);
-    std::normal_distribution<float> normal;
-    for (float& v : x) v = normal(random);
-    DeviceFloats device_x = device_floats(x.size());
-    DeviceFloats device_y = device_floats(x.size());
-    check_cuda(cudaMemcpy(device_x.get(), x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice),
-               "cudaMemcpy");
+    const std::vector<float> x = cuda_example::normal_floats(static_cast<std::size_t>(n), 1234);
+    const auto device_x = cuda_example::upload(x);
+    const auto device_y = cuda_example::device_array<float>(x.size());
     cudaStream_t stream = nullptr;
     check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
 

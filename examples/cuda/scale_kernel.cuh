@@ -1,20 +1,23 @@
-// The spec's `scale` in CUDA C++: its config (BLOCK x warps), config space, kernel and
-// launcher, shared by the CUDA examples (one GPU, and one GPU per rank with NCCL).
+// The spec's `scale` in CUDA C++: its config (BLOCK x warps), config space, kernel, launcher,
+// tuned-function spec and result check, shared by the CUDA examples (one GPU, and one GPU per
+// rank with NCCL).
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <cmath>
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
-#include "disttune/config.hpp"
+#include "device_arrays.cuh"
+#include "disttune/autotune.hpp"
 
 namespace scale_example {
 
-inline void check_cuda(cudaError_t error, const char* call) {
-  if (error != cudaSuccess) throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(error));
-}
+using cuda_example::check_cuda;
 
 /// One config, like the spec's triton.Config({"BLOCK": block}, num_warps=warps).
 struct ScaleConfig {
@@ -59,6 +62,40 @@ inline void scale_launch(const ScaleConfig& c, const float* x, float* y, float a
     default: throw std::invalid_argument("scale: no kernel for BLOCK=" + std::to_string(c.block));
   }
   check_cuda(cudaGetLastError(), "scale_kernel launch");
+}
+
+/// The spec's `scale` as a tuned function: y = alpha * x on the device, keyed by n.
+using Scale = disttune::Autotuned<ScaleConfig, std::tuple<int, std::string>, void(const float*, float*, float, int)>;
+
+/// Its spec on `stream`: the config space, the key (the input's layout; alpha does not change
+/// which config is best), the spec's prune_fn (BLOCK * element size < 32 KiB) and the
+/// launcher. The caller names it and sets its options.
+inline Scale::Spec scale_spec(cudaStream_t stream) {
+  Scale::Spec spec;
+  spec.configs = config_space();
+  spec.key = [](const float* const&, float* const&, const float&, const int& n) {
+    return std::make_tuple(n, std::string("float32"));
+  };
+  spec.prune = [](const ScaleConfig& c, const float* const&, float* const&, const float&, const int&) {
+    return c.block * sizeof(float) < 32 * 1024;
+  };
+  spec.launch = [stream](const ScaleConfig& c, const float* x, float* y, float alpha, int n) {
+    scale_launch(c, x, y, alpha, n, stream);
+  };
+  return spec;
+}
+
+/// Like torch.testing.assert_close(y, alpha * x, atol=1e-5, rtol=1e-4) for the `x.size()`
+/// floats at `device_y`; throws std::runtime_error naming the first element that differs.
+inline void expect_scaled(const std::vector<float>& x, const float* device_y, float alpha) {
+  const std::vector<float> y = cuda_example::download(device_y, x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const float want = alpha * x[i];
+    if (!(std::fabs(y[i] - want) <= 1e-5f + 1e-4f * std::fabs(want))) {
+      throw std::runtime_error("scale: wrong result at " + std::to_string(i) + ": " + std::to_string(y[i]) +
+                               " != " + std::to_string(want));
+    }
+  }
 }
 
 }  // namespace scale_example

@@ -23,11 +23,16 @@
 #include "disttune/cuda.hpp"
 #include "disttune/mpi.hpp"
 #include "disttune/nccl.hpp"
+#include "device_arrays.cuh"
 #include "gemm_kernels.cuh"
 #include "nccl_world.hpp"
 
 namespace {
 
+using cuda_example::device_array;
+using cuda_example::DeviceArray;
+using cuda_example::download;
+using cuda_example::upload;
 using nccl_world::check_cuda;
 using nccl_world::check_nccl;
 using nccl_world::MpiRank;
@@ -58,20 +63,6 @@ std::vector<AgGemmConfig> config_space() {
   return space;
 }
 
-template <typename T>
-struct DeviceFree {
-  void operator()(T* pointer) const { cudaFree(pointer); }
-};
-template <typename T>
-using DeviceBuffer = std::unique_ptr<T, DeviceFree<T>>;
-
-template <typename T>
-DeviceBuffer<T> device_buffer(std::size_t count) {
-  T* pointer = nullptr;
-  check_cuda(cudaMalloc(&pointer, count * sizeof(T)), "cudaMalloc");
-  return DeviceBuffer<T>(pointer);
-}
-
 struct Event {
   cudaEvent_t event = nullptr;
   Event() { check_cuda(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreate"); }
@@ -85,7 +76,7 @@ class AllGatherGemm {
  public:
   AllGatherGemm(const MpiRank& me, int shard_rows, int k, int n, cudaStream_t compute)
       : size_(me.size), shard_rows_(shard_rows), k_(k), n_(n), compute_(compute),
-        staging_(device_buffer<half>(static_cast<std::size_t>(me.size) * shard_rows * k)) {
+        staging_(device_array<half>(static_cast<std::size_t>(me.size) * shard_rows * k)) {
     for (int s = 0; s < 2; ++s) comms_.push_back(std::make_unique<NcclComm>(me));
   }
 
@@ -127,7 +118,7 @@ class AllGatherGemm {
  private:
   int size_, shard_rows_, k_, n_;
   cudaStream_t compute_;
-  DeviceBuffer<half> staging_;
+  DeviceArray<half> staging_;
   std::vector<std::unique_ptr<NcclComm>> comms_;
   Stream comm_streams_[2];
   Event begin_;
@@ -170,14 +161,12 @@ void run() {
   AllGatherGemm op(me, shard_rows, k, n, compute.get());
   const auto a_host = random_halves(static_cast<std::size_t>(shard_rows) * k, 1234u + rank, 1.0f / 64);
   const auto b_host = random_halves(static_cast<std::size_t>(k) * n, 99u, 1.0f);
-  auto a_shard = device_buffer<half>(a_host.size());
-  auto b = device_buffer<half>(b_host.size());
+  auto a_shard = upload(a_host);
+  auto b = upload(b_host);
   const std::size_t c_elems = static_cast<std::size_t>(size) * shard_rows * n;
-  auto out = device_buffer<float>(c_elems);
-  auto expected = device_buffer<float>(c_elems);
-  auto a_full = device_buffer<half>(static_cast<std::size_t>(size) * shard_rows * k);
-  check_cuda(cudaMemcpy(a_shard.get(), a_host.data(), a_host.size() * sizeof(half), cudaMemcpyHostToDevice), "cudaMemcpy");
-  check_cuda(cudaMemcpy(b.get(), b_host.data(), b_host.size() * sizeof(half), cudaMemcpyHostToDevice), "cudaMemcpy");
+  auto out = device_array<float>(c_elems);
+  auto expected = device_array<float>(c_elems);
+  auto a_full = device_array<half>(static_cast<std::size_t>(size) * shard_rows * k);
 
   // The roll call over MPI names the ranks missing from a late collective (NCCL cannot).
   std::shared_ptr<disttune::Communicator> ranks = disttune::make_nccl_communicator(
@@ -190,9 +179,8 @@ void run() {
                "ncclAllGather");
     gemm::reference_gemm(a_full.get(), b.get(), expected.get(), {size * shard_rows, n, k}, compute.get());
     check_cuda(cudaStreamSynchronize(compute.get()), "cudaStreamSynchronize");
-    std::vector<float> got(c_elems), want(c_elems);
-    check_cuda(cudaMemcpy(got.data(), out.get(), c_elems * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
-    check_cuda(cudaMemcpy(want.data(), expected.get(), c_elems * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    const std::vector<float> got = download(out.get(), c_elems);
+    const std::vector<float> want = download(expected.get(), c_elems);
     double worst = 0.0;
     for (std::size_t i = 0; i < c_elems; ++i) worst = std::fmax(worst, std::fabs(got[i] - want[i]) / (1.0 + std::fabs(want[i])));
     if (!(worst < 1e-2)) throw std::runtime_error("allgather_gemm: wrong result, relative error " + std::to_string(worst));

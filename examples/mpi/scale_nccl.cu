@@ -5,14 +5,10 @@
 #include <mpi.h>
 #include <nccl.h>
 
-#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <optional>
-#include <random>
-#include <stdexcept>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "disttune/autotune.hpp"
@@ -24,51 +20,16 @@
 
 namespace {
 
-using scale_example::check_cuda;
-using scale_example::config_space;
-using scale_example::ScaleConfig;
-
-using Scale = disttune::Autotuned<ScaleConfig, std::tuple<int, std::string>,
-                                  void(const float*, float*, float, int)>;
+using cuda_example::check_cuda;
+using scale_example::expect_scaled;
+using scale_example::Scale;
 
 Scale make_scale(cudaStream_t stream, std::shared_ptr<disttune::Communicator> ranks) {
-  Scale::Spec spec;
+  Scale::Spec spec = scale_example::scale_spec(stream);
   spec.identity = DISTTUNE_FUNCTION("scale_nccl");
-  spec.configs = config_space();
-  spec.key = [](const float* const&, float* const&, const float&, const int& n) {
-    return std::make_tuple(n, std::string("float32"));
-  };
-  spec.prune = [](const ScaleConfig& c, const float* const&, float* const&, const float&,
-                  const int&) { return c.block * sizeof(float) < 32 * 1024; };
-  spec.launch = [stream](const ScaleConfig& c, const float* x, float* y, float alpha, int n) {
-    scale_launch(c, x, y, alpha, n, stream);
-  };
   spec.options.timer = std::make_shared<disttune::CudaTimer>(disttune::CudaTimerOptions{.stream = stream});
   spec.options.communicator = std::move(ranks);
   return Scale(std::move(spec));
-}
-
-void expect_scaled(const std::vector<float>& x, const float* device_y, float alpha) {
-  std::vector<float> y(x.size());
-  check_cuda(cudaMemcpy(y.data(), device_y, y.size() * sizeof(float), cudaMemcpyDeviceToHost),
-             "cudaMemcpy");
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const float want = alpha * x[i];
-    if (!(std::fabs(y[i] - want) <= 1e-5f + 1e-4f * std::fabs(want))) {
-      throw std::runtime_error("scale: wrong result at " + std::to_string(i));
-    }
-  }
-}
-
-struct DeviceFree {
-  void operator()(float* pointer) const { cudaFree(pointer); }
-};
-using DeviceFloats = std::unique_ptr<float, DeviceFree>;
-
-DeviceFloats device_floats(std::size_t count) {
-  float* pointer = nullptr;
-  check_cuda(cudaMalloc(&pointer, count * sizeof(float)), "cudaMalloc");
-  return DeviceFloats(pointer);
 }
 
 void run(int argc, char** argv) {
@@ -82,14 +43,9 @@ void run(int argc, char** argv) {
     std::shared_ptr<disttune::Communicator> ranks = disttune::make_nccl_communicator(
         nccl.get(), stream, std::nullopt, disttune::make_mpi_roll_call(MPI_COMM_WORLD));
     const int n = argc > 1 ? std::stoi(argv[1]) : (1 << 22);
-    std::vector<float> x(static_cast<std::size_t>(n));
-    std::mt19937 random(1234u + static_cast<unsigned>(rank));
-    std::normal_distribution<float> normal;
-    for (float& v : x) v = normal(random);
-    DeviceFloats device_x = device_floats(x.size());
-    DeviceFloats device_y = device_floats(x.size());
-    check_cuda(cudaMemcpy(device_x.get(), x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice),
-               "cudaMemcpy");
+    const std::vector<float> x = cuda_example::normal_floats(static_cast<std::size_t>(n), 1234u + static_cast<unsigned>(rank));
+    const auto device_x = cuda_example::upload(x);
+    const auto device_y = cuda_example::device_array<float>(x.size());
 
     Scale scale = make_scale(stream, ranks);
     scale(device_x.get(), device_y.get(), 2.5f, n);

@@ -109,8 +109,8 @@ class Autotuned<Config, Key, Result(Args...), KeyOf, Launch> {
 
   /// The index into the config space chosen for `key`, if it is cached in this process.
   std::optional<std::size_t> cached_choice(const Key& key) const {
-    const Entry* hit = HitCache::find(cache_.current(), key);
-    return hit ? std::optional<std::size_t>(hit->config) : std::nullopt;
+    Entry hit{};
+    return cache_.find(key, hit) ? std::optional<std::size_t>(hit.config) : std::nullopt;
   }
 
   /// The report of the last tuning or disk load, if any.
@@ -165,32 +165,29 @@ class Autotuned<Config, Key, Result(Args...), KeyOf, Launch> {
     for (const auto& config : spec_.configs) candidate_json_.push_back(canonical_json(describe(config)));
   }
 
-  /// The hit path: the key, one lookup in the current snapshot, the launch; else a miss.
+  /// The hit path: the key, one lookup in the hit cache, the launch; else a miss.
   /// `flags` nullptr: the defaults (CallOptions{}).
   Result hit_or_tune(const CallOptions* flags, Args&... args) {
     Key key = key_(std::as_const(args)...);
-    const Snapshot* seen = cache_.current();
-    if (const Entry* hit = HitCache::find(seen, key)) [[likely]] {
-      return launch_(spec_.configs[hit->config], args...);
+    typename HitCache::Miss miss;
+    if (Entry hit{}; cache_.find(key, hit, miss)) [[likely]] {
+      return launch_(spec_.configs[hit.config], args...);
     }
-    return tune_and_run(flags != nullptr ? *flags : CallOptions{}, std::move(key), seen, args...);
+    return tune_and_run(flags != nullptr ? *flags : CallOptions{}, std::move(key), miss, args...);
   }
 
   struct Entry {
     std::size_t config;
   };
   using HitCache = detail::HitCache<Key, Entry>;
-  using Snapshot = typename HitCache::Snapshot;
 
-  /// A miss: `key` was not in the snapshot `seen`. Another thread may have tuned it since;
-  /// the cache is searched again only if it changed.
-  Result tune_and_run(const CallOptions& flags, Key key, const Snapshot* seen, Args&... args) {
+  /// A miss: `key` was not in the cache where `miss` says. Another thread may have tuned it
+  /// since; the cache is searched again only if it changed there.
+  Result tune_and_run(const CallOptions& flags, Key key, const typename HitCache::Miss& miss, Args&... args) {
     std::unique_lock lock(tuning_mutex_);
-    if (const Snapshot* now = cache_.current(); now != seen) {
-      if (const Entry* hit = HitCache::find(now, key)) {
-        lock.unlock();
-        return launch_(spec_.configs[hit->config], args...);
-      }
+    if (Entry hit{}; !cache_.still_missing(miss) && cache_.find(key, hit)) {
+      lock.unlock();
+      return launch_(spec_.configs[hit.config], args...);
     }
     std::vector<std::size_t> surviving;
     std::vector<std::string> pruned;
@@ -321,7 +318,7 @@ class Autotuned<Config, Key, Result(Args...), KeyOf, Launch> {
   std::shared_ptr<WorkerTimer> worker_timer_;  ///< the engine's timer when isolated
   FunctionTuner engine_;
   std::vector<std::string> candidate_json_;
-  HitCache cache_;
+  HitCache cache_;  ///< written under tuning_mutex_
   mutable std::mutex tuning_mutex_;
   std::optional<TuningReport> last_report_;
 };

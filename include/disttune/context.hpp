@@ -220,7 +220,8 @@ class TunableKernel<Config, Key, Result(Args...)> {
   Result operator()(Args... args) {
     if constexpr (kKeyedByValue) {
       const Key key = spec_.key(args...);
-      const typename Memo::Entry* known = keys_.find(key);
+      typename Memo::Entry entry;
+      const typename Memo::Entry* known = keys_.find(key, entry) ? &entry : nullptr;
       if (ContextualAutotuner* tuner = ContextualAutotuner::active()) {
         return contextual_launch(*tuner, keys_.text(key, known), args...);
       }

@@ -16,8 +16,8 @@ namespace disttune::detail {
 
 /// Per key value (a Key for which EqualKeysDescribeAlike holds, so the value decides the
 /// text): its canonical text and the config index read for it from a cache whose answers
-/// hold while its epoch stays the same (KernelTuningState::epoch). Readers take no lock;
-/// entries and texts found stay valid as long as the memo. Thread-safe.
+/// hold while its epoch stays the same (KernelTuningState::epoch). Readers take no lock and
+/// get a copy of the entry; the texts stay where they are as long as the memo. Thread-safe.
 template <class Key>
 class KeyMemo {
  public:
@@ -29,8 +29,8 @@ class KeyMemo {
     std::uint64_t epoch = kNoConfig;
   };
 
-  /// What is known of `key`, or nullptr.
-  const Entry* find(const Key& key) const { return Entries::find(entries_.current(), key); }
+  /// Copies what is known of `key` into `known` and returns true, or returns false.
+  bool find(const Key& key, Entry& known) const { return entries_.find(key, known); }
 
   /// The canonical text of `key`: that of `known` (find(key)) if given, else built now and
   /// kept. Throws what canonical_json throws (nothing is kept then).
@@ -38,7 +38,7 @@ class KeyMemo {
     if (known != nullptr) return *known->text;
     std::string built = canonical_json(describe(key));
     std::lock_guard lock(mutex_);
-    if (const Entry* now = Entries::find(entries_.current(), key)) return *now->text;
+    if (Entry now; entries_.find(key, now)) return *now.text;
     const std::string& kept = texts_.emplace_back(std::move(built));
     entries_.insert(key, Entry{&kept, 0, kNoConfig});
     return kept;
@@ -48,14 +48,12 @@ class KeyMemo {
   /// before the cache was); `text` is text(key, ...). An entry of a later epoch is kept.
   void note_config(const Key& key, const std::string& text, std::size_t config, std::uint64_t epoch) {
     std::lock_guard lock(mutex_);
-    const Entry* now = Entries::find(entries_.current(), key);
-    if (now != nullptr && now->epoch != kNoConfig && now->epoch > epoch) return;
+    if (Entry now; entries_.find(key, now) && now.epoch != kNoConfig && now.epoch > epoch) return;
     entries_.insert(key, Entry{&text, config, epoch});
   }
 
  private:
-  using Entries = HitCache<Key, Entry>;
-  Entries entries_;
+  HitCache<Key, Entry> entries_;
   std::deque<std::string> texts_;  ///< the texts entries point to (a deque never moves them)
   std::mutex mutex_;               ///< held by writers
 };

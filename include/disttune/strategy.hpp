@@ -42,6 +42,14 @@ struct Round {
   /// A round of runs (or, without timed runs, the finalists), as Round{candidates, w, t}.
   Round(std::vector<std::size_t> list, int warmups, int timed)
       : candidates(std::move(list)), warmup_runs(warmups), timed_runs(timed) {}
+  /// Every one of `count` candidates, in order (a first round over the whole space, or, with
+  /// no timed runs, all of them as finalists).
+  static Round every(std::size_t count, int warmups, int timed) {
+    Round round({}, warmups, timed);
+    round.candidates.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) round.candidates.push_back(i);
+    return round;
+  }
 
   std::vector<std::size_t> candidates;  ///< indices into the tuning's candidate list
   int warmup_runs = 0;

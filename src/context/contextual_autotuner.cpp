@@ -20,20 +20,11 @@
 #include "engine/rank_agreement.hpp"
 #include "engine/warm_start_prior.hpp"
 #include "report/unknown_settings.hpp"
+#include "util/exception_text.hpp"
 #include "util/utc_time.hpp"
 
 namespace disttune {
 namespace {
-
-std::string describe_exception(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "unknown exception";
-  }
-}
 
 /// The prior of a contextual tuning: neighbour_prior over a kernel's cached choices of other
 /// keys (default_key_distance).
@@ -263,7 +254,7 @@ void ContextualAutotuner::run(const std::function<void()>& outer) {
     }
   } catch (...) {
     s.log->write("function: " + s.function + " | contextual tuning stopped in outer run " +
-                 std::to_string(s.outer_runs - 1) + ": " + describe_exception(std::current_exception()));
+                 std::to_string(s.outer_runs - 1) + ": " + detail::exception_text(std::current_exception()));
     s.reset_after_error();
     s.log.reset();
     throw;
@@ -344,7 +335,7 @@ std::size_t ContextualAutotuner::launch(KernelTuningState& kernel, const std::st
   try {
     launch_one(step.candidate);
   } catch (...) {
-    failure = describe_exception(std::current_exception());
+    failure = detail::exception_text(std::current_exception());
   }
   if (timed) s.timer->stop();
   if (failure) s.ledger.note_failure(ordinal, *failure);

@@ -6,18 +6,12 @@
 #include <stdexcept>
 #include <utility>
 
+#include "util/exception_text.hpp"
+
 namespace disttune::detail {
 namespace {
 
-std::string prepare_error() {
-  try {
-    throw;
-  } catch (const std::exception& error) {
-    return std::string("prepare: ") + error.what();
-  } catch (...) {
-    return "prepare: unknown exception";
-  }
-}
+std::string prepare_error() { return "prepare: " + exception_text(std::current_exception()); }
 
 }  // namespace
 

@@ -5,20 +5,9 @@
 #include <exception>
 #include <utility>
 
+#include "util/exception_text.hpp"
+
 namespace disttune::detail {
-namespace {
-
-std::string describe_current_exception() {
-  try {
-    throw;
-  } catch (const std::exception& error) {
-    return error.what();
-  } catch (...) {
-    return "unknown exception";
-  }
-}
-
-}  // namespace
 
 RoundDriver::RoundDriver(Tuning& tuning, Communicator& comm, ContextMaker context, RunSite& site,
                          RoundObserver& observer)
@@ -42,7 +31,7 @@ std::optional<Step> RoundDriver::next_run(Barriers barriers) {
           try {
             batch = site_.time_batch(c, step->count);
           } catch (...) {
-            tuning_.record_failure(c, describe_current_exception());
+            tuning_.record_failure(c, exception_text(std::current_exception()));
             break;
           }
           if (batch) {
@@ -71,7 +60,7 @@ bool RoundDriver::prepare(std::size_t candidate) {
   try {
     reason = site_.prepare(tuning_, candidate);
   } catch (...) {
-    reason = describe_current_exception();
+    reason = exception_text(std::current_exception());
   }
   if (reason.empty()) return true;
   tuning_.record_failure(candidate, std::move(reason));
@@ -108,7 +97,7 @@ void RoundDriver::collect(const Step& step) {
         if (!runs.error.empty()) collect_errors_[candidate] = "timer: " + runs.error;
       }
     } catch (...) {
-      round_error_ = "timer: " + describe_current_exception();
+      round_error_ = "timer: " + exception_text(std::current_exception());
     }
   }
   if (!round_error_.empty()) tuning_.record_failure(c, round_error_);
@@ -152,7 +141,7 @@ void RoundDriver::drive(const std::function<void(const Step&)>& run) {
     try {
       run(*step);
     } catch (...) {
-      fail_run(*step, describe_current_exception());
+      fail_run(*step, exception_text(std::current_exception()));
     }
   }
 }

@@ -19,6 +19,7 @@
 
 #include "disttune/isolation.hpp"
 #include "isolation/process_group.hpp"
+#include "util/exception_text.hpp"
 
 namespace disttune {
 namespace {
@@ -141,12 +142,9 @@ void ForkedWorker::serve(int socket) {
         run_(candidate);
         ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
       }
-    } catch (const std::exception& failure) {
-      ok = 0;
-      error = failure.what();
     } catch (...) {
       ok = 0;
-      error = "unknown exception";
+      error = detail::exception_text(std::current_exception());
     }
     // A process the config forked that returned here is not the worker: it never answers.
     if (::getpid() != worker) ::_exit(0);

@@ -41,11 +41,11 @@ MpiCommunicator::MpiCommunicator(MPI_Comm comm)
       size_(collectives_.size()),
       local_rank_(OwnedComm::split_by_node(comm).rank()) {}
 
-WaitingIn MpiCommunicator::begin(const CollectiveContext& context) {
-  return WaitingIn{++sequence_, context.describe(), Clock::now()};
+CollectivePosition MpiCommunicator::begin(const CollectiveContext& context) {
+  return CollectivePosition{++sequence_, context.describe(), Clock::now()};
 }
 
-void MpiCommunicator::wait(MPI_Request& request, const WaitingIn& waiting,
+void MpiCommunicator::wait(MPI_Request& request, const CollectivePosition& waiting,
                            Clock::time_point deadline) {
   auto pause = std::chrono::microseconds(50);
   for (;;) {
@@ -59,7 +59,7 @@ void MpiCommunicator::wait(MPI_Request& request, const WaitingIn& waiting,
   }
 }
 
-void MpiCommunicator::abort_late(const WaitingIn& waiting) {
+void MpiCommunicator::abort_late(const CollectivePosition& waiting) {
   const double waited = std::chrono::duration<double>(Clock::now() - waiting.since).count();
   const std::string survey = describe_survey(roll_call_.survey(waiting, kRollCallGrace), waiting.sequence,
                                              kRollCallGrace);
@@ -77,7 +77,7 @@ void MpiCommunicator::abort_late(const WaitingIn& waiting) {
 
 void MpiCommunicator::barrier(const CollectiveContext& context) {
   std::lock_guard lock(mutex_);
-  const WaitingIn waiting = begin(context);
+  const CollectivePosition waiting = begin(context);
   MPI_Request request = MPI_REQUEST_NULL;
   check_mpi(MPI_Ibarrier(collectives_.get(), &request), "MPI_Ibarrier");
   wait(request, waiting, context.deadline);
@@ -86,7 +86,7 @@ void MpiCommunicator::barrier(const CollectiveContext& context) {
 void MpiCommunicator::all_reduce_max(std::span<double> values, const CollectiveContext& context) {
   std::lock_guard lock(mutex_);
   const int count = checked_count(values.size(), "an all-reduce");
-  const WaitingIn waiting = begin(context);
+  const CollectivePosition waiting = begin(context);
   MPI_Request request = MPI_REQUEST_NULL;
   check_mpi(MPI_Iallreduce(MPI_IN_PLACE, values.data(), count, MPI_DOUBLE, MPI_MAX, collectives_.get(),
                            &request),
@@ -97,7 +97,7 @@ void MpiCommunicator::all_reduce_max(std::span<double> values, const CollectiveC
 std::vector<std::string> MpiCommunicator::all_gather(const std::string& bytes,
                                                      const CollectiveContext& context) {
   std::lock_guard lock(mutex_);
-  const WaitingIn waiting = begin(context);
+  const CollectivePosition waiting = begin(context);
   const std::uint64_t length = bytes.size();
   std::vector<std::uint64_t> lengths(static_cast<std::size_t>(size_));
   MPI_Request request = MPI_REQUEST_NULL;

@@ -30,11 +30,11 @@ class MpiCommunicator final : public Communicator {
 
  private:
   /// Starts a collective call: the next sequence number, its description, the time.
-  WaitingIn begin(const CollectiveContext& context);
+  CollectivePosition begin(const CollectiveContext& context);
   /// Polls `request` until it completes or the deadline passes; then reports and aborts.
-  void wait(MPI_Request& request, const WaitingIn& waiting,
+  void wait(MPI_Request& request, const CollectivePosition& waiting,
             std::chrono::steady_clock::time_point deadline);
-  [[noreturn]] void abort_late(const WaitingIn& waiting);
+  [[noreturn]] void abort_late(const CollectivePosition& waiting);
 
   OwnedComm collectives_;
   OwnedComm control_;

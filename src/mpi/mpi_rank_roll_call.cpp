@@ -14,19 +14,15 @@ class MpiRankRollCall final : public RankRollCall {
       : control_(OwnedComm::duplicate(comm)), roll_call_(control_.get()) {}
 
   void answer(const CollectivePosition& position) override {
-    roll_call_.answer_queries(waiting_in(position));
+    roll_call_.answer_queries(position);
   }
 
   std::string survey(const CollectivePosition& position) override {
-    return describe_survey(roll_call_.survey(waiting_in(position), kRollCallGrace),
+    return describe_survey(roll_call_.survey(position, kRollCallGrace),
                            position.sequence, kRollCallGrace);
   }
 
  private:
-  static WaitingIn waiting_in(const CollectivePosition& position) {
-    return WaitingIn{position.sequence, position.where, position.since};
-  }
-
   OwnedComm control_;  // declared first: the roll call uses it until it is destroyed
   RollCall roll_call_;
 };

@@ -18,7 +18,7 @@ namespace {
 constexpr int kQueryTag = 1;
 constexpr int kAnswerTag = 2;
 
-std::string encode(const WaitingIn& waiting) {
+std::string encode(const CollectivePosition& waiting) {
   const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - waiting.since;
   return nlohmann::json{{"sequence", waiting.sequence},
                         {"where", waiting.where},
@@ -97,7 +97,7 @@ void RollCall::reap_sends() {
   });
 }
 
-void RollCall::answer_queries(const WaitingIn& waiting) {
+void RollCall::answer_queries(const CollectivePosition& waiting) {
   reap_sends();
   for (;;) {
     int found = 0;
@@ -109,7 +109,7 @@ void RollCall::answer_queries(const WaitingIn& waiting) {
   }
 }
 
-std::vector<std::optional<RankWhereabouts>> RollCall::survey(const WaitingIn& waiting,
+std::vector<std::optional<RankWhereabouts>> RollCall::survey(const CollectivePosition& waiting,
                                                              std::chrono::milliseconds grace) {
   std::vector<std::optional<RankWhereabouts>> answers(static_cast<std::size_t>(size_));
   answers[static_cast<std::size_t>(rank_)] = decode(encode(waiting));

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "disttune/roll_call.hpp"
+
 namespace disttune::detail {
 
 /// How long a late rank waits for the others to say where they are.
@@ -21,14 +23,6 @@ struct RankWhereabouts {
   std::uint64_t sequence = 0;
   std::string where;
   double waited_s = 0.0;
-};
-
-/// What this rank is waiting in: the sequence number of the collective (every rank counts
-/// the collectives of one communicator the same way), its description and when it began.
-struct WaitingIn {
-  std::uint64_t sequence = 0;
-  std::string where;
-  std::chrono::steady_clock::time_point since;
 };
 
 /// Ranks that wait in a collective answer queries; a rank whose collective is late asks
@@ -45,12 +39,12 @@ class RollCall {
   ~RollCall();
 
   /// Answers every query that has arrived, saying this rank waits in `waiting`.
-  void answer_queries(const WaitingIn& waiting);
+  void answer_queries(const CollectivePosition& waiting);
 
   /// Asks every other rank where it is and waits up to `grace` for the answers (answering
   /// other ranks' queries meanwhile). Index = rank; nullopt = no answer; this rank's own
   /// entry is `waiting`.
-  std::vector<std::optional<RankWhereabouts>> survey(const WaitingIn& waiting,
+  std::vector<std::optional<RankWhereabouts>> survey(const CollectivePosition& waiting,
                                                      std::chrono::milliseconds grace);
 
  private:

@@ -30,10 +30,7 @@ class AdaptiveStrategy final : public Strategy {
         cap_(2 * measurement.timed_runs) {}
 
   Round first_round(std::size_t count) override {
-    Round round;
-    for (std::size_t i = 0; i < count; ++i) round.candidates.push_back(i);
-    round.warmup_runs = first_warmup_;
-    round.timed_runs = first_samples_;
+    Round round = Round::every(count, first_warmup_, first_samples_);
     survivors_ = round.candidates;
     return round;
   }

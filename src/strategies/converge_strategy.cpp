@@ -71,10 +71,7 @@ class ConvergeStrategy final : public Strategy {
         budget_ms_(parameters.budget_ms) {}
 
   Round first_round(std::size_t count) override {
-    Round round;
-    for (std::size_t i = 0; i < count; ++i) round.candidates.push_back(i);
-    round.warmup_runs = kFirstRoundWarmups;
-    round.timed_runs = kFirstRoundSamples;
+    Round round = Round::every(count, kFirstRoundWarmups, kFirstRoundSamples);
     active_ = round.candidates;
     return round;
   }

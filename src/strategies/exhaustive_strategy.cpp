@@ -1,7 +1,6 @@
 // The exhaustive strategy of the spec: one round over every candidate.
 #include "disttune/strategy.hpp"
 
-#include <numeric>
 #include <string>
 #include <vector>
 
@@ -16,18 +15,11 @@ class ExhaustiveStrategy final : public Strategy {
   explicit ExhaustiveStrategy(const Measurement& measurement) : measurement_(measurement) {}
 
   Round first_round(std::size_t count) override {
-    Round round;
-    round.candidates.resize(count);
-    std::iota(round.candidates.begin(), round.candidates.end(), std::size_t{0});
-    round.warmup_runs = measurement_.warmup_runs;
-    round.timed_runs = measurement_.timed_runs;
-    return round;
+    return Round::every(count, measurement_.warmup_runs, measurement_.timed_runs);
   }
 
   Round next_round(const std::vector<CandidateStanding>& standings) override {
-    Round finalists;  // everyone: no timed runs, measurement ends
-    for (std::size_t i = 0; i < standings.size(); ++i) finalists.candidates.push_back(i);
-    return finalists;
+    return Round::every(standings.size(), 0, 0);  // everyone: no timed runs, measurement ends
   }
 
  private:

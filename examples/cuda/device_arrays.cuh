@@ -1,0 +1,60 @@
+// Device arrays for the CUDA examples: CUDA error checks, arrays freed on destruction, copies
+// to and from the host, and the examples' random float inputs.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cuda_example {
+
+/// Throws std::runtime_error naming `call` and the CUDA error unless `error` is cudaSuccess.
+inline void check_cuda(cudaError_t error, const char* call) {
+  if (error != cudaSuccess) throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(error));
+}
+
+struct DeviceFree {
+  void operator()(void* pointer) const { cudaFree(pointer); }
+};
+template <class T>
+using DeviceArray = std::unique_ptr<T, DeviceFree>;
+
+/// `count` elements of T in device memory, freed on destruction.
+template <class T>
+DeviceArray<T> device_array(std::size_t count) {
+  void* pointer = nullptr;
+  check_cuda(cudaMalloc(&pointer, count * sizeof(T)), "cudaMalloc");
+  return DeviceArray<T>(static_cast<T*>(pointer));
+}
+
+/// A device copy of `host`.
+template <class T>
+DeviceArray<T> upload(const std::vector<T>& host) {
+  DeviceArray<T> device = device_array<T>(host.size());
+  check_cuda(cudaMemcpy(device.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+  return device;
+}
+
+/// The `count` elements of T at `device`, copied to the host.
+template <class T>
+std::vector<T> download(const T* device, std::size_t count) {
+  std::vector<T> host(count);
+  check_cuda(cudaMemcpy(host.data(), device, count * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  return host;
+}
+
+/// `count` floats drawn from the standard normal distribution with `seed`.
+inline std::vector<float> normal_floats(std::size_t count, unsigned seed) {
+  std::vector<float> values(count);
+  std::mt19937 random(seed);
+  std::normal_distribution<float> normal;
+  for (float& v : values) v = normal(random);
+  return values;
+}
+
+}  // namespace cuda_example
