@@ -10,5 +10,6 @@ if [ ! -x .venv/bin/python ]; then
 fi
 pip=(.venv/bin/python -m pip install -q --disable-pip-version-check)
 "${pip[@]}" "nanobind>=2.0" "scikit-build-core>=0.10" pytest "triton==3.6.0"
-"${pip[@]}" --no-build-isolation --no-deps .
+# File by file (no unity batches): a change rebuilds its own file only.
+"${pip[@]}" --no-build-isolation --no-deps -C cmake.define.CMAKE_UNITY_BUILD=OFF .
 .venv/bin/python -c "import disttune; print('python_setup: disttune', disttune.__version__, 'installed in .venv')"

@@ -11,6 +11,7 @@
 #include "disttune/mpi.hpp"
 #include "mpi/comm_handle.hpp"
 #include "mpi/mpi_check.hpp"
+#include "util/number_text.hpp"
 
 namespace disttune::detail {
 namespace {
@@ -23,12 +24,6 @@ int checked_count(std::size_t count, const char* what) {
                             " elements is more than one MPI call can move");
   }
   return static_cast<int>(count);
-}
-
-std::string seconds(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f s", value);
-  return text;
 }
 
 }  // namespace
@@ -65,7 +60,7 @@ void MpiCommunicator::abort_late(const CollectivePosition& waiting) {
                                              kRollCallGrace);
   std::ostringstream message;
   message << "disttune: error: collective #" << waiting.sequence << " timed out on rank " << rank_
-          << " of " << size_ << " after " << seconds(waited) << ": " << waiting.where << "." << survey;
+          << " of " << size_ << " after " << seconds_with_unit(waited) << ": " << waiting.where << "." << survey;
   message << "\ndisttune:   ending the job: MPI_Abort with exit code " << kMpiTimeoutExitCode
           << " (set the deadline with TRITON_DIST_AUTOTUNE_TIMEOUT, seconds)\n";
   const std::string text = message.str();

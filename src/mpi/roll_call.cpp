@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mpi/mpi_check.hpp"
+#include "util/number_text.hpp"
 
 namespace disttune::detail {
 namespace {
@@ -40,12 +41,6 @@ std::optional<RankWhereabouts> decode(const std::string& bytes) {
 std::string join_ranks(const std::vector<int>& ranks) {
   std::string text;
   for (int rank : ranks) text += (text.empty() ? "" : ", ") + std::to_string(rank);
-  return text;
-}
-
-std::string seconds(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f s", value);
   return text;
 }
 
@@ -155,13 +150,13 @@ std::string describe_survey(const std::vector<std::optional<RankWhereabouts>>& a
       here.push_back(static_cast<int>(rank));
     } else {
       elsewhere << "\ndisttune:   rank " << rank << " waits in another collective (#" << answer->sequence
-                << ", " << answer->where << ") for " << seconds(answer->waited_s);
+                << ", " << answer->where << ") for " << seconds_with_unit(answer->waited_s);
     }
   }
   std::ostringstream lines;
   if (!silent.empty()) {
     lines << "\ndisttune:   ranks that did not arrive: " << join_ranks(silent) << " (no answer within "
-          << seconds(std::chrono::duration<double>(grace).count())
+          << seconds_with_unit(std::chrono::duration<double>(grace).count())
           << ": busy outside disttune's collectives, or gone)";
   }
   lines << elsewhere.str();

@@ -13,6 +13,7 @@
 
 #include "disttune/nccl.hpp"
 #include "nccl/nccl_check.hpp"
+#include "util/number_text.hpp"
 
 namespace disttune::detail {
 namespace {
@@ -24,12 +25,6 @@ CUdevice device_of(ncclComm_t comm) {
   CUdevice device = 0;
   check(driver().cuDeviceGet(&device, ordinal), "cuDeviceGet");
   return device;
-}
-
-std::string seconds(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f s", value);
-  return text;
 }
 
 std::string host_name() {
@@ -141,7 +136,7 @@ void NcclCommunicator::wait(const Call& call, const char* what) {
       const double waited = std::chrono::duration<double>(Clock::now() - call.position.since).count();
       abort_with(CollectiveTimeout(
           "disttune: error: collective #" + std::to_string(call.position.sequence) + " timed out on rank " +
-          std::to_string(rank_) + " of " + std::to_string(size_) + " after " + seconds(waited) + ": " +
+          std::to_string(rank_) + " of " + std::to_string(size_) + " after " + seconds_with_unit(waited) + ": " +
           call.context.describe() + "; waiting for " + what + "." + missing_ranks(call) +
           "\ndisttune:   the NCCL communicator was aborted (ncclCommAbort). Set the deadline with "
           "TRITON_DIST_AUTOTUNE_TIMEOUT (seconds)."));

@@ -15,7 +15,7 @@ using detail::TimeEstimate;
 
 /// Samples every candidate gets in the first round: one run of each is enough to screen
 /// out the obvious losers, which then cost nothing more.
-constexpr int kFirstRoundSamples = 1;
+constexpr int kConvergeFirstRoundSamples = 1;
 /// Untimed runs of each candidate before its first sample: a kernel's first launch loads
 /// its module (CUDA's lazy loading, Triton's first launch of a compiled kernel), which can
 /// cost more than the kernel; a sample of that launch would screen a good candidate out.
@@ -29,7 +29,7 @@ constexpr int kMinSamplesToConverge = 5;
 /// No candidate gets more samples than this (a noisy one that never converges).
 constexpr int kMaxSamples = 256;
 /// Warm-up runs before each later round (caches went cold while others ran).
-constexpr int kRewarmRuns = 1;
+constexpr int kConvergeRewarmRuns = 1;
 /// Interleaved runs per contender in the near-tie round.
 constexpr int kPairedRuns = 10;
 
@@ -71,7 +71,7 @@ class ConvergeStrategy final : public Strategy {
         budget_ms_(parameters.budget_ms) {}
 
   Round first_round(std::size_t count) override {
-    Round round = Round::every(count, kFirstRoundWarmups, kFirstRoundSamples);
+    Round round = Round::every(count, kFirstRoundWarmups, kConvergeFirstRoundSamples);
     active_ = round.candidates;
     return round;
   }
@@ -112,10 +112,10 @@ class ConvergeStrategy final : public Strategy {
     if (needing.empty() || budget_spent) return pair_near_ties(standings, spent_ms);
     Round round;
     round.candidates = needing;
-    round.warmup_runs = kRewarmRuns;
+    round.warmup_runs = kConvergeRewarmRuns;
     round.timed_runs = std::max(1, std::min(fewest, kMaxSamples - fewest));
     if (budget_ms_ > 0.0 && per_run_ms > 0.0) {
-      const double affordable = (budget_ms_ - spent_ms) / per_run_ms - kRewarmRuns;
+      const double affordable = (budget_ms_ - spent_ms) / per_run_ms - kConvergeRewarmRuns;
       if (affordable < 1.0) return pair_near_ties(standings, spent_ms);
       round.timed_runs = std::min(round.timed_runs, static_cast<int>(affordable));
     }

@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -34,6 +35,13 @@ inline std::string number_text(double value) {
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
   char text[32];
   return std::string(text, std::to_chars(text, text + sizeof text, value).ptr);
+}
+
+/// A duration for a message, to the hundredth of a second with its unit ("1.25 s").
+inline std::string seconds_with_unit(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f s", seconds);
+  return text;
 }
 
 }  // namespace disttune::detail
