@@ -21,6 +21,7 @@
 #include "disttune/cuda.hpp"
 #include "gemm_check.cuh"
 #include "gemm_kernels.cuh"
+#include "run_on_gpu.cuh"
 
 namespace {
 
@@ -268,11 +269,7 @@ int hit_only(const std::filesystem::path& out_dir, cudaStream_t stream) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (auto reason = disttune::cuda_unavailable_reason()) {
-    std::fprintf(stderr, "gemm_bench needs a CUDA device: %s\n", reason->c_str());
-    return 1;
-  }
-  try {
+  return cuda_example::run_on_gpu("gemm_bench", [&] {
     const std::filesystem::path out_dir = argc > 1 ? argv[1] : ".";
     const bool breakdown_only = argc > 2 && std::string(argv[2]) == "--hit-only";
     const int size = argc > 2 && !breakdown_only ? std::stoi(argv[2]) : 4096;
@@ -399,8 +396,5 @@ int main(int argc, char** argv) {
                 overhead_ns, tuned_arm.ci_low_ns, tuned_arm.ci_high_ns, within, kTunings, max_regret * 100, tuning_median_ms);
     gemm::check_cuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
     return 0;
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "gemm_bench failed: %s\n", error.what());
-    return 1;
-  }
+  });
 }

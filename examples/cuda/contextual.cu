@@ -14,6 +14,7 @@
 #include "device_arrays.cuh"
 #include "disttune/context.hpp"
 #include "disttune/cuda.hpp"
+#include "run_on_gpu.cuh"
 
 namespace {
 
@@ -102,11 +103,7 @@ void print_choice(const Kernel& kernel) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (auto reason = disttune::cuda_unavailable_reason()) {
-    std::fprintf(stderr, "contextual_cuda needs a CUDA device: %s\n", reason->c_str());
-    return 1;
-  }
-  try {
+  return cuda_example::run_on_gpu("contextual_cuda", [&] {
     const int n = argc > 1 ? std::stoi(argv[1]) : (1 << 24);
     const std::vector<float> x = cuda_example::normal_floats(static_cast<std::size_t>(n), 1234);
     const auto device_x = cuda_example::upload(x);
@@ -162,8 +159,5 @@ int main(int argc, char** argv) {
                 scaled_sum_squares.tuner().outer_runs(), scaled_sum_squares.tuner().log_path().c_str());
     check_cuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
     return 0;
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "contextual_cuda failed: %s\n", error.what());
-    return 1;
-  }
+  });
 }

@@ -13,6 +13,7 @@
 #include "disttune/cuda.hpp"
 #include "gemm_check.cuh"
 #include "gemm_kernels.cuh"
+#include "run_on_gpu.cuh"
 
 namespace {
 
@@ -39,11 +40,7 @@ Gemm make_gemm(cudaStream_t stream) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (auto reason = disttune::cuda_unavailable_reason()) {
-    std::fprintf(stderr, "gemm_cuda needs a CUDA device: %s\n", reason->c_str());
-    return 1;
-  }
-  try {
+  return cuda_example::run_on_gpu("gemm_cuda", [&] {
     const int size = argc > 1 ? std::stoi(argv[1]) : 4096;
     const gemm::Shape shape{size, size, size};
     cudaStream_t stream = nullptr;
@@ -75,8 +72,5 @@ int main(int argc, char** argv) {
     if (!(fresh_error < 1e-4)) throw std::runtime_error("gemm: cached config gives a wrong result");
     gemm::check_cuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
     return 0;
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "gemm_cuda failed: %s\n", error.what());
-    return 1;
-  }
+  });
 }

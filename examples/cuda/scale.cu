@@ -9,6 +9,7 @@
 
 #include "disttune/autotune.hpp"
 #include "disttune/cuda.hpp"
+#include "run_on_gpu.cuh"
 #include "scale_kernel.cuh"
 
 namespace {
@@ -28,11 +29,7 @@ Scale make_scale(cudaStream_t stream) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (auto reason = disttune::cuda_unavailable_reason()) {
-    std::fprintf(stderr, "scale_cuda needs a CUDA device: %s\n", reason->c_str());
-    return 1;
-  }
-  try {
+  return cuda_example::run_on_gpu("scale_cuda", [&] {
     const int n = argc > 1 ? std::stoi(argv[1]) : (1 << 18);
     const std::vector<float> x = cuda_example::normal_floats(static_cast<std::size_t>(n), 1234);
     const auto device_x = cuda_example::upload(x);
@@ -57,8 +54,5 @@ int main(int argc, char** argv) {
     std::printf("second call, same key: cache hit, result checked\n");
     check_cuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
     return 0;
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "scale_cuda failed: %s\n", error.what());
-    return 1;
-  }
+  });
 }

@@ -1,13 +1,18 @@
 // NcclWorld: one GPU per MPI rank and an NCCL communicator over every rank, for the NCCL
-// examples and the multi-GPU tests (MPI hands out NCCL's unique id; NCCL does the rest).
+// examples and the multi-GPU tests (MPI hands out NCCL's unique id; NCCL does the rest), and
+// the examples' main().
 #pragma once
 
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <nccl.h>
 
+#include <cstdio>
+#include <exception>
 #include <stdexcept>
 #include <string>
+
+#include "disttune/cuda.hpp"
 
 namespace nccl_world {
 
@@ -75,5 +80,26 @@ class Stream {
  private:
   cudaStream_t stream_ = nullptr;
 };
+
+/// The main() of an example run by mpirun: MPI_Init, then `body` when this rank has a CUDA
+/// device (else 1, after MPI_Finalize); a throw from `body` is printed, naming `program`, and
+/// aborts every rank (MPI_Abort 1); then MPI_Finalize and 0.
+template <class Body>
+int run_on_ranks(int& argc, char**& argv, const char* program, Body&& body) {
+  MPI_Init(&argc, &argv);
+  if (auto reason = disttune::cuda_unavailable_reason()) {
+    std::fprintf(stderr, "%s needs a CUDA device: %s\n", program, reason->c_str());
+    MPI_Finalize();
+    return 1;
+  }
+  try {
+    body();
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "%s failed: %s\n", program, error.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Finalize();
+  return 0;
+}
 
 }  // namespace nccl_world
