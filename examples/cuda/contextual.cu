@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "device_arrays.cuh"
+#include "device_resources.cuh"
 #include "disttune/context.hpp"
 #include "disttune/cuda.hpp"
 #include "run_on_gpu.cuh"
@@ -109,8 +109,8 @@ int main(int argc, char** argv) {
     const auto device_x = cuda_example::upload(x);
     const auto device_y = cuda_example::device_array<float>(x.size());
     const auto device_sum = cuda_example::device_array<float>(1);
-    cudaStream_t stream = nullptr;
-    check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    const cuda_example::Stream owned_stream;
+    const cudaStream_t stream = owned_stream.get();
 
     Scale scale = make_scale(stream);
     SumSquares sum_squares = make_sum_squares(stream);
@@ -157,7 +157,6 @@ int main(int argc, char** argv) {
     }
     std::printf("second call: %d outer run (cached choices)\nlog: %s\n",
                 scaled_sum_squares.tuner().outer_runs(), scaled_sum_squares.tuner().log_path().c_str());
-    check_cuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
     return 0;
   });
 }

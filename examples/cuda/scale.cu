@@ -34,8 +34,8 @@ int main(int argc, char** argv) {
     const std::vector<float> x = cuda_example::normal_floats(static_cast<std::size_t>(n), 1234);
     const auto device_x = cuda_example::upload(x);
     const auto device_y = cuda_example::device_array<float>(x.size());
-    cudaStream_t stream = nullptr;
-    check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    const cuda_example::Stream owned_stream;
+    const cudaStream_t stream = owned_stream.get();
 
     Scale scale = make_scale(stream);
     std::printf("scale: %d floats, %zu configs in the space\n", n, scale.spec().configs.size());
@@ -52,7 +52,6 @@ int main(int argc, char** argv) {
     check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     expect_scaled(x, device_y.get(), 3.0f);
     std::printf("second call, same key: cache hit, result checked\n");
-    check_cuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
     return 0;
   });
 }

@@ -23,7 +23,7 @@
 #include "disttune/cuda.hpp"
 #include "disttune/mpi.hpp"
 #include "disttune/nccl.hpp"
-#include "device_arrays.cuh"
+#include "device_resources.cuh"
 #include "gemm_kernels.cuh"
 #include "nccl_world.hpp"
 

@@ -12,14 +12,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "../cuda/device_resources.cuh"
 #include "disttune/cuda.hpp"
 
 namespace nccl_world {
 
-inline void check_cuda(cudaError_t result, const char* call) {
-  if (result != cudaSuccess)
-    throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(result));
-}
+using cuda_example::check_cuda;
+using cuda_example::Stream;
 
 inline void check_nccl(ncclResult_t result, const char* call) {
   if (result != ncclSuccess)
@@ -63,22 +62,6 @@ class NcclComm {
 
  private:
   ncclComm_t comm_ = nullptr;
-};
-
-/// A non-blocking CUDA stream of the current device, destroyed at the end.
-class Stream {
- public:
-  Stream() {
-    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  ~Stream() { cudaStreamDestroy(stream_); }
-
-  cudaStream_t get() const { return stream_; }
-
- private:
-  cudaStream_t stream_ = nullptr;
 };
 
 /// The main() of an example run by mpirun: MPI_Init, then `body` when this rank has a CUDA
