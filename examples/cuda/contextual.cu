@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/print_choice.hpp"
 #include "device_resources.cuh"
 #include "disttune/context.hpp"
 #include "disttune/cuda.hpp"
@@ -89,17 +90,6 @@ SumSquares make_sum_squares(cudaStream_t stream) {
   return SumSquares(std::move(spec));
 }
 
-template <class Kernel>
-void print_choice(const Kernel& kernel) {
-  const disttune::KernelChoice tuned = *kernel.last_tuning();
-  std::printf("%s, key %s:\n", kernel.spec().name.c_str(), tuned.key.c_str());
-  for (std::size_t i = 0; i < tuned.candidates.size(); ++i) {
-    const disttune::CandidateResult& c = tuned.candidates[i];
-    const std::string outcome = c.failed ? "failed: " + c.error : std::to_string(c.agreed_ms * 1000.0) + " us";
-    std::printf("  %s [%zu] %-26s %s\n", i == tuned.best ? "*" : " ", i, c.config.c_str(), outcome.c_str());
-  }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -141,8 +131,8 @@ int main(int argc, char** argv) {
     }
     std::printf("scaled_sum_squares: %d floats, %d outer runs, result checked (%.1f)\n", n,
                 scaled_sum_squares.tuner().outer_runs(), sum);
-    print_choice(scale);
-    print_choice(sum_squares);
+    example::print_choice(scale);
+    example::print_choice(sum_squares);
     const disttune::KernelChoice reduce_tuning = *sum_squares.last_tuning();
     if (!reduce_tuning.candidates[4].failed || !reduce_tuning.candidates[5].failed) {
       throw std::runtime_error("the 2048-thread reduce configs should have failed to launch");
