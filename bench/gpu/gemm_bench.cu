@@ -21,6 +21,7 @@
 #include "disttune/cuda.hpp"
 #include "gemm_check.cuh"
 #include "gemm_kernels.cuh"
+#include "run_on_gpu.cuh"
 
 namespace {
 
@@ -268,18 +269,14 @@ int hit_only(const std::filesystem::path& out_dir, cudaStream_t stream) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (auto reason = disttune::cuda_unavailable_reason()) {
-    std::fprintf(stderr, "gemm_bench needs a CUDA device: %s\n", reason->c_str());
-    return 1;
-  }
-  try {
+  return cuda_example::run_on_gpu("gemm_bench", [&] {
     const std::filesystem::path out_dir = argc > 1 ? argv[1] : ".";
     const bool breakdown_only = argc > 2 && std::string(argv[2]) == "--hit-only";
     const int size = argc > 2 && !breakdown_only ? std::stoi(argv[2]) : 4096;
     const gemm::Shape shape{size, size, size};
     const std::vector<gemm::GemmConfig> space = gemm::config_space();
-    cudaStream_t stream = nullptr;
-    gemm::check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    const cuda_example::Stream owned_stream;
+    const cudaStream_t stream = owned_stream.get();
     if (breakdown_only) return hit_only(out_dir, stream);
     gemm::Operands operands(shape, 99);
     const double flops = 2.0 * shape.m * shape.n * static_cast<double>(shape.k);
@@ -397,10 +394,6 @@ int main(int argc, char** argv) {
     std::printf("%s\n", markdown.c_str());
     std::printf("SUMMARY hit_overhead_ns=%+.1f ci95=[%+.1f,%+.1f] regret_ok=%d/%d max_regret_pct=%.2f tuning_ms=%.0f\n",
                 overhead_ns, tuned_arm.ci_low_ns, tuned_arm.ci_high_ns, within, kTunings, max_regret * 100, tuning_median_ms);
-    gemm::check_cuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
     return 0;
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "gemm_bench failed: %s\n", error.what());
-    return 1;
-  }
+  });
 }

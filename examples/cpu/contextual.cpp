@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "../common/print_choice.hpp"
 #include "disttune/context.hpp"
 
 namespace {
@@ -79,17 +80,6 @@ SumSquares make_sum_squares() {
   return SumSquares(std::move(spec));
 }
 
-template <class Kernel>
-void print_choice(const Kernel& kernel) {
-  const disttune::KernelChoice tuned = *kernel.last_tuning();
-  std::printf("%s, key %s:\n", kernel.spec().name.c_str(), tuned.key.c_str());
-  for (std::size_t i = 0; i < tuned.candidates.size(); ++i) {
-    const disttune::CandidateResult& c = tuned.candidates[i];
-    std::printf("  %s [%zu] %-32s %s\n", i == tuned.best ? "*" : " ", i, c.config.c_str(),
-                c.failed ? ("failed: " + c.error).c_str() : (std::to_string(c.agreed_ms) + " ms").c_str());
-  }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -121,8 +111,8 @@ int main(int argc, char** argv) {
     }
     std::printf("scaled_norm: %zu floats, %d outer runs, result checked (%.6f)\n", n,
                 scaled_norm.tuner().outer_runs(), norm);
-    print_choice(scale);
-    print_choice(sum_squares);
+    example::print_choice(scale);
+    example::print_choice(sum_squares);
 
     scaled_norm(alpha);  // the same keys: every kernel uses its cached choice, one run
     if (scaled_norm.tuner().outer_runs() != 1) throw std::runtime_error("expected one outer run on a cache hit");

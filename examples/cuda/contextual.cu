@@ -11,9 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "device_arrays.cuh"
+#include "../common/print_choice.hpp"
+#include "device_resources.cuh"
 #include "disttune/context.hpp"
 #include "disttune/cuda.hpp"
+#include "run_on_gpu.cuh"
 
 namespace {
 
@@ -88,32 +90,17 @@ SumSquares make_sum_squares(cudaStream_t stream) {
   return SumSquares(std::move(spec));
 }
 
-template <class Kernel>
-void print_choice(const Kernel& kernel) {
-  const disttune::KernelChoice tuned = *kernel.last_tuning();
-  std::printf("%s, key %s:\n", kernel.spec().name.c_str(), tuned.key.c_str());
-  for (std::size_t i = 0; i < tuned.candidates.size(); ++i) {
-    const disttune::CandidateResult& c = tuned.candidates[i];
-    const std::string outcome = c.failed ? "failed: " + c.error : std::to_string(c.agreed_ms * 1000.0) + " us";
-    std::printf("  %s [%zu] %-26s %s\n", i == tuned.best ? "*" : " ", i, c.config.c_str(), outcome.c_str());
-  }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (auto reason = disttune::cuda_unavailable_reason()) {
-    std::fprintf(stderr, "contextual_cuda needs a CUDA device: %s\n", reason->c_str());
-    return 1;
-  }
-  try {
+  return cuda_example::run_on_gpu("contextual_cuda", [&] {
     const int n = argc > 1 ? std::stoi(argv[1]) : (1 << 24);
     const std::vector<float> x = cuda_example::normal_floats(static_cast<std::size_t>(n), 1234);
     const auto device_x = cuda_example::upload(x);
     const auto device_y = cuda_example::device_array<float>(x.size());
     const auto device_sum = cuda_example::device_array<float>(1);
-    cudaStream_t stream = nullptr;
-    check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    const cuda_example::Stream owned_stream;
+    const cudaStream_t stream = owned_stream.get();
 
     Scale scale = make_scale(stream);
     SumSquares sum_squares = make_sum_squares(stream);
@@ -144,8 +131,8 @@ int main(int argc, char** argv) {
     }
     std::printf("scaled_sum_squares: %d floats, %d outer runs, result checked (%.1f)\n", n,
                 scaled_sum_squares.tuner().outer_runs(), sum);
-    print_choice(scale);
-    print_choice(sum_squares);
+    example::print_choice(scale);
+    example::print_choice(sum_squares);
     const disttune::KernelChoice reduce_tuning = *sum_squares.last_tuning();
     if (!reduce_tuning.candidates[4].failed || !reduce_tuning.candidates[5].failed) {
       throw std::runtime_error("the 2048-thread reduce configs should have failed to launch");
@@ -160,10 +147,6 @@ int main(int argc, char** argv) {
     }
     std::printf("second call: %d outer run (cached choices)\nlog: %s\n",
                 scaled_sum_squares.tuner().outer_runs(), scaled_sum_squares.tuner().log_path().c_str());
-    check_cuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
     return 0;
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "contextual_cuda failed: %s\n", error.what());
-    return 1;
-  }
+  });
 }

@@ -13,6 +13,7 @@
 #include "disttune/cuda.hpp"
 #include "gemm_check.cuh"
 #include "gemm_kernels.cuh"
+#include "run_on_gpu.cuh"
 
 namespace {
 
@@ -39,15 +40,11 @@ Gemm make_gemm(cudaStream_t stream) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (auto reason = disttune::cuda_unavailable_reason()) {
-    std::fprintf(stderr, "gemm_cuda needs a CUDA device: %s\n", reason->c_str());
-    return 1;
-  }
-  try {
+  return cuda_example::run_on_gpu("gemm_cuda", [&] {
     const int size = argc > 1 ? std::stoi(argv[1]) : 4096;
     const gemm::Shape shape{size, size, size};
-    cudaStream_t stream = nullptr;
-    gemm::check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    const cuda_example::Stream owned_stream;
+    const cudaStream_t stream = owned_stream.get();
     gemm::Operands operands(shape, 2026);
     Gemm tuned = make_gemm(stream);
     std::printf("gemm: %dx%dx%d fp16 in, fp32 accumulate, %zu configs in the space\n", shape.m,
@@ -73,10 +70,6 @@ int main(int argc, char** argv) {
     const double fresh_error = gemm::relative_error(fresh, stream);
     std::printf("second call (cache hit, fresh inputs): relative error %.2e\n", fresh_error);
     if (!(fresh_error < 1e-4)) throw std::runtime_error("gemm: cached config gives a wrong result");
-    gemm::check_cuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
     return 0;
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "gemm_cuda failed: %s\n", error.what());
-    return 1;
-  }
+  });
 }

@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "device_arrays.cuh"
+#include "device_resources.cuh"
 #include "gemm_kernels.cuh"
 
 namespace gemm {

@@ -9,6 +9,7 @@
 
 #include "disttune/autotune.hpp"
 #include "disttune/cuda.hpp"
+#include "run_on_gpu.cuh"
 #include "scale_kernel.cuh"
 
 namespace {
@@ -28,17 +29,13 @@ Scale make_scale(cudaStream_t stream) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (auto reason = disttune::cuda_unavailable_reason()) {
-    std::fprintf(stderr, "scale_cuda needs a CUDA device: %s\n", reason->c_str());
-    return 1;
-  }
-  try {
+  return cuda_example::run_on_gpu("scale_cuda", [&] {
     const int n = argc > 1 ? std::stoi(argv[1]) : (1 << 18);
     const std::vector<float> x = cuda_example::normal_floats(static_cast<std::size_t>(n), 1234);
     const auto device_x = cuda_example::upload(x);
     const auto device_y = cuda_example::device_array<float>(x.size());
-    cudaStream_t stream = nullptr;
-    check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    const cuda_example::Stream owned_stream;
+    const cudaStream_t stream = owned_stream.get();
 
     Scale scale = make_scale(stream);
     std::printf("scale: %d floats, %zu configs in the space\n", n, scale.spec().configs.size());
@@ -55,10 +52,6 @@ int main(int argc, char** argv) {
     check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     expect_scaled(x, device_y.get(), 3.0f);
     std::printf("second call, same key: cache hit, result checked\n");
-    check_cuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
     return 0;
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "scale_cuda failed: %s\n", error.what());
-    return 1;
-  }
+  });
 }

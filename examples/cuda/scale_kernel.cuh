@@ -12,7 +12,7 @@
 #include <tuple>
 #include <vector>
 
-#include "device_arrays.cuh"
+#include "device_resources.cuh"
 #include "disttune/autotune.hpp"
 
 namespace scale_example {

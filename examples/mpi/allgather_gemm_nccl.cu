@@ -23,7 +23,7 @@
 #include "disttune/cuda.hpp"
 #include "disttune/mpi.hpp"
 #include "disttune/nccl.hpp"
-#include "device_arrays.cuh"
+#include "device_resources.cuh"
 #include "gemm_kernels.cuh"
 #include "nccl_world.hpp"
 
@@ -197,18 +197,5 @@ void run() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  if (auto reason = disttune::cuda_unavailable_reason()) {
-    std::fprintf(stderr, "allgather_gemm_nccl needs a CUDA device: %s\n", reason->c_str());
-    MPI_Finalize();
-    return 1;
-  }
-  try {
-    run();
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "allgather_gemm_nccl failed: %s\n", error.what());
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  MPI_Finalize();
-  return 0;
+  return nccl_world::run_on_ranks(argc, argv, "allgather_gemm_nccl", [] { run(); });
 }

@@ -1,20 +1,24 @@
 // NcclWorld: one GPU per MPI rank and an NCCL communicator over every rank, for the NCCL
-// examples and the multi-GPU tests (MPI hands out NCCL's unique id; NCCL does the rest).
+// examples and the multi-GPU tests (MPI hands out NCCL's unique id; NCCL does the rest), and
+// the examples' main().
 #pragma once
 
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <nccl.h>
 
+#include <cstdio>
+#include <exception>
 #include <stdexcept>
 #include <string>
 
+#include "../cuda/device_resources.cuh"
+#include "disttune/cuda.hpp"
+
 namespace nccl_world {
 
-inline void check_cuda(cudaError_t result, const char* call) {
-  if (result != cudaSuccess)
-    throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(result));
-}
+using cuda_example::check_cuda;
+using cuda_example::Stream;
 
 inline void check_nccl(ncclResult_t result, const char* call) {
   if (result != ncclSuccess)
@@ -60,20 +64,25 @@ class NcclComm {
   ncclComm_t comm_ = nullptr;
 };
 
-/// A non-blocking CUDA stream of the current device, destroyed at the end.
-class Stream {
- public:
-  Stream() {
-    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+/// The main() of an example run by mpirun: MPI_Init, then `body` when this rank has a CUDA
+/// device (else 1, after MPI_Finalize); a throw from `body` is printed, naming `program`, and
+/// aborts every rank (MPI_Abort 1); then MPI_Finalize and 0.
+template <class Body>
+int run_on_ranks(int& argc, char**& argv, const char* program, Body&& body) {
+  MPI_Init(&argc, &argv);
+  if (auto reason = disttune::cuda_unavailable_reason()) {
+    std::fprintf(stderr, "%s needs a CUDA device: %s\n", program, reason->c_str());
+    MPI_Finalize();
+    return 1;
   }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  ~Stream() { cudaStreamDestroy(stream_); }
-
-  cudaStream_t get() const { return stream_; }
-
- private:
-  cudaStream_t stream_ = nullptr;
-};
+  try {
+    body();
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "%s failed: %s\n", program, error.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Finalize();
+  return 0;
+}
 
 }  // namespace nccl_world

@@ -71,18 +71,5 @@ void run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  if (auto reason = disttune::cuda_unavailable_reason()) {
-    std::fprintf(stderr, "scale_nccl needs a CUDA device: %s\n", reason->c_str());
-    MPI_Finalize();
-    return 1;
-  }
-  try {
-    run(argc, argv);
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "scale_nccl failed: %s\n", error.what());
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  MPI_Finalize();
-  return 0;
+  return nccl_world::run_on_ranks(argc, argv, "scale_nccl", [&] { run(argc, argv); });
 }

@@ -1,5 +1,5 @@
-// Device arrays for the CUDA examples: CUDA error checks, arrays freed on destruction, copies
-// to and from the host, and the examples' random float inputs.
+// Device resources for the CUDA examples: CUDA error checks, arrays and streams freed on
+// destruction, copies to and from the host, and the examples' random float inputs.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -31,6 +31,20 @@ DeviceArray<T> device_array(std::size_t count) {
   check_cuda(cudaMalloc(&pointer, count * sizeof(T)), "cudaMalloc");
   return DeviceArray<T>(static_cast<T*>(pointer));
 }
+
+/// A non-blocking CUDA stream of the current device, destroyed at the end.
+class Stream {
+ public:
+  Stream() { check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate"); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  ~Stream() { cudaStreamDestroy(stream_); }
+
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
 
 /// A device copy of `host`.
 template <class T>
