@@ -15,7 +15,7 @@
 
 #include "disttune/redis_store.hpp"
 #include "scripted_redis_peer.hpp"  // tests/unit
-#include "store/redis_store.hpp"
+#include "store/redis/store.hpp"
 #include "store_test_support.hpp"   // tests/unit
 
 namespace {

@@ -64,8 +64,8 @@ int main(int argc, char** argv) {
   const auto report = scale.last_report();
   std::printf("%s", disttune::format_table(*report).c_str());
   std::printf("chosen config: %s (%s)\n", report->candidates[report->best].config.c_str(),
-              report->source == disttune::TuningReport::Source::disk ? "read from the disk cache"
-                                                                     : "tuned now");
+              disttune::source_name(*report) == "disk" ? "read from the disk cache"
+                                                       : "tuned now");
 
   scale(x, y, 3.0f);  // the same key again: the in-process cache answers, no tuning
   check(x, y, 3.0f);

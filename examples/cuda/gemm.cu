@@ -59,8 +59,8 @@ int main(int argc, char** argv) {
     const double flops = 2.0 * shape.m * shape.n * static_cast<double>(shape.k);
     std::printf("chosen config: %s, %.3f ms, %.1f TFLOP/s (%s)\n", best.config.c_str(),
                 best.agreed_ms, flops / (best.agreed_ms * 1e-3) / 1e12,
-                report->source == disttune::TuningReport::Source::disk ? "read from the disk cache"
-                                                                       : "tuned now");
+                disttune::source_name(*report) == "disk" ? "read from the disk cache"
+                                                         : "tuned now");
     std::printf("relative error vs reference: %.2e\n", error);
     if (!(error < 1e-4)) throw std::runtime_error("gemm: result differs from the reference");
 

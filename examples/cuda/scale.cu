@@ -45,8 +45,8 @@ int main(int argc, char** argv) {
     const auto report = scale.last_report();
     std::printf("%s", disttune::format_table(*report).c_str());
     std::printf("chosen config: %s (%s)\n", report->candidates[report->best].config.c_str(),
-                report->source == disttune::TuningReport::Source::disk ? "read from the disk cache"
-                                                                       : "tuned now");
+                disttune::source_name(*report) == "disk" ? "read from the disk cache"
+                                                         : "tuned now");
 
     scale(device_x.get(), device_y.get(), 3.0f, n);  // same key: the in-process cache answers
     check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");

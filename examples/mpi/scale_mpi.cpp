@@ -80,8 +80,8 @@ int run(int argc, char** argv) {
     for (const auto& each : lines) std::printf("%s\n", each.c_str());
     std::printf("chosen config: %s (%s); time of a config = max over ranks\n",
                 report->candidates[report->best].config.c_str(),
-                report->source == disttune::TuningReport::Source::disk ? "read from the disk cache"
-                                                                       : "tuned now");
+                disttune::source_name(*report) == "disk" ? "read from the disk cache"
+                                                         : "tuned now");
   }
   scale(x, y, 3.0f);  // the same key again: the in-process cache answers on every rank
   check(x, y, 3.0f);

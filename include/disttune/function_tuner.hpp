@@ -15,7 +15,6 @@
 #include "disttune/error.hpp"
 #include "disttune/identity.hpp"
 #include "disttune/measurement.hpp"
-#include "disttune/redis_store.hpp"
 #include "disttune/report.hpp"
 #include "disttune/timer.hpp"
 #include "disttune/tuning.hpp"
@@ -30,13 +29,20 @@ struct TunerOptions {
   std::shared_ptr<Communicator> communicator;  ///< default: SingleProcessCommunicator
   /// Deadline of each engine collective; default: default_collective_timeout().
   std::optional<std::chrono::milliseconds> collective_timeout;
-  /// Disk store root; default: default_cache_root(). Ignored when disk_cache is false.
+  /// The stores, first read first, as URLs (store_chain.hpp): "file:///path" or a path for a
+  /// directory, "redis://host:port/db" for Redis, or a registered scheme's. A record found
+  /// further down the chain is copied into the stores before it. Default: the older settings
+  /// below when either is given, else TRITON_DIST_AUTOTUNE_STORES, else the older settings
+  /// from the environment (store_chain_urls()). Given with either of them: InvalidSetting.
+  std::optional<std::vector<std::string>> stores;
+  /// The older spelling of a chain of two, first the directory store at this root (default:
+  /// default_cache_root())...
   std::optional<std::filesystem::path> cache_root;
-  /// false: results stay in memory (no directory store and no Redis store).
+  /// ...then the store every node shares, by URL (default: TRITON_DIST_AUTOTUNE_REDIS_URL's;
+  /// empty: none).
+  std::optional<std::string> shared_store;
+  /// false: results stay in memory (no store at all, whatever the settings above say).
   bool disk_cache = true;
-  /// The shared Redis store read after the directory store; default:
-  /// redis_options_from_environment(). An empty url: no Redis.
-  std::optional<RedisOptions> redis;
   /// Rank-split tuning, for launchers whose runs do not communicate: with several ranks,
   /// each rank measures only its share of the candidates (split_share()), with no
   /// collective per candidate; their results (time, noise, failure and reason) are
@@ -103,6 +109,9 @@ class FunctionTuner {
   /// directory's first), at most `most`; none without stores (disk_cache off). Never throws
   /// for what the stores hold (a bad record, a store out of reach: left out, warned).
   std::vector<Record> stored_records(std::size_t most) const;
+  /// The root of the first directory store of this function's stores; nullopt when there is
+  /// none (disk_cache off, or a chain without a directory).
+  std::optional<std::filesystem::path> directory_root() const;
 
   const FunctionIdentity& identity() const;
   const TunerOptions& options() const;

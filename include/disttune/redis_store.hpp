@@ -1,4 +1,5 @@
 // Redis store: tuning records shared across machines, read after the local directory store.
+// In a chain of stores (store_chain.hpp) its URLs are redis://... and rediss://....
 //
 // Keys: <prefix><function name>/<record file id> (the same id as the disk record's name);
 // the value is the record's JSON text, exactly as in the disk store (schema 1). A value read
@@ -34,6 +35,12 @@ struct RedisOptions {
 /// and TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT, read by settings.hpp. Throws InvalidSetting (a
 /// std::invalid_argument) naming the variable for a bad timeout.
 RedisOptions redis_options_from_environment();
+
+/// The options of a store URL of a chain (store_chain.hpp):
+/// redis://[[user]:password@]host[:port][/db][?prefix=TEXT&timeout=SECONDS]; the prefix and
+/// timeout not given come from the environment, as in redis_options_from_environment().
+/// Throws std::invalid_argument saying what is wrong (never quoting the password).
+RedisOptions redis_options_from_url(const std::string& url);
 
 /// Whether this build has the Redis store (it is built when hiredis is found).
 bool redis_store_available();

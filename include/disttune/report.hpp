@@ -15,11 +15,14 @@ struct Record;  // disttune/store.hpp
 
 /// Where a choice came from, and what the tuning measured.
 struct TuningReport {
-  /// memory: the process's cache held the choice (a front end's hit); redis: read from Redis
-  /// (then copied to disk); table: a record a table import wrote (Record::imported), read
-  /// from disk.
-  enum class Source { tuned, disk, redis, memory, table };
+  /// tuned: measured by this call; stored: read from a store of the chain (`store` says
+  /// which); memory: the process's cache held the choice (a front end's hit); table: a
+  /// record a table import wrote (Record::imported), read from a store.
+  enum class Source { tuned, stored, memory, table };
   Source source = Source::tuned;
+  /// With Source::stored: the source word of the store that answered (its scheme's
+  /// StoreScheme::source, store_chain.hpp): "disk" for a directory, "redis", ...
+  std::string store;
   std::string function;
   std::string key;
   std::vector<CandidateResult> candidates;  ///< pruned candidates, in order
@@ -36,12 +39,13 @@ struct TuningReport {
   std::vector<std::string> pruned;
 };
 
-/// The report of a stored record (`source`: where it was read from): its function, key,
-/// candidates, choice, timer, split, warm start and pruned configs.
-TuningReport report_of_record(const Record& record, TuningReport::Source source);
+/// The report of a stored record read from the store whose source word is `store` ("disk",
+/// ...): its function, key, candidates, choice, timer, split, warm start and pruned configs.
+TuningReport report_of_record(const Record& record, std::string store);
 
-/// "tuned", "disk", "redis", "memory" or "table".
-const char* to_string(TuningReport::Source source);
+/// Where the report's choice came from, in one word: "tuned", "memory", "table", or the
+/// answering store's word ("disk", "redis", ...).
+std::string source_name(const TuningReport& report);
 
 /// The report as a table: one row per candidate (config, status, agreed time, samples),
 /// the chosen one marked, followed by the timer and where the choice came from.

@@ -26,8 +26,8 @@ struct EnvironmentSetting {
 /// Every variable disttune reads (the README's table lists the same).
 std::span<const EnvironmentSetting> environment_settings();
 
-/// Reads every variable whose value can be refused (all but the cache directory, the Redis
-/// URL, checked where the store is made, and the strategy name, checked where the strategy
+/// Reads every variable whose value can be refused (all but the cache directory, the store
+/// URLs, checked where the chain is made, and the strategy name, checked where the strategy
 /// is made), throwing the first InvalidSetting: a bad value is refused whether or not the
 /// other settings make it matter (e.g. ALWAYS_TUNE with the disk cache off). Tuners call it
 /// when made and on each miss.
@@ -114,9 +114,14 @@ std::chrono::milliseconds collective_timeout_setting();
 /// where the strategy is made.
 std::optional<std::string> strategy_setting();
 
+/// TRITON_DIST_AUTOTUNE_STORES: the chain of stores as URLs separated by commas, first read
+/// first; nullopt when unset (the cache directory, then the Redis URL when set). The URLs are
+/// checked where the chain is made (store_chain.hpp).
+std::optional<std::string> stores_setting();
+
 /// TRITON_DIST_AUTOTUNE_REDIS_URL: redis://[[user]:password@]host[:port][/db] of a Redis
-/// store shared by every node and job; nullopt when unset (no Redis). The URL is checked
-/// where the store is made (redis_store.hpp).
+/// store shared by every node and job, read after the cache directory; nullopt when unset
+/// (no Redis). The URL is checked where the chain is made (store_chain.hpp).
 std::optional<std::string> redis_url_setting();
 
 /// TRITON_DIST_AUTOTUNE_REDIS_PREFIX: prepended to every Redis key; nullopt when unset

@@ -165,7 +165,7 @@ struct RecordRead {
   std::string error;             ///< why they are not (empty when record is set)
 };
 
-/// The one reader of record bytes from any store (a file, a Redis value): parses them
+/// The one reader of record bytes from any store (a file, a value a server sent): parses them
 /// within kMaxRecordBytes and kMaxRecordDepth and validates them with record_from_json.
 /// Never throws and never crashes, whatever the bytes; an unusable record gets a reason.
 /// The caller checks the record's identity against what it asked for.
@@ -194,7 +194,7 @@ std::filesystem::path default_cache_root();
 std::size_t default_kept_per_key();
 
 /// A place where records are kept (the seam between the engine and its stores: DiskStore,
-/// the Redis store in redis_store.hpp). Implementations are thread-safe and never throw for
+/// and the others a chain of stores is made of, store_chain.hpp). Implementations are thread-safe and never throw for
 /// what they hold or for a fault of what holds it: a bad record or a store out of reach is
 /// a miss (load) or a write not done (write), with a warning.
 class Store {
@@ -206,16 +206,14 @@ class Store {
   virtual bool write(const Record& record) const = 0;
   /// Where the record for `id` is kept (a path, a URL and key), for messages.
   virtual std::string where(const RecordId& id) const = 0;
-  /// The valid records of every key of `function_name` with this function digest and
-  /// hardware digest (each read by parse_record, its identity checked), at most `most`,
-  /// for a warm start; those whose RecordId::file_id() is in `known` (the caller has them
-  /// already) are neither read nor returned. Never throws; the default (a store that cannot
-  /// list): none.
-  virtual std::vector<Record> records_of(const std::string& function_name,
-                                         const std::string& function_digest,
-                                         const std::string& hardware_digest, std::size_t most,
+  /// The valid records of every key of `like`'s function, with its function digest and
+  /// hardware digest (`like.key` is not read; each record read by parse_record, its identity
+  /// checked), at most `most`, for a warm start; those whose RecordId::file_id() is in
+  /// `known` (the caller has them already) are neither read nor returned. Never throws; the
+  /// default (a store that cannot list): none.
+  virtual std::vector<Record> records_of(const RecordId& like, std::size_t most,
                                          const std::set<std::string>& known) const {
-    (void)function_name, (void)function_digest, (void)hardware_digest, (void)most, (void)known;
+    (void)like, (void)most, (void)known;
     return {};
   }
 };
@@ -227,6 +225,9 @@ class ParsedRecords;
 
 class DiskStore final : public Store {
  public:
+  /// What a report's source says for a record a directory store answered.
+  static constexpr const char* kSource = "disk";
+
   explicit DiskStore(std::filesystem::path root = default_cache_root(),
                      std::size_t kept_per_key = default_kept_per_key());
 
@@ -258,8 +259,7 @@ class DiskStore final : public Store {
   /// none when the directory is refused or absent. Every file is read at every call; one
   /// whose bytes are those it held at the previous call is not parsed again (the store and
   /// its copies remember the last listing's parses).
-  std::vector<Record> records_of(const std::string& function_name, const std::string& function_digest,
-                                 const std::string& hardware_digest, std::size_t most,
+  std::vector<Record> records_of(const RecordId& like, std::size_t most,
                                  const std::set<std::string>& known) const override;
 
   /// Why the engine refuses the root or the directory of `function_name` (symbolic link,

@@ -89,6 +89,12 @@ class FunctionTuning:
         """The engine options naming this function's stores (STORE_OPTIONS)."""
         return {name: self.tuner_options[name] for name in STORE_OPTIONS}
 
+    def directory_root(self) -> Optional[str]:
+        """The root of the first directory store of this function's stores (as the engine
+        builds the chain from its options and the environment), or None."""
+        root = _core.FunctionTuner(self.name, self.digest, **self.tuner_options).directory_root
+        return None if root is None else str(root)
+
     def record_call(self, report: Optional[Any]) -> None:
         """The last call's report, when the C hit path did not serve it."""
         self.last_report = report

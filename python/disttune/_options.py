@@ -40,6 +40,7 @@ OPTIONS = (
     Option("cache_dir", "stores", "engine"),
     Option("disk_cache", "stores", "engine"),
     Option("redis_url", "stores", "engine"),
+    Option("stores", "stores", "engine"),
     Option("precompile", "compile", "compile"),
     Option("precompile_threads", "compile", "compile"),
     Option("compile_timeout_s", "compile", "compile"),
@@ -56,8 +57,8 @@ OPTIONS = (
 )
 
 # The engine's options that a tuned function sets itself for each tuner (its timer, facts,
-# communicator) or leaves to the environment (Redis's prefix and timeout).
-SET_PER_TUNER = ("timer", "hardware_json", "deps_json", "communicator", "redis_prefix", "redis_timeout_s")
+# communicator).
+SET_PER_TUNER = ("timer", "hardware_json", "deps_json", "communicator")
 
 
 def names(*, taker: str = "", group: str = "") -> tuple[str, ...]:

@@ -191,7 +191,10 @@ def _merged_table(tuned: Any, rank: int, path: Path) -> Optional[str]:
     sweep's records): that root exported as one table (`disttune export`)."""
     if rank != 0:
         return None
-    root = tuned.tuning.store_options["cache_dir"] or _core.default_cache_root()
+    root = tuned.tuning.directory_root()
+    if root is None:
+        raise _core.EngineError(f"disttune: sweep: no directory store to export the table {path} from "
+                                "(its stores have no directory)")
     try:
         _core.export_table(root, path)
     except ValueError as error:

@@ -205,6 +205,7 @@ def autotune(
     cache_dir: Optional[str] = _DEFAULTS["cache_dir"],
     disk_cache: bool = _DEFAULTS["disk_cache"],
     redis_url: Optional[str] = _DEFAULTS["redis_url"],
+    stores: Optional[Sequence[str]] = _DEFAULTS["stores"],
     precompile: Optional[Callable] = None,
     precompile_threads: int = 16,
     compile_timeout_s: Optional[float] = None,
@@ -265,6 +266,9 @@ def autotune(
     `cache_dir` overrides TRITON_DIST_AUTOTUNE_CACHE_DIR (None or "": the variable, else
     ~/.triton_dist/autotune); `redis_url` (redis://host:port/db, "" for none) overrides
     TRITON_DIST_AUTOTUNE_REDIS_URL, a Redis store read after the directory;
+    `stores` gives the chain of stores as URLs, first read first ("file:///path" or a path,
+    "redis://host:port/db", a registered scheme's; docs/cache.md), instead of `cache_dir` and
+    `redis_url` (None: those, else TRITON_DIST_AUTOTUNE_STORES when set);
     `disk_cache=False` keeps results in memory only (no directory, no Redis). Bad settings
     raise disttune.InvalidSetting (a ValueError) naming the setting.
     `isolate=True` runs and times every candidate in a persistent worker process per device

@@ -146,10 +146,11 @@ void bind_function_tuner(nb::module_& module) {
       .def("__repr__", &candidate_repr);
 
   nb::class_<TuningReport>(module, "TuningReport",
-                           "Where a choice came from ('tuned', 'disk', 'redis' or 'memory') and what was "
-                           "measured.")
-      .def_prop_ro("source", [](const TuningReport& report) { return to_string(report.source); },
-                   "'tuned' (measured by this call), 'disk' or 'redis' (a stored record), 'table' (a "
+                           "Where a choice came from ('tuned', 'memory', 'table' or the store that "
+                           "answered: 'disk', 'redis', ...) and what was measured.")
+      .def_prop_ro("source", &source_name,
+                   "'tuned' (measured by this call), the word of the store of the chain that held "
+                   "the record ('disk' for a directory, 'redis', a registered scheme's), 'table' (a "
                    "record an imported table wrote), 'memory' (the process's cache held the choice: "
                    "a call after the first of its key)")
       .def("from_memory",
@@ -207,6 +208,8 @@ void bind_function_tuner(nb::module_& module) {
            "returns one text per entry (empty: ready, else why it cannot run, which fails it); "
            "it may start `ahead` in the background. `pruned`: the configs prune_fn removed "
            "(canonical JSON), named in the report and the record.")
+      .def_prop_ro("directory_root", &FunctionTuner::directory_root,
+                   "The root of the first directory store of this function's stores, or None.")
       .def("stored_records", &FunctionTuner::stored_records, nb::arg("most"),
            nb::call_guard<nb::gil_scoped_release>(),
            "What the stores know of this function on this device: the valid records of its "

@@ -17,26 +17,22 @@
 #include "bindings.hpp"
 #include "disttune/error.hpp"
 #include "disttune/function_tuner.hpp"
-#include "disttune/redis_store.hpp"
+#include "disttune/store_chain.hpp"
 #include "disttune/store.hpp"
 #include "function_options.hpp"
 #include "store/key_claims.hpp"
+#include "store/store_schemes.hpp"
 
 namespace nb = nanobind;
 
 namespace disttune::python {
 namespace {
 
-// The claim boards of the stores a FunctionTuner with `options` would use: its directory,
-// and Redis when a URL is set (neither with disk_cache=False).
+// The claim boards of the chain of stores a FunctionTuner with `options` would use (none
+// with disk_cache=False).
 std::vector<std::unique_ptr<detail::ClaimBoard>> claim_boards(const TunerOptions& options) {
-  std::vector<std::unique_ptr<detail::ClaimBoard>> boards;
-  if (!options.disk_cache) return boards;
-  boards.push_back(
-      detail::directory_claim_board(options.cache_root.value_or(default_cache_root())));
-  const RedisOptions redis = options.redis ? *options.redis : redis_options_from_environment();
-  if (!redis.url.empty()) boards.push_back(detail::redis_claim_board(redis));
-  return boards;
+  if (!options.disk_cache) return {};
+  return detail::claim_boards(store_chain_urls(options.stores, options.cache_root, options.shared_store));
 }
 
 }  // namespace
@@ -87,7 +83,7 @@ void bind_store(nb::module_& module) {
   nb::class_<detail::KeyClaims>(
       module, "KeyClaims",
       "Claims on keys in the stores a FunctionTuner with the same keyword options uses (its "
-      "cache directory, and Redis when set), so that sweeps sharing them split the keys. A "
+      "chain of stores), so that sweeps sharing them split the keys. A "
       "claim lasts lease_s seconds and is renewed by a thread until released; a dead "
       "holder's claims expire and are taken over.")
       .def(

@@ -4,18 +4,17 @@
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
-#include <chrono>
-#include <cmath>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "disttune/config.hpp"
 #include "disttune/error.hpp"
-#include "disttune/redis_store.hpp"
 #include "disttune/settings.hpp"
 #include "disttune/timer.hpp"
 #include "facts_timer.hpp"
@@ -27,15 +26,12 @@ namespace nb = nanobind;
 namespace disttune::python {
 
 /// The options as the keywords set them, before they become TunerOptions (the timer and its
-/// facts, and Redis over the environment's setting, are put together at the end).
+/// facts are put together at the end).
 struct FunctionSettings {
   TunerOptions options;
   std::shared_ptr<Timer> timer;
   std::string hardware_json;
   std::string deps_json;
-  std::optional<std::string> redis_url;
-  std::optional<std::string> redis_prefix;
-  std::optional<double> redis_timeout_s;
 };
 
 namespace {
@@ -138,18 +134,21 @@ const FunctionOption kFunctionOptions[] = {
      [](FunctionSettings& s, nb::handle value, const char* name) {
        s.options.split_across_ranks = value_of<bool>(value, name, "a bool");
      }},
-    // None: the environment's Redis settings (what is given replaces them).
+    // The chain of stores as URLs, first read first (store_chain.hpp); None: cache_dir and
+    // redis_url when either is given, else the environment's chain.
+    {"stores", none_default,
+     [](FunctionSettings& s, nb::handle value, const char* name) {
+       if (PyUnicode_Check(value.ptr())) {  // a sequence too, but one URL is no chain
+         throw nb::type_error(("disttune: option stores must be a list of str or None, got " +
+                               nb::cast<std::string>(nb::repr(value))).c_str());
+       }
+       s.options.stores = optional_of<std::vector<std::string>>(value, name, "a list of str or None");
+     }},
+    // The older spelling of the store every node shares, after cache_dir (TunerOptions::
+    // shared_store); None: the environment's, "": none.
     {"redis_url", none_default,
      [](FunctionSettings& s, nb::handle value, const char* name) {
-       s.redis_url = optional_of<std::string>(value, name, "a str or None");
-     }},
-    {"redis_prefix", none_default,
-     [](FunctionSettings& s, nb::handle value, const char* name) {
-       s.redis_prefix = optional_of<std::string>(value, name, "a str or None");
-     }},
-    {"redis_timeout_s", none_default,
-     [](FunctionSettings& s, nb::handle value, const char* name) {
-       s.redis_timeout_s = optional_of<double>(value, name, "a number of seconds or None");
+       s.options.shared_store = optional_of<std::string>(value, name, "a str or None");
      }},
     // key_distance(a, b) over key texts; None: default_key_distance.
     {"key_distance", none_default,
@@ -164,25 +163,12 @@ const FunctionOption kFunctionOptions[] = {
      }},
 };
 
-/// The options the table's values make, with the timer and Redis put together.
+/// The options the table's values make, with the timer and its facts put together.
 TunerOptions finish(FunctionSettings s) {
   TunerOptions options = std::move(s.options);
   if (!s.timer) s.timer = std::make_shared<CpuTimer>();
   options.timer = std::make_shared<FactsTimer>(std::move(s.timer), parse_json_object(s.hardware_json, "hardware facts"),
                                                parse_json_object(s.deps_json, "dependency facts"));
-  if (s.redis_url || s.redis_prefix || s.redis_timeout_s) {
-    // What is given replaces the environment's setting; the rest comes from it.
-    options.redis = redis_options_from_environment();
-    if (s.redis_url) options.redis->url = std::move(*s.redis_url);
-    if (s.redis_prefix) options.redis->prefix = std::move(*s.redis_prefix);
-    if (s.redis_timeout_s) {
-      const double seconds = *s.redis_timeout_s;
-      if (!std::isfinite(seconds) || seconds < 0.001 || seconds > 86400.0) {
-        throw InvalidSetting("disttune: redis_timeout_s must be from 0.001 to 86400 seconds");
-      }
-      options.redis->timeout = std::chrono::milliseconds(std::llround(seconds * 1000.0));
-    }
-  }
   return options;
 }
 

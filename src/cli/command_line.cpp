@@ -51,7 +51,7 @@ int run_show(const CacheListing& cache, const CommandArguments& a, std::ostream&
     throw CliError("bad record " + detail::readable_text(path.string()) + ": " + detail::readable_text(read.error));
   }
   const Record& record = *read.record;
-  TuningReport report = report_of_record(record, TuningReport::Source::disk);
+  TuningReport report = report_of_record(record, DiskStore::kSource);
   report.record_path = detail::readable_text(path.string());
   out << format_table(report);
   const Measurement& m = record.measurement;

@@ -161,7 +161,7 @@ std::vector<Record> read_table(const fs::path& path) {
       const std::string where_key = where_function + "['" + detail::readable_text(key) + "']";
       for (const auto& [hardware_digest, json] : object_at(by_hardware, where_key).items()) {
         const std::string where = where_key + "['" + detail::readable_text(hardware_digest) + "']";
-        // The engine's one reader, as for a file or a Redis value: limits, then validation.
+        // The engine's one reader, as for a record of any store: limits, then validation.
         RecordRead read = parse_record(json.dump());
         if (!read.record) throw CliError(where + " is not a valid record: " + read.error);
         if (const std::string field = time_of_zero(*read.record); !field.empty()) {

@@ -15,6 +15,7 @@
 #include "disttune/fingerprint.hpp"
 #include "disttune/settings.hpp"
 #include "disttune/store.hpp"
+#include "disttune/store_chain.hpp"
 #include "report/emit.hpp"
 #include "report/progress.hpp"
 #include "engine/no_choice.hpp"
@@ -24,8 +25,7 @@
 #include "engine/round_driver.hpp"
 #include "engine/warm_start_prior.hpp"
 #include "record/record_builder.hpp"
-#include "store/redis_url.hpp"
-#include "store/two_level_store.hpp"
+#include "store/store_chain.hpp"
 #include "report/tuning_log.hpp"
 #include "report/unknown_settings.hpp"
 
@@ -35,19 +35,18 @@ struct FunctionTuner::State {
   FunctionIdentity identity;
   TunerOptions options;
   std::chrono::milliseconds timeout{};
-  detail::TwoLevelStore stores;
+  detail::StoreChain stores;
   Fingerprint fingerprint;
   std::mutex mutex;
 
-  /// The stored record of the stores (local directory, then shared) read against the
-  /// request's candidates (a hit or a grown space), before the ranks vote on it; nullopt on
-  /// a miss. Makes no collective call.
-  std::optional<detail::TwoLevelStore::Found> stored_choice(const TuningRequest& request,
-                                                            const Communicator& comm,
-                                                            const RecordId& id) const;
+  /// The stored record of the chain of stores, read against the request's candidates (a hit
+  /// or a grown space), before the ranks vote on it; nullopt on a miss. Makes no collective
+  /// call.
+  std::optional<detail::StoreChain::Found> stored_choice(const TuningRequest& request, const Communicator& comm,
+                                                         const RecordId& id) const;
   /// The report of a stored choice every rank agreed on.
   TuningReport stored_report(const TuningRequest& request,
-                             const detail::TwoLevelStore::Found& found) const;
+                             const detail::StoreChain::Found& found) const;
   /// Where a tuning's log goes: the function's directory, when the store has a usable one.
   std::optional<std::filesystem::path> log_dir();
   /// Starts a tuning's log with its identity, settings and candidates.
@@ -215,18 +214,17 @@ void drive(Tuning& tuning, const TuningRequest& request, Timer& timer, Communica
 }
 
 /// Every setting checked whatever the others (docs/settings.md): the environment's values,
-/// and the two that only their users read: the Redis URL without a Redis store, the strategy
+/// and the two that only their users read: the stores' URLs without a store, the strategy
 /// variable of a tuner that names its own strategy.
 void check_settings() {
   check_environment();
-  if (const std::optional<std::string> url = redis_url_setting()) {
-    try {
-      (void)detail::parse_redis_url(*url);
-    } catch (const std::invalid_argument& error) {
-      throw InvalidSetting(std::string("disttune: TRITON_DIST_AUTOTUNE_REDIS_URL: ") + error.what());
-    }
-  }
+  check_store_environment();
   (void)strategy_name(Measurement{});  // the variable's strategy, refused if not registered
+}
+
+/// Which stores of the chain this rank writes: local rank 0 its node's, rank 0 the job's.
+detail::StoreWriter store_writer(const Communicator& comm) {
+  return detail::StoreWriter{.node = comm.local_rank() == 0, .job = comm.rank() == 0};
 }
 
 std::string index_list(const std::vector<std::size_t>& indices) {
@@ -240,13 +238,12 @@ std::string index_list(const std::vector<std::size_t>& indices) {
 
 }  // namespace
 
-std::optional<detail::TwoLevelStore::Found> FunctionTuner::State::stored_choice(
+std::optional<detail::StoreChain::Found> FunctionTuner::State::stored_choice(
     const TuningRequest& request, const Communicator& comm, const RecordId& id) const {
   // Each rank looks in its stores (no collective there), then every rank votes: a record
-  // found by some ranks only (e.g. where Redis answered) makes all of them tune.
+  // found by some ranks only (e.g. where a shared store answered) makes all of them tune.
   if (!stores.any() || always_tune_setting()) return std::nullopt;
-  return stores.find(id, request.candidates, fingerprint, version_check_setting(),
-                     comm.local_rank() == 0);
+  return stores.find(id, request.candidates, fingerprint, version_check_setting(), store_writer(comm));
 }
 
 WarmStart FunctionTuner::State::warm_start_prior(const TuningRequest& request, const RecordId& id) const {
@@ -255,20 +252,18 @@ WarmStart FunctionTuner::State::warm_start_prior(const TuningRequest& request, c
 }
 
 TuningReport FunctionTuner::State::stored_report(const TuningRequest& request,
-                                                 const detail::TwoLevelStore::Found& found) const {
-  TuningReport report = report_of_record(*found.choice.record, found.level == detail::TwoLevelStore::Level::local
-                                                                    ? TuningReport::Source::disk
-                                                                    : TuningReport::Source::redis);
+                                                 const detail::StoreChain::Found& found) const {
+  TuningReport report = report_of_record(*found.choice.record, found.source);
   report.function = identity.name;
   report.key = request.key;
   report.best = *found.choice.best;
-  report.record_path = found.local_path;
+  report.record_path = found.record_path;
   report.pruned = request.pruned;  // this call's, which the record's may predate
   return report;
 }
 
 std::optional<std::filesystem::path> FunctionTuner::State::log_dir() {
-  return stores.local() ? stores.local()->usable_function_dir(identity.name) : std::nullopt;
+  return stores.log_dir(identity.name);
 }
 
 void FunctionTuner::State::log_header(detail::TuningLog& log, const TuningRequest& request,
@@ -353,12 +348,11 @@ FunctionTuner::FunctionTuner(FunctionIdentity identity, TunerOptions options)
   if (options.collective_timeout) validate_timeout(*options.collective_timeout, "collective_timeout");
   state_->timeout = options.collective_timeout.value_or(default_collective_timeout());
   if (options.disk_cache) {
-    DiskStore local(options.cache_root.value_or(default_cache_root()));
-    (void)local.function_dir(identity.name);  // validates the name as a directory
-    if (!options.redis) options.redis = redis_options_from_environment();
-    std::shared_ptr<Store> shared =
-        options.redis->url.empty() ? nullptr : make_redis_store(*options.redis);
-    state_->stores = detail::TwoLevelStore(std::move(local), std::move(shared));
+    state_->stores = detail::StoreChain::from_urls(
+        store_chain_urls(options.stores, options.cache_root, options.shared_store));
+    state_->stores.check_function_name(identity.name);
+  } else if (options.stores) {
+    (void)detail::StoreChain::from_urls(*options.stores);  // refused now, though none is used
   }
   state_->fingerprint = make_fingerprint(*options.timer);
   state_->identity = std::move(identity);
@@ -373,6 +367,8 @@ std::vector<Record> FunctionTuner::stored_records(std::size_t most) const {
   return s.stores.records_of(RecordId{s.identity.name, s.identity.digest, s.fingerprint.hardware_digest(), ""},
                              most);
 }
+
+std::optional<std::filesystem::path> FunctionTuner::directory_root() const { return state_->stores.directory_root(); }
 
 const FunctionIdentity& FunctionTuner::identity() const { return state_->identity; }
 const TunerOptions& FunctionTuner::options() const { return state_->options; }
@@ -393,7 +389,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
     detail::check_ranks_agree(comm, context, s.identity, request.key, request.candidates,
                               s.options.measurement, *s.options.timer, s.options.split_across_ranks);
   }
-  const std::optional<detail::TwoLevelStore::Found> found = s.stored_choice(request, comm, id);
+  const std::optional<detail::StoreChain::Found> found = s.stored_choice(request, comm, id);
   std::optional<std::size_t> plan = found ? found->choice.vote() : std::nullopt;
   if (comm.size() > 1) plan = detail::vote_on_stored_choice(comm, context, plan);
   // Every rank agreed on the same plan, so a plan means every rank found a record.
@@ -436,7 +432,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
     report = s.measure(request, comm, context, log, split, warm.prior);
     report.warm_start_from = warm.from_keys;
   }
-  // Local rank 0 of each node writes its directory, rank 0 of the job writes Redis; a
+  // Local rank 0 of each node writes its node's stores, rank 0 of the job the shared ones; a
   // cancelled tuning (e.g. Ctrl-C) is no result and is stored nowhere.
   const bool cancelled = request.cancelled && request.cancelled();
   if (s.stores.any() && !cancelled && (comm.local_rank() == 0 || comm.rank() == 0)) {
@@ -451,7 +447,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
     }
     record.warm_start = std::move(warm_start);
     record.pruned = request.pruned;
-    report.record_path = s.stores.save(record, comm.local_rank() == 0, comm.rank() == 0);
+    report.record_path = s.stores.save(record, store_writer(comm));
     if (report.record_path) log.write("record " + report.record_path->string());
   }
   if (request.verbose) detail::emit(MessageKind::table, format_table(report));

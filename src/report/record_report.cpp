@@ -1,13 +1,15 @@
 // report_of_record: a stored record as the report of a choice read from a store.
+#include <string>
+#include <utility>
+
 #include "disttune/report.hpp"
 #include "disttune/store.hpp"
 
 namespace disttune {
 
-const char* to_string(TuningReport::Source source) {
-  switch (source) {
-    case TuningReport::Source::disk: return "disk";
-    case TuningReport::Source::redis: return "redis";
+std::string source_name(const TuningReport& report) {
+  switch (report.source) {
+    case TuningReport::Source::stored: return report.store;
     case TuningReport::Source::memory: return "memory";
     case TuningReport::Source::table: return "table";
     case TuningReport::Source::tuned: break;
@@ -15,10 +17,11 @@ const char* to_string(TuningReport::Source source) {
   return "tuned";
 }
 
-TuningReport report_of_record(const Record& record, TuningReport::Source source) {
+TuningReport report_of_record(const Record& record, std::string store) {
   TuningReport report;
   // A record a table import wrote came from that table, wherever it was read from since.
-  report.source = record.imported ? TuningReport::Source::table : source;
+  report.source = record.imported ? TuningReport::Source::table : TuningReport::Source::stored;
+  report.store = std::move(store);
   report.function = record.id.function_name;
   report.key = record.id.key;
   report.candidates = record.candidates;

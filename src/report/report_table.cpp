@@ -1,6 +1,7 @@
 // format_table: a tuning report as a human-readable table.
 #include <cstdio>
 #include <sstream>
+#include <string>
 
 #include "disttune/report.hpp"
 #include "report/failure_line.hpp"
@@ -8,10 +9,9 @@
 namespace disttune {
 namespace {
 
-const char* source_text(TuningReport::Source source) {
-  switch (source) {
-    case TuningReport::Source::disk: return "from disk";
-    case TuningReport::Source::redis: return "from Redis";
+std::string source_text(const TuningReport& report) {
+  switch (report.source) {
+    case TuningReport::Source::stored: return "from " + report.store;
     case TuningReport::Source::memory: return "from memory";
     case TuningReport::Source::table: return "from an imported table";
     case TuningReport::Source::tuned: break;
@@ -24,7 +24,7 @@ const char* source_text(TuningReport::Source source) {
 std::string format_table(const TuningReport& report) {
   std::ostringstream out;
   out << "disttune: " << report.function << " key " << report.key << " ("
-      << source_text(report.source) << ")\n";
+      << source_text(report) << ")\n";
   out << "    #  status   time_ms      samples  config\n";
   for (std::size_t i = 0; i < report.candidates.size(); ++i) {
     const CandidateResult& c = report.candidates[i];

@@ -26,6 +26,7 @@ constexpr const char* kWarmStart = "TRITON_DIST_AUTOTUNE_WARM_START";
 constexpr const char* kTableMismatch = "TRITON_DIST_AUTOTUNE_TABLE_MISMATCH";
 constexpr const char* kTimeout = "TRITON_DIST_AUTOTUNE_TIMEOUT";
 constexpr const char* kStrategy = "TRITON_DIST_AUTOTUNE_STRATEGY";
+constexpr const char* kStores = "TRITON_DIST_AUTOTUNE_STORES";
 constexpr const char* kRedisUrl = "TRITON_DIST_AUTOTUNE_REDIS_URL";
 constexpr const char* kRedisPrefix = "TRITON_DIST_AUTOTUNE_REDIS_PREFIX";
 constexpr const char* kRedisTimeout = "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT";
@@ -54,6 +55,8 @@ constexpr std::array kSettings{
     EnvironmentSetting{kTimeout, kTimeoutRule.accepts, "600"},
     EnvironmentSetting{kStrategy, "a registered strategy name (exhaustive, adaptive, converge, ...)",
                        "converge in C++, exhaustive from Python"},
+    EnvironmentSetting{kStores, "store URLs, first read first, separated by commas (file:///path or a path, redis://...)",
+                       "the cache directory, then the Redis URL when set"},
     EnvironmentSetting{kRedisUrl, "redis://[[user]:password@]host[:port][/db]", "no Redis"},
     EnvironmentSetting{kRedisPrefix, "any text", "disttune:"},
     EnvironmentSetting{kRedisTimeout, kRedisTimeoutRule.accepts, "1"},
@@ -154,6 +157,8 @@ std::chrono::milliseconds collective_timeout_setting() {
 }
 
 std::optional<std::string> strategy_setting() { return read(kStrategy); }
+
+std::optional<std::string> stores_setting() { return read(kStores); }
 
 std::optional<std::string> redis_url_setting() { return read(kRedisUrl); }
 

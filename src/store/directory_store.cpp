@@ -18,6 +18,7 @@
 #include "store/cache_dir.hpp"
 #include "store/cache_hygiene.hpp"
 #include "store/parsed_records.hpp"
+#include "store/record_identity.hpp"
 #include "record/record_file.hpp"
 #include "disttune/settings.hpp"
 #include "util/unique_fd.hpp"
@@ -242,26 +243,17 @@ std::optional<Record> DiskStore::load(const RecordId& id) const {
                         "cannot read cache record " + path.string() + ": " + read.error);
       return std::nullopt;
   }
-  RecordRead parsed = parse_record(read.bytes);
-  if (!parsed.record) {
-    set_aside(*dir, file, read.seen, parsed.error);
-    return std::nullopt;
-  }
-  if (const std::string field = parsed.record->id.first_difference(id); !field.empty()) {
-    set_aside(*dir, file, read.seen, "its field '" + field + "' does not match the record asked for");
-    return std::nullopt;
-  }
+  RecordRead parsed = detail::read_record_of(read.bytes, id);
+  if (!parsed.record) set_aside(*dir, file, read.seen, parsed.error);
   return std::move(parsed.record);
 }
 
-std::vector<Record> DiskStore::records_of(const std::string& function_name,
-                                          const std::string& function_digest,
-                                          const std::string& hardware_digest, std::size_t most,
+std::vector<Record> DiskStore::records_of(const RecordId& like, std::size_t most,
                                           const std::set<std::string>& known) const {
   std::vector<Record> records;
   try {
-    if (!is_safe_directory_name(function_name)) return records;
-    const auto dir = open_function_dir(root_, function_name, /*create=*/false);
+    if (!is_safe_directory_name(like.function_name)) return records;
+    const auto dir = open_function_dir(root_, like.function_name, /*create=*/false);
     if (!dir) return records;
     std::error_code error;
     for (fs::directory_iterator entry(dir->path(), error), end; !error && entry != end && records.size() < most;
@@ -274,9 +266,7 @@ std::vector<Record> DiskStore::records_of(const std::string& function_name,
       if (read.problem != detail::RecordFileBytes::Problem::none) continue;
       const std::shared_ptr<const RecordRead> parsed = parsed_->parse(dir->path().string(), name, std::move(read.bytes));
       if (!parsed->record) continue;  // a bad record is the load()'s to set aside, for its key
-      const RecordId& id = parsed->record->id;
-      if (id.function_name == function_name && id.function_digest == function_digest &&
-          id.hardware_digest == hardware_digest && id.file_id() + ".json" == name) {
+      if (detail::of_function(*parsed->record, like) && parsed->record->id.file_id() + ".json" == name) {
         records.push_back(*parsed->record);
       }
     }

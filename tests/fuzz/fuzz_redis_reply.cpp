@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "store/redis_reply_limits.hpp"
+#include "store/redis/reply_limits.hpp"
 
 namespace {
 

@@ -44,9 +44,8 @@ class MpiRedis : public ::testing::Test {
     options.measurement.strategy = "exhaustive";  // the run counts below are its
     options.measurement.warmup_runs = 0;
     options.measurement.timed_runs = 2;
-    options.cache_root = root / ("rank" + std::to_string(world_rank()));
+    options.stores = {(root / ("rank" + std::to_string(world_rank()))).string(), url + "/0?prefix=mpi:&timeout=1"};
     options.communicator = make_mpi_communicator();
-    options.redis = RedisOptions{url, "mpi:", std::chrono::milliseconds(1000)};
     return std::make_unique<FunctionTuner>(FunctionIdentity{name, "v1"}, options);
   }
 
@@ -76,8 +75,7 @@ TEST_F(MpiRedis, ARecordSomeRanksFetchedAndOthersDidNotMakesEveryRankTune) {
     TunerOptions options;
     options.measurement.strategy = "exhaustive";
     options.measurement.timed_runs = 1;
-    options.cache_root = temp.path() / "earlier";
-    options.redis = RedisOptions{live_url_, "mpi:", std::chrono::milliseconds(1000)};
+    options.stores = {(temp.path() / "earlier").string(), live_url_ + "/0?prefix=mpi:&timeout=1"};
     FunctionTuner earlier({"scale", "v1"}, options);
     TuningRequest request;
     request.key = "7";
@@ -109,8 +107,7 @@ TEST_F(MpiRedis, RanksAgreeOnARecordFoundLocallyOnOneAndInRedisOnTheOthers) {
   auto again = tuner(temp.path(), live_url_, "shared");
   const TuningReport report = resolve(*again, runs);
   EXPECT_EQ(runs, 0);
-  EXPECT_EQ(report.source,
-            world_rank() == 0 ? TuningReport::Source::disk : TuningReport::Source::redis);
+  EXPECT_EQ(source_name(report), world_rank() == 0 ? "disk" : "redis");
   for (const int best : gather(static_cast<int>(report.best))) EXPECT_EQ(best, report.best);
 }
 

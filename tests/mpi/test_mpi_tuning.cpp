@@ -217,7 +217,7 @@ TEST_F(MpiTuning, ARecordOnEveryRankIsLoadedWithoutTuning) {
   EXPECT_EQ(second(13), 2);
   const auto report = second.last_report();
   ASSERT_TRUE(report);
-  EXPECT_EQ(report->source, TuningReport::Source::disk) << "rank " << world_rank();
+  EXPECT_EQ(source_name(*report), "disk") << "rank " << world_rank();
   EXPECT_EQ(launches_.load(), 1) << "only the final run with the stored choice";
 }
 

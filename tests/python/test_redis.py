@@ -198,3 +198,41 @@ def test_configs_out_of_resources_are_learned_from_redis_on_another_node(tmp_pat
     assert again(2) == "c"
     assert sorted(compiles) == ["a", "c", "d"]
     assert again.last_report.candidates[1].error.startswith("out of resources: ")
+
+
+def test_a_chain_given_as_urls_is_read_in_order_and_a_hit_is_copied_up(tmp_path, redis_server):
+    writer_runs = []
+    _tuned(writer_runs, stores=[str(tmp_path / "writer"), f"{redis_server.url}?prefix=chain:"])(5)
+    assert writer_runs == [1, 2, 3, writer_runs[-1]]  # tuned, then the final run
+    assert len(redis_server.keys("chain:*")) == 1
+
+    runs = []
+    reader = _tuned(runs, stores=[(tmp_path / "reader").as_uri(), f"{redis_server.url}?prefix=chain:"])
+    reader(5)
+    assert reader.last_report.source == "redis" and len(runs) == 1  # only the final run
+    assert reader.last_report.record_path.parent.parent == tmp_path / "reader"  # copied up
+
+    again = []
+    _tuned(again, stores=[str(tmp_path / "reader")])(5)  # the copy answers alone
+    assert len(again) == 1
+
+
+def test_the_stores_variable_names_the_chain(tmp_path, redis_server, monkeypatch):
+    _tuned([], stores=[str(tmp_path / "writer"), redis_server.url])(7)
+    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_STORES", f"{tmp_path / 'node'},{redis_server.url}")
+    runs = []
+    tuned = _tuned(runs)
+    tuned(7)
+    assert tuned.last_report.source == "redis" and len(runs) == 1
+
+
+def test_a_chain_is_refused_with_the_reason(tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match=r"store URL scheme 'ftp' is not registered \(registered: file, redis, rediss"):
+        _tuned([], stores=["ftp://host/records"])
+    with pytest.raises(TypeError, match="option stores must be a list of str or None"):
+        _tuned([], stores="file:///one/url")
+    with pytest.raises(ValueError, match="give the chain one way"):
+        _tuned([], stores=[str(tmp_path)], cache_dir=str(tmp_path))(1)
+    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_STORES", f"{tmp_path},gopher://h")
+    with pytest.raises(ValueError, match="TRITON_DIST_AUTOTUNE_STORES: .*scheme 'gopher'"):
+        _tuned([], disk_cache=False)

@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "store/redis_connection.hpp"
+#include "store/redis/connection.hpp"
 
 #ifndef DISTTUNE_REDIS_SERVER
 #error "DISTTUNE_REDIS_SERVER must name the redis-server executable"

@@ -223,7 +223,7 @@ TEST_F(AutotuneTest, DiskHitInANewInstanceDoesNotTune) {
   auto again = make(kThree);
   EXPECT_EQ(again(7), 701);
   EXPECT_EQ(total_runs(), 1);
-  EXPECT_EQ(again.last_report()->source, TuningReport::Source::disk);
+  EXPECT_EQ(source_name(*again.last_report()), "disk");
 }
 
 TEST_F(AutotuneTest, NewKeyTunesAgain) {
@@ -267,7 +267,7 @@ TEST_F(AutotuneTest, PrunedConfigsAreNeverRun) {
   const RecordRead read = read_record(records()[0]);
   ASSERT_TRUE(read.record) << read.error;
   EXPECT_EQ(read.record->pruned, std::vector<std::string>{pruned});
-  EXPECT_EQ(report_of_record(*read.record, TuningReport::Source::disk).pruned, std::vector<std::string>{pruned});
+  EXPECT_EQ(report_of_record(*read.record, DiskStore::kSource).pruned, std::vector<std::string>{pruned});
 }
 
 TEST_F(AutotuneTest, PruningEverythingIsAClearError) {
@@ -481,7 +481,7 @@ TEST_F(AutotuneTest, RecordReportAndTableNameTheTimer) {
   again.options.timer = std::make_shared<FlushingTimer>();
   Tuned second(std::move(again));
   second(8);  // read from disk: the report names the record's timer
-  EXPECT_EQ(second.last_report()->source, TuningReport::Source::disk);
+  EXPECT_EQ(source_name(*second.last_report()), "disk");
   EXPECT_EQ(second.last_report()->timer, "flushing");
 }
 

@@ -67,8 +67,8 @@ TEST_F(CliTableTest, ExportCarriesTheFingerprintsAndImportWritesEveryRecord) {
     // Marked as imported from that table: a report of it says so.
     ASSERT_TRUE(loaded->imported.has_value()) << key;
     EXPECT_EQ(loaded->imported->table, "table.json");
-    EXPECT_EQ(report_of_record(*loaded, TuningReport::Source::disk).source, TuningReport::Source::table);
-    EXPECT_NE(format_table(report_of_record(*loaded, TuningReport::Source::disk)).find("(from an imported table)"),
+    EXPECT_EQ(report_of_record(*loaded, DiskStore::kSource).source, TuningReport::Source::table);
+    EXPECT_NE(format_table(report_of_record(*loaded, DiskStore::kSource)).find("(from an imported table)"),
               std::string::npos);
   }
   const CliResult again = cli("import " + quoted(table_), target_);

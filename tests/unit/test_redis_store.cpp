@@ -13,8 +13,8 @@
 #include "disttune/redis_store.hpp"
 #include "redis_server.hpp"
 #include "scripted_redis_peer.hpp"
-#include "store/redis_store.hpp"
-#include "store/redis_url.hpp"
+#include "store/redis/store.hpp"
+#include "store/redis/url.hpp"
 #include "store_test_support.hpp"
 #include "util/utc_time.hpp"
 
@@ -205,8 +205,7 @@ TEST(RedisStore, RecordsOfSkipsKnownKeysAndSeesEveryChange) {
   }
   const auto listed = [&](const std::set<std::string>& known) {
     std::map<std::string, int> ranks_by_key;
-    for (const Record& record : store.records_of("scale", records[0].id.function_digest,
-                                                 records[0].id.hardware_digest, 16, known)) {
+    for (const Record& record : store.records_of(records[0].id, 16, known)) {
       ranks_by_key[record.id.key] = record.ranks;
     }
     return ranks_by_key;

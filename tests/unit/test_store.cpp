@@ -393,7 +393,7 @@ TEST_F(DiskStoreTest, RecordsOfSeesEveryChangeSinceTheLastListing) {
   const std::string function_digest(64, 'f'), hardware_digest(64, 'a');
   const auto listed = [&] {
     std::map<std::string, int> ranks_by_key;
-    for (const Record& record : store_.records_of("scale", function_digest, hardware_digest, 16, {})) {
+    for (const Record& record : store_.records_of(RecordId{"scale", function_digest, hardware_digest, ""}, 16, {})) {
       ranks_by_key[record.id.key] = record.ranks;
     }
     return ranks_by_key;

@@ -96,7 +96,7 @@ TEST_F(GrownSpace, AFasterAddedConfigIsMeasuredWithTheStoredBestAndWins) {
   auto third = make(grown);
   EXPECT_EQ(third(7), 703);
   EXPECT_EQ(runs_, (std::map<int, int>{{3, 1}}));
-  EXPECT_EQ(third.last_report()->source, TuningReport::Source::disk);
+  EXPECT_EQ(source_name(*third.last_report()), "disk");
 }
 
 TEST_F(GrownSpace, ASlowerAddedConfigKeepsTheStoredBestAndTheRecordSaysSo) {

@@ -1,5 +1,5 @@
 // RedisReplyLimits: a small RESP header scanner (lines and bulk payloads) with size checks.
-#include "store/redis_reply_limits.hpp"
+#include "store/redis/reply_limits.hpp"
 
 #include <algorithm>
 #include <charconv>

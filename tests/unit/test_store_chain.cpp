@@ -1,5 +1,6 @@
-// Two levels through FunctionTuner: the local directory, then Redis, then tuning; a tuned
-// result goes to both; a Redis hit is copied into the directory; a Redis fault only warns.
+// The chain of stores through FunctionTuner, with a real redis-server: the local directory,
+// then Redis, then tuning; a tuned result goes to both; a hit further down is copied up; a
+// Redis fault only warns; a scheme registered by a test is one more store of the chain.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,10 +9,9 @@
 #include <vector>
 
 #include "disttune/function_tuner.hpp"
-#include "disttune/redis_store.hpp"
+#include "disttune/store_chain.hpp"
 #include "redis_server.hpp"
 #include "said_timer.hpp"
-#include "store/redis_store.hpp"
 #include "store_test_support.hpp"
 
 namespace disttune {
@@ -21,6 +21,8 @@ namespace fs = std::filesystem;
 using testing::RedisServer;
 using testing::TempDir;
 
+using Urls = std::vector<std::string>;
+
 const std::vector<std::string> kCandidates = {R"({"block":1})", R"({"block":2})",
                                               R"({"block":3})"};
 
@@ -28,17 +30,17 @@ const std::vector<std::string> kCandidates = {R"({"block":1})", R"({"block":2})"
 // Candidate i takes 1 + 0.1 i ms by a said clock, so choices and counts never depend on load.
 struct Node {
   Node(const fs::path& root, const std::string& redis_url)
-      : timer(std::make_shared<testing::SaidTimer>()), tuner({"scale", "v1"}, options(root, redis_url, timer)) {}
+      : Node(std::vector<std::string>{root.string(), redis_url + "?prefix=chain:"}) {}
+  explicit Node(std::vector<std::string> stores)
+      : timer(std::make_shared<testing::SaidTimer>()), tuner({"scale", "v1"}, options(std::move(stores), timer)) {}
 
-  static TunerOptions options(const fs::path& root, const std::string& redis_url,
-                              std::shared_ptr<testing::SaidTimer> timer) {
+  static TunerOptions options(std::vector<std::string> stores, std::shared_ptr<testing::SaidTimer> timer) {
     TunerOptions options;
     options.timer = std::move(timer);
     options.measurement.strategy = "exhaustive";  // the run counts below are its
     options.measurement.warmup_runs = 0;
     options.measurement.timed_runs = 1;
-    options.cache_root = root;
-    options.redis = RedisOptions{redis_url, "two-level:", std::chrono::milliseconds(1000)};
+    options.stores = std::move(stores);
     return options;
   }
 
@@ -60,10 +62,10 @@ struct Node {
 };
 
 std::size_t redis_keys(const RedisServer& server) {
-  return server.command({"KEYS", "two-level:scale/*"})->elements;
+  return server.command({"KEYS", "chain:scale/*"})->elements;
 }
 
-TEST(TwoLevelStore, ASecondNodeTakesTheTuningFromRedisAndKeepsACopy) {
+TEST(StoreChain, ASecondNodeTakesTheTuningFromRedisAndKeepsACopy) {
   RedisServer server;
   TempDir a, b;
   Node first(a.path(), server.url());
@@ -76,7 +78,7 @@ TEST(TwoLevelStore, ASecondNodeTakesTheTuningFromRedisAndKeepsACopy) {
 
   Node second(b.path(), server.url());
   const TuningReport shared = second.resolve();
-  EXPECT_EQ(shared.source, TuningReport::Source::redis);
+  EXPECT_EQ(source_name(shared), "redis");
   EXPECT_EQ(second.runs, 0);
   EXPECT_EQ(shared.best, tuned.best);
   ASSERT_TRUE(shared.record_path);  // the copy in the second node's directory
@@ -86,12 +88,12 @@ TEST(TwoLevelStore, ASecondNodeTakesTheTuningFromRedisAndKeepsACopy) {
   server.stop();  // the local copy answers without Redis, and without a warning
   Node third(b.path(), server.url());
   ::testing::internal::CaptureStderr();
-  EXPECT_EQ(third.resolve().source, TuningReport::Source::disk);
+  EXPECT_EQ(source_name(third.resolve()), "disk");
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
   EXPECT_EQ(third.runs, 0);
 }
 
-TEST(TwoLevelStore, ARedisRecordOutsideTheCurrentSpaceIsAMiss) {
+TEST(StoreChain, ARedisRecordOutsideTheCurrentSpaceIsAMiss) {
   RedisServer server;
   TempDir a, b;
   Node first(a.path(), server.url());
@@ -106,7 +108,7 @@ TEST(TwoLevelStore, ARedisRecordOutsideTheCurrentSpaceIsAMiss) {
   EXPECT_EQ(second.runs, 2);
 }
 
-TEST(TwoLevelStore, RedisGoingAwayLeavesTheLocalStoreAlone) {
+TEST(StoreChain, RedisGoingAwayLeavesTheLocalStoreAlone) {
   auto server = std::make_unique<RedisServer>();
   TempDir root;
   Node node(root.path(), server->url());
@@ -122,10 +124,10 @@ TEST(TwoLevelStore, RedisGoingAwayLeavesTheLocalStoreAlone) {
   EXPECT_TRUE(fs::exists(*third.record_path));
   EXPECT_EQ(warnings.find("disttune: "), warnings.rfind("disttune: ")) << "one warning: " << warnings;
   EXPECT_NE(warnings.find("Redis store"), std::string::npos) << warnings;
-  EXPECT_EQ(node.resolve(R"({"n":3})").source, TuningReport::Source::disk);
+  EXPECT_EQ(source_name(node.resolve(R"({"n":3})")), "disk");
 }
 
-TEST(TwoLevelStore, AGrownSpaceReadFromRedisMeasuresTheStoredBestAgainAndRefreshesBoth) {
+TEST(StoreChain, AGrownSpaceReadFromRedisMeasuresTheStoredBestAgainAndRefreshesBoth) {
   RedisServer server;
   TempDir a, b, c;
   Node first(a.path(), server.url());
@@ -146,12 +148,12 @@ TEST(TwoLevelStore, AGrownSpaceReadFromRedisMeasuresTheStoredBestAgainAndRefresh
   // The refreshed record went to Redis too: a third node takes it without tuning.
   Node third(c.path(), server.url());
   const TuningReport shared = third.resolve();
-  EXPECT_EQ(shared.source, TuningReport::Source::redis);
+  EXPECT_EQ(source_name(shared), "redis");
   EXPECT_EQ(third.runs, 0);
   EXPECT_EQ(shared.best, grown.best);
 }
 
-TEST(TwoLevelStore, TheEnvironmentNamesTheServerAndAnEmptyUrlTurnsItOff) {
+TEST(StoreChain, TheOlderSettingsMakeTheSameChainAndAnEmptyUrlTurnsRedisOff) {
   RedisServer server;
   TempDir root;
   testing::ScopedEnv url("TRITON_DIST_AUTOTUNE_REDIS_URL", server.url());
@@ -165,24 +167,104 @@ TEST(TwoLevelStore, TheEnvironmentNamesTheServerAndAnEmptyUrlTurnsItOff) {
   request.key = "1";
   request.candidates = kCandidates;
   request.run = [](std::size_t) {};
-  from_environment.resolve(request);
-  EXPECT_EQ(server.command({"KEYS", "env:scale/*"})->elements, 1u);
+  EXPECT_TRUE(from_environment.resolve(request).record_path);  // the directory first
+  EXPECT_EQ(server.command({"KEYS", "env:scale/*"})->elements, 1u);  // then Redis
 
-  options.redis = RedisOptions{};  // url "": no Redis, whatever the environment says
+  options.shared_store = "";  // no Redis, whatever the environment says
   FunctionTuner without({"scale", "v1"}, options);
   request.key = "2";
   without.resolve(request);
   EXPECT_EQ(server.command({"KEYS", "env:scale/*"})->elements, 1u);
 }
 
-TEST(TwoLevelStore, ANewNodeWarmStartsFromTheRecordsOfOtherKeysInRedis) {
+TEST(StoreChain, TheStoresVariableNamesTheChainInOrder) {
+  RedisServer server;
+  TempDir a, b;
+  // A record only Redis holds, from another node.
+  Node(a.path(), server.url()).resolve();
+  testing::ScopedEnv stores("TRITON_DIST_AUTOTUNE_STORES", "file://" + b.path().string() + " , " + server.url() +
+                                                              "?prefix=chain:");
+  TunerOptions options;
+  options.measurement.warmup_runs = 0;
+  options.measurement.timed_runs = 1;
+  FunctionTuner tuner({"scale", "v1"}, options);
+  TuningRequest request;
+  request.key = R"({"n":1})";
+  request.candidates = kCandidates;
+  request.run = [](std::size_t) { ADD_FAILURE() << "Redis holds the choice: nothing runs"; };
+  const TuningReport report = tuner.resolve(request);
+  EXPECT_EQ(source_name(report), "redis");
+  ASSERT_TRUE(report.record_path);
+  EXPECT_EQ(report.record_path->parent_path().parent_path(), b.path());  // copied into the directory
+}
+
+TEST(StoreChain, AHitFurtherDownIsCopiedIntoEveryStoreAboveIt) {
+  RedisServer server;
+  TempDir seed, first, second;
+  const std::string redis = server.url() + "?prefix=chain:";
+  Node(Urls{seed.path().string(), redis}).resolve();  // Redis holds the record
+  Node node(Urls{first.path().string(), second.path().string(), redis});
+  const TuningReport report = node.resolve();
+  EXPECT_EQ(source_name(report), "redis");
+  EXPECT_EQ(node.runs, 0);
+  ASSERT_TRUE(report.record_path);
+  EXPECT_EQ(report.record_path->parent_path().parent_path(), first.path());  // the first store's copy
+  const std::string name = report.record_path->filename().string();
+  EXPECT_TRUE(fs::exists(second.path() / "scale" / name));  // and the second's
+
+  // The second directory alone answers the next node: the first is read, then the second.
+  TempDir third;
+  Node next(Urls{third.path().string(), second.path().string()});
+  EXPECT_EQ(source_name(next.resolve()), "disk");
+  EXPECT_EQ(next.runs, 0);
+  EXPECT_TRUE(fs::exists(third.path() / "scale" / name));
+}
+
+TEST(StoreChain, ARegisteredSchemeIsOneMoreStoreOfTheChain) {
+  // A new kind of store is one registration: "mirror://<path>" is a directory store whose
+  // records a report says came from the mirror.
+  static const bool registered = [] {
+    register_store_scheme(StoreScheme{
+        .name = "mirror",
+        .source = "mirror",
+        .reach = StoreReach::node,
+        .make = [](const std::string& url) -> std::shared_ptr<Store> {
+          return std::make_shared<DiskStore>(url.substr(std::string("mirror://").size()));
+        }});
+    return true;
+  }();
+  ASSERT_TRUE(registered);
+  const std::vector<std::string> schemes = registered_store_schemes();
+  EXPECT_EQ(schemes, (std::vector<std::string>{"file", "redis", "rediss", "mirror"}));
+
+  RedisServer server;
+  TempDir local, mirror, other;
+  const std::string mirror_url = "mirror://" + mirror.path().string();
+  Node writer(Urls{mirror_url});
+  EXPECT_EQ(source_name(writer.resolve()), "tuned");
+  EXPECT_EQ(writer.runs, 3);
+
+  Node reader(Urls{local.path().string(), mirror_url, server.url() + "?prefix=chain:"});
+  const TuningReport report = reader.resolve();
+  EXPECT_EQ(source_name(report), "mirror");
+  EXPECT_EQ(reader.runs, 0);
+  ASSERT_TRUE(report.record_path);  // copied up into the directory before the mirror
+  EXPECT_EQ(report.record_path->parent_path().parent_path(), local.path());
+  EXPECT_EQ(server.command({"KEYS", "chain:scale/*"})->elements, 0u);  // nothing is copied down
+
+  EXPECT_THROW(register_store_scheme(StoreScheme{.name = "mirror", .source = "again", .reach = StoreReach::node,
+                                                 .make = [](const std::string&) { return nullptr; }}),
+               std::invalid_argument);
+}
+
+TEST(StoreChain, ANewNodeWarmStartsFromTheRecordsOfOtherKeysInRedis) {
   RedisServer server;
   TempDir a, b;
   std::vector<std::string> space;
   for (int i = 0; i < 20; ++i) space.push_back("{\"block\":" + std::to_string(i) + "}");
   Node first(a.path(), server.url());
   first.resolve(R"({"n":64})", space);
-  server.command({"SET", "two-level:scale/not-a-record", "{"});  // listed, read, skipped
+  server.command({"SET", "chain:scale/not-a-record", "{"});  // listed, read, skipped
   Node second(b.path(), server.url());  // an empty directory: only Redis knows the key
   const TuningReport warm = second.resolve(R"({"n":128})", space);
   EXPECT_EQ(warm.source, TuningReport::Source::tuned);
@@ -193,7 +275,7 @@ TEST(TwoLevelStore, ANewNodeWarmStartsFromTheRecordsOfOtherKeysInRedis) {
   EXPECT_EQ(redis_keys(server), 3u);
 }
 
-TEST(TwoLevelStore, ACancelledTuningIsStoredNowhere) {
+TEST(StoreChain, ACancelledTuningIsStoredNowhere) {
   RedisServer server;
   TempDir root;
   Node node(root.path(), server.url());

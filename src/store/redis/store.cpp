@@ -1,5 +1,5 @@
 // RedisStore: a Lua read with a size limit, a Lua compare-and-set write, one warning on a fault.
-#include "store/redis_store.hpp"
+#include "store/redis/store.hpp"
 
 #include <map>
 #include <stdexcept>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "report/warning.hpp"
+#include "store/record_identity.hpp"
 #include "util/utc_time.hpp"
 
 namespace disttune {
@@ -201,21 +202,16 @@ std::optional<Record> RedisStore::load(const RecordId& id) const {
     default:
       return bad("unexpected reply type " + std::to_string(reply->type));
   }
-  // The disk store's reader: size and depth limits, schema, types; never throws.
-  RecordRead read = parse_record(std::string_view(reply->str, reply->len));
+  // The disk store's reader: size and depth limits, schema, types, identity; never throws.
+  RecordRead read = read_record_of(std::string_view(reply->str, reply->len), id);
   if (!read.record) return bad(read.error);
-  if (const std::string field = read.record->id.first_difference(id); !field.empty()) {
-    return bad("its field '" + field + "' does not match the record asked for");
-  }
   return std::move(read.record);
 }
 
-std::vector<Record> RedisStore::records_of(const std::string& function_name,
-                                           const std::string& function_digest,
-                                           const std::string& hardware_digest, std::size_t most,
+std::vector<Record> RedisStore::records_of(const RecordId& like, std::size_t most,
                                            const std::set<std::string>& known_file_ids) const {
   std::vector<Record> records;
-  const std::string listing = options_.prefix + function_name + "/";
+  const std::string listing = options_.prefix + like.function_name + "/";
   const std::string pattern = glob_literal(listing) + "*";
   std::lock_guard lock(mutex_);
   std::string cursor = "0";
@@ -245,11 +241,7 @@ std::vector<Record> RedisStore::records_of(const std::string& function_name,
       // Parsed again only when the value changed since the last listing.
       const auto read = parsed_.parse(listing, names[i], std::string(value.str, value.len));
       if (!read->record) continue;  // load() of that key warns about it
-      const RecordId& id = read->record->id;
-      if (id.function_name == function_name && id.function_digest == function_digest &&
-          id.hardware_digest == hardware_digest && key(id) == names[i]) {
-        records.push_back(*read->record);
-      }
+      if (of_function(*read->record, like) && key(read->record->id) == names[i]) records.push_back(*read->record);
     }
   } while (records.size() < most && cursor != "0");
   parsed_.end_listing(listing);

@@ -10,9 +10,9 @@ bool redis_store_available() { return false; }
 
 std::shared_ptr<Store> make_redis_store(const RedisOptions& /*options*/) {
   throw std::runtime_error(
-      "disttune: a Redis URL is set (TRITON_DIST_AUTOTUNE_REDIS_URL or the redis option), but "
-      "this build has no Redis store: hiredis was not found when it was built (Debian: "
-      "libhiredis-dev)");
+      "disttune: a Redis store is asked for (a redis:// store URL, TRITON_DIST_AUTOTUNE_REDIS_URL "
+      "or the redis_url option), but this build has no Redis store: hiredis was not found when "
+      "it was built (Debian: libhiredis-dev)");
 }
 
 std::unique_ptr<detail::ClaimBoard> detail::redis_claim_board(const RedisOptions& options) {

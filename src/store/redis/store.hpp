@@ -15,8 +15,8 @@
 #include "disttune/redis_store.hpp"
 #include "disttune/store.hpp"
 #include "store/parsed_records.hpp"
-#include "store/redis_connection.hpp"
-#include "store/redis_url.hpp"
+#include "store/redis/connection.hpp"
+#include "store/redis/url.hpp"
 
 namespace disttune::detail {
 
@@ -38,8 +38,7 @@ class RedisStore final : public Store {
   std::string where(const RecordId& id) const override;
   /// The records under <prefix><function name>/ (SCAN, then each value read like load()'s,
   /// a bad one skipped); none after a fault.
-  std::vector<Record> records_of(const std::string& function_name, const std::string& function_digest,
-                                 const std::string& hardware_digest, std::size_t most,
+  std::vector<Record> records_of(const RecordId& like, std::size_t most,
                                  const std::set<std::string>& known_file_ids) const override;
 
   /// The key of `id`: <prefix><function name>/<file id>.

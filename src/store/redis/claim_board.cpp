@@ -5,7 +5,7 @@
 #include "disttune/config.hpp"
 #include "report/warning.hpp"
 #include "store/key_claims.hpp"
-#include "store/redis_connection.hpp"
+#include "store/redis/connection.hpp"
 
 namespace disttune::detail {
 namespace {

@@ -1,9 +1,13 @@
 // Redis URL parsing: scheme, optional login, host (or [IPv6]), port and database number.
-#include "store/redis_url.hpp"
+#include "store/redis/url.hpp"
 
 #include <charconv>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
+#include <utility>
+
+#include "store/store_url.hpp"
 
 namespace disttune::detail {
 namespace {
@@ -24,28 +28,10 @@ int parse_number(std::string_view text, int low, int high, const char* what) {
   return value;
 }
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-std::string percent_decoded(std::string_view text, const char* what) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '%') {
-      out += text[i];
-      continue;
-    }
-    if (i + 2 >= text.size()) refuse(std::string("bad %-escape in ") + what);
-    const int high = hex_digit(text[i + 1]);
-    const int low = hex_digit(text[i + 2]);
-    if (high < 0 || low < 0) refuse(std::string("bad %-escape in ") + what);
-    out += static_cast<char>(high * 16 + low);
-    i += 2;
-  }
-  return out;
+std::string decoded(std::string_view text, const char* what) {
+  std::optional<std::string> plain = percent_decoded(text);
+  if (!plain) refuse(std::string("bad %-escape in ") + what);
+  return std::move(*plain);
 }
 
 }  // namespace
@@ -82,10 +68,10 @@ RedisEndpoint parse_redis_url(const std::string& url) {
     const std::size_t colon = login.find(':');
     if (colon == std::string_view::npos) {
       // redis://secret@host: a lone login part is the password, as in redis-cli -u.
-      endpoint.password = percent_decoded(login, "the password");
+      endpoint.password = decoded(login, "the password");
     } else {
-      endpoint.user = percent_decoded(login.substr(0, colon), "the user");
-      endpoint.password = percent_decoded(login.substr(colon + 1), "the password");
+      endpoint.user = decoded(login.substr(0, colon), "the user");
+      endpoint.password = decoded(login.substr(colon + 1), "the password");
     }
   }
 

@@ -1,5 +1,5 @@
 // RedisConnection: hiredis on a non-blocking socket, one deadline per command, AUTH and SELECT.
-#include "store/redis_connection.hpp"
+#include "store/redis/connection.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

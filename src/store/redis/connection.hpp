@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "store/redis_reply_limits.hpp"
-#include "store/redis_url.hpp"
+#include "store/redis/reply_limits.hpp"
+#include "store/redis/url.hpp"
 
 namespace disttune::detail {
 
