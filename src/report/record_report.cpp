@@ -27,6 +27,7 @@ TuningReport report_of_record(const Record& record, TuningReport::Source source)
   report.split_ranks = record.split_ranks;
   if (record.warm_start) report.warm_start_from = record.warm_start->from_keys;
   report.pruned = record.pruned;
+  report.prepared = record.prepared;
   return report;
 }
 
