@@ -15,6 +15,8 @@
 #include "disttune/error.hpp"
 #include "disttune/strategy.hpp"
 #include "disttune/tuning.hpp"
+#include "strategies/compile_cost_model.hpp"
+#include "strategies/config_features.hpp"
 #include "tuning_replay.hpp"
 
 namespace disttune {
@@ -272,6 +274,23 @@ TEST(SearchStrategy, AheadNamesTheNeighboursThatTheNextPolishRoundTakes) {
     round = strategy->next_round(standings);
   }
   EXPECT_GE(foreseen, 4u);  // a polish round's worth were checked
+}
+
+// The compile cost model predicts from the compiles seen near a candidate: in a space of
+// BLOCK 16..2048 whose compiles were seen to take 1 s at 16 and 8 s at 2048, the nearer a
+// block to 2048 the slower its prediction, and nothing is predicted before any compile.
+TEST(CompileCostModel, PredictsFromTheCompilesSeenNearACandidate) {
+  std::vector<std::string> configs;
+  for (int block = 16; block <= 2048; block *= 2) configs.push_back(canonical_json(Value{{"BLOCK", block}}));
+  const detail::ConfigFeatures features = detail::config_features(configs);
+  EXPECT_DOUBLE_EQ(detail::CompileCostModel(features, {}).seconds(3), 0.0);
+  const detail::CompileCostModel model(features, {{0, 1.0}, {7, 8.0}});
+  // Shrunk towards the mean of both (sqrt 8 = 2.83 s) by one pseudo-observation.
+  EXPECT_GE(model.seconds(0), 1.0);
+  EXPECT_LT(model.seconds(0), model.seconds(1));
+  EXPECT_LT(model.seconds(1), model.seconds(6));
+  EXPECT_LT(model.seconds(6), model.seconds(7));
+  EXPECT_LE(model.seconds(7), 8.0);
 }
 
 /// The second round of a search over bowl() with `options` (seed 0), after a first round whose
