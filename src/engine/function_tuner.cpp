@@ -81,6 +81,9 @@ class TimerSite final : public detail::RunSite {
   std::string prepare(const Tuning& tuning, std::size_t candidate) override {
     return plan_ ? plan_->ready(tuning, candidate) : std::string();
   }
+  std::optional<double> prepared(std::size_t candidate) override {
+    return request_.prepared ? request_.prepared(candidate) : RunSite::prepared(candidate);
+  }
   /// Candidates named to the request's prepare hook; nullopt without one.
   std::optional<std::size_t> prepared() const {
     return plan_ ? std::optional<std::size_t>(plan_->named_count()) : std::nullopt;
@@ -172,6 +175,9 @@ TuningRequest part_of(const TuningRequest& request, const std::vector<std::size_
       for (std::size_t i : ahead) whole_ahead.push_back(indices.at(i));
       return request.prepare(whole_now, whole_ahead);
     };
+  }
+  if (request.prepared) {
+    part.prepared = [&request, &indices](std::size_t i) { return request.prepared(indices.at(i)); };
   }
   return part;
 }

@@ -74,7 +74,7 @@ TuningReport tune(const std::shared_ptr<BatchingTimer>& timer, std::vector<int>&
   TuningRequest request{"[1]", {"0", "1"}, [&](std::size_t i) {
                           if (fail_at) fail_at(i, runs[i]);
                           ++runs[i];
-                        }, false, nullptr, {}, {}, {}};
+                        }, false, nullptr, {}, {}, {}, {}};
   return tuner.resolve(request);
 }
 
@@ -275,6 +275,29 @@ TEST(RoundDriver, TheStrategySeesWhichCandidatesArePrepared) {
   EXPECT_DOUBLE_EQ(seen[2].prepare_s, 0.0);
   EXPECT_EQ(tuning.best(), 0u);
   EXPECT_THROW(tuning.agree_preparation({1.0}), std::invalid_argument);
+}
+
+// Through FunctionTuner: the request's `prepared` reaches the strategy's standings.
+TEST(RoundDriver, ATunersRequestSaysWhichCandidatesArePrepared) {
+  static std::vector<CandidateStanding> seen;
+  register_strategy("test_keeps_standings_tuned",
+                    [](const Measurement&) { return std::make_unique<KeepsStandings>(seen); });
+  TunerOptions options;
+  options.measurement.strategy = "test_keeps_standings_tuned";
+  options.timer = std::make_shared<BatchingTimer>();
+  options.disk_cache = false;
+  FunctionTuner tuner({"prepared_request", "v1"}, options);
+  TuningRequest request;
+  request.key = "[1]";
+  request.candidates = {"0", "1", "2"};
+  request.run = [](std::size_t) {};
+  request.prepared = [](std::size_t c) { return c == 2 ? std::nullopt : std::optional<double>(0.25 * static_cast<double>(c + 1)); };
+  EXPECT_EQ(tuner.resolve(request).best, 0u);
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_TRUE(seen[0].prepared);
+  EXPECT_DOUBLE_EQ(seen[0].prepare_s, 0.25);
+  EXPECT_DOUBLE_EQ(seen[1].prepare_s, 0.5);
+  EXPECT_FALSE(seen[2].prepared);
 }
 
 }  // namespace
