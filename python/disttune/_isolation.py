@@ -283,7 +283,6 @@ def resolve(
     verbose: bool,
     communicator: Any,
     pruned: list[str],
-    prepared: Optional[Callable[[int], Optional[float]]] = None,
 ) -> Any:
     """tuner.resolve() with every candidate run and timed in the worker of `timer.device`;
     `prepare(now, ahead)`, if given, is the engine's prepare hook, run in this process (precompile);
@@ -293,7 +292,7 @@ def resolve(
         runs = IsolatedRuns(worker, tuning, timeout_s, timer.flushes_l2())
         timer.runs = runs
         try:
-            return tuner.resolve(key_text, tuning.candidates, runs.run, verbose, communicator, prepare, pruned, prepared)
+            return tuner.resolve(key_text, tuning.candidates, runs.run, verbose, communicator, prepare, pruned)
         finally:
             timer.runs = None
             runs.close()

@@ -125,8 +125,6 @@ class KernelCompiles:
         self._config_errors = config_errors
         self._compiles: dict[int, Any] = {}
         self._started: set[int] = set()
-        self._at_launch: set[int] = set()  # started, but compiled by their launch (the interpreter)
-        self._seconds: dict[int, float] = {}  # each ended compile's duration
         self._lock = threading.Lock()
         self.events: list[tuple[int, float, float]] = []  # (config index, start, end), perf_counter s
         self.waited_s = 0.0
@@ -141,13 +139,10 @@ class KernelCompiles:
             executor = _Timed(process_pool(), lambda began, ended, index=index: self._note(index, began, ended))
             self._compiles.update(start_compiles(self._kernel, self._configs, self._args, self._kwargs,
                                                  executor, [index]))
-            if index not in self._compiles:
-                self._at_launch.add(index)
 
     def _note(self, index: int, began: float, ended: float) -> None:
         with self._lock:
             self.events.append((index, began, ended))
-            self._seconds[index] = ended - began
 
     def _outcome(self, index: int) -> str:
         known = self._known(index)
@@ -173,15 +168,6 @@ class KernelCompiles:
         reasons = [self._outcome(index) for index in now]
         self.waited_s += time.perf_counter() - began
         return reasons
-
-    def prepared(self, index: int) -> Optional[float]:
-        """Without waiting (the engine's TuningRequest::prepared, which the search reads): None
-        while the config's compile is queued or running, or was never asked for; else the
-        seconds it took (0.0 for a config known not to run or compiled at its launch)."""
-        if self._known(index) is not None or index in self._at_launch:
-            return 0.0
-        with self._lock:
-            return self._seconds.get(index)
 
     def close(self) -> None:
         """Drops the compiles not yet started (those running finish on their own)."""

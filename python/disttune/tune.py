@@ -366,7 +366,6 @@ class AutotunedFunction:
         pruned = [text for i, text in enumerate(self.candidates) if i not in kept]
         pipeline = self._compile_pipeline(surviving, candidates, args, kwargs, tuner, communicator)
         prepare = pipeline.prepare if pipeline is not None else None
-        prepared = pipeline.prepared if pipeline is not None else None
         options = self.candidate_options
         restorer = options.restorer(self.fn, args, kwargs)
         try:
@@ -374,7 +373,7 @@ class AutotunedFunction:
                 tuning = options.worker_tuning(args, kwargs, candidates, self.candidates)
                 timer = self._worker_timers[id(tuner)]
                 report = _isolation.resolve(
-                    tuner, timer, tuning, options.timeout_s, prepare, text, verbose, communicator, pruned, prepared
+                    tuner, timer, tuning, options.timeout_s, prepare, text, verbose, communicator, pruned
                 )
             else:
                 reference = options.reference_index()
@@ -382,7 +381,7 @@ class AutotunedFunction:
                     self._merge(kwargs, self.config_space[reference], allow_overwrite) if reference is not None else None
                 )
                 runs = CandidateRuns(self.fn, args, kwargs, calls, restorer, options.output_check, reference_call)
-                report = tuner.resolve(text, candidates, runs.run, verbose, communicator, prepare, pruned, prepared)
+                report = tuner.resolve(text, candidates, runs.run, verbose, communicator, prepare, pruned)
         finally:
             if pipeline is not None:
                 pipeline.close()

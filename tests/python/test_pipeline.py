@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from disttune import _core, _prepare, _resources
+from disttune import _core, _prepare
 from disttune.tune import autotune
 
 from step_timer import StepTimer
@@ -197,45 +197,3 @@ def test_contextual_candidates_out_of_resources_fail_before_launch_and_skip_late
     with pytest.raises(_core.EngineError, match="out of resources"):
         second.ready(1)
     second.ready(0)
-
-
-def test_the_pipeline_says_without_waiting_which_entries_are_compiled():
-    """CompilePipeline.prepared (the engine's TuningRequest::prepared, which the search reads):
-    None while an entry's compile is queued or running or was never asked for, then its seconds."""
-    release = threading.Event()
-
-    def compile_one(candidate):
-        if candidate == 1:
-            assert release.wait(30)
-        return None
-
-    pipeline = _prepare.CompilePipeline(compile_one, str, 2, None, None, _resources.Unrunnable(), ())
-    try:
-        assert pipeline.prepare([0], [1]) == [""]
-        assert pipeline.prepared(0) is not None and pipeline.prepared(0) >= 0.0
-        assert pipeline.prepared(1) is None  # still compiling
-        assert pipeline.prepared(2) is None  # never asked for
-        release.set()
-        assert pipeline.prepare([1], []) == [""]
-        assert pipeline.prepared(1) is not None and pipeline.prepared(1) >= 0.0
-    finally:
-        release.set()
-        pipeline.close()
-
-
-def test_a_search_is_told_which_entries_are_compiled():
-    """autotune(precompile=...) hands the pipeline's answers to the engine: a search over a
-    larger space tunes with them (every entry compiled at most once, the fastest chosen)."""
-    space = [{"tag": f"e{i}", "ms": 1.0 + abs(i - 37) * 0.1} for i in range(120)]
-    compiled = []
-    timer = StepTimer()
-
-    @autotune(config_space=space, key_fn=lambda x: x, precompile=lambda entry, x: compiled.append(entry["tag"]),
-              timer=timer, strategy="search", strategy_options={"prepared_window": 2}, disk_cache=False)
-    def launch(x, tag, ms):
-        timer.current = ms
-        return tag
-
-    launch(1)
-    assert len(compiled) == len(set(compiled)) == launch.last_report.prepared
-    assert launch.last_report.prepared <= len(space)
