@@ -52,8 +52,11 @@ constexpr double kSpeculationShare = 0.6;
 /// held-out bucket, docs/strategies.md) ...
 constexpr double kDefaultPreparedWindow = 1.0;
 /// ... and of those not prepared, one predicted to compile this many times longer than the
-/// quickest of them waits for a later round while another can be taken.
+/// quickest of them, and this many seconds longer (a wait that matters to a first call; below
+/// it, predictions of quick compiles only differ by noise), waits for a later round while
+/// another can be taken.
 constexpr double kSlowCompile = 2.0;
+constexpr double kSlowCompileMargin_s = 0.5;
 
 /// A named effort level: the share of the space to measure and the fewest candidates.
 struct Effort {
@@ -291,8 +294,8 @@ class SearchStrategy final : public Strategy {
   /// Takes `room` candidates of `order` (best first) into `picks`, so that a round does not
   /// wait on a compile while others are ready: of the first prepared_window_ x room unnamed
   /// ones, those prepared first, in order; then those not prepared, in order, but one whose
-  /// predicted compile (CompileCostModel) is over kSlowCompile times the fastest predicted
-  /// of them is left for a later round (its compile goes on if it was named ahead) while
+  /// predicted compile (CompileCostModel) is over kSlowCompile times, and kSlowCompileMargin_s
+  /// more than, the fastest predicted of them is left for a later round (its compile goes on if it was named ahead) while
   /// another can be taken. A front end that cannot tell reports every candidate prepared:
   /// the picks are then the first `room` of `order`.
   void take_prepared_first(const std::vector<std::size_t>& order, std::size_t room,
@@ -316,7 +319,9 @@ class SearchStrategy final : public Strategy {
       if (!named_[c]) fastest_s = std::min(fastest_s, costs.seconds(c));
     }
     for (std::size_t c : window) {
-      if (picks.size() < room && !named_[c] && costs.seconds(c) <= kSlowCompile * fastest_s) pick(c, picks);
+      const double seconds = costs.seconds(c);
+      const bool slow = seconds > kSlowCompile * fastest_s && seconds > fastest_s + kSlowCompileMargin_s;
+      if (picks.size() < room && !named_[c] && !slow) pick(c, picks);
     }
     for (std::size_t c : order) {
       if (picks.size() >= room) break;
