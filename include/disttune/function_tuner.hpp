@@ -87,6 +87,13 @@ struct TuningRequest {
   /// Canonical JSON of the configs the prune function removed for this key, in order: named
   /// in the report and the record, never run.
   std::vector<std::string> pruned;
+  /// Whether candidate i is prepared now, answered without waiting (optional, beside
+  /// `prepare`): nullopt while its preparation is queued or running, or was never asked for;
+  /// else the seconds it took (0: not known). The engine tells the strategy at each round's
+  /// end, agreed across ranks (CandidateStanding::prepared, prepare_s), so that a search
+  /// takes prepared candidates first and learns compile costs; without it every candidate
+  /// stands prepared.
+  std::function<std::optional<double>(std::size_t)> prepared;
 };
 
 /// The non-template engine of a tuned function: disk lookup, rank agreement, measurement,

@@ -62,6 +62,11 @@ struct WallClock {
   /// Host time of each run (warm-up or timed) on top of its recorded device time: a Python
   /// launch, its event pair and the engine's step, milliseconds (>= 0).
   double launch_ms = 0.05;
+  /// When compile_max_s > 0, a table of slow compiles: each entry's recorded compile_s is
+  /// mapped linearly from the table's range onto [compile_min_s, compile_max_s] (their
+  /// order kept, so a model of compile costs still sees which configs compile longer).
+  double compile_min_s = 0.0;
+  double compile_max_s = 0.0;
 };
 
 /// One strategy run against a table.
@@ -73,7 +78,7 @@ struct ReplayRun {
   std::size_t measured = 0;        ///< distinct entries named in any round
   double measured_fraction = 0.0;  ///< measured over the table's entries
   double device_s = 0.0;           ///< the recorded time of every warm-up and timed run made
-  double compile_s = 0.0;          ///< the recorded compile time of the entries measured
+  double compile_s = 0.0;          ///< the compile time of the entries measured, as the clock charged it
   int rounds = 0;                  ///< rounds of runs, re-takes included
   double wall_s = 0.0;          ///< the simulated first call: waits on compiles plus runs
   double compile_wait_s = 0.0;  ///< of wall_s, the time the runs waited on a compile

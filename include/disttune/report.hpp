@@ -37,6 +37,9 @@ struct TuningReport {
   std::vector<std::string> warm_start_from;
   /// Canonical JSON of the configs the prune function removed for this key (never run).
   std::vector<std::string> pruned;
+  /// Candidates named to the request's prepare hook (compiled, speculation included), to
+  /// set against those measured; nullopt without a hook or for a split tuning.
+  std::optional<std::size_t> prepared;
 };
 
 /// The report of a stored record read from the store whose source word is `store` ("disk",

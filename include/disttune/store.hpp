@@ -38,6 +38,9 @@
 //   import: when, and the table's file name; a record tuned here has none)
 //   optional "pruned": [<JSON value>] (the configs the prune function removed for this key,
 //   never run; absent when it removed none, and in records that predate it)
+//   optional "prepared": int (the candidates the front end's prepare hook was asked to ready,
+//   e.g. compile, speculation ahead included: compiled against the candidates measured;
+//   absent without a prepare hook, for a rank-split tuning, and in records that predate it)
 //   optional "warm_start": {"from_keys": [str], "prior": [int]}
 //   ("warm_start": the tuning started from the records of these neighbouring keys, nearest
 //    first; "prior" lists the candidates they ranked best-first, which were measured first.
@@ -150,6 +153,9 @@ struct Record {
   std::optional<WarmStart> warm_start;     ///< set when the tuning was warm-started
   std::vector<std::string> pruned;  ///< canonical JSON of the configs pruned for this key ("pruned")
   std::optional<TableImport> imported;  ///< set when a table import wrote it ("imported")
+  /// Candidates named to the prepare hook (compiled, speculation included; "prepared");
+  /// nullopt without a hook, for a split tuning, or in an older record.
+  std::optional<std::size_t> prepared;
 };
 
 /// A candidate's status as a record stores it: "ok", "dropped", "failed" or "skipped".

@@ -29,6 +29,13 @@ struct CandidateStanding {
   double round_noise = 0.0;
   int round_samples = 0;
   bool baseline = false;  ///< the space entry to keep unless another is faster beyond noise
+  /// Whether its preparation (e.g. its compile) had ended on every rank when the round
+  /// ended, so that a run of it in the next round would not wait; a front end that cannot
+  /// tell reports every candidate prepared.
+  bool prepared = true;
+  /// Seconds its preparation took (the longest over the ranks); 0 when not known or not
+  /// prepared. A strategy may learn compile costs from it.
+  double prepare_s = 0.0;
 };
 
 /// One round of measurement: these candidates, in list order, each with this many warm-up

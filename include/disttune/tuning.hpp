@@ -85,6 +85,13 @@ class Tuning {
   /// starts the next round: a re-take round if a candidate owes samples, else the strategy's.
   void end_round(const std::vector<double>& agreed_values);
 
+  /// Before end_round(): each candidate's preparation as the ranks agreed on it (MAX): +inf
+  /// if it was not prepared on some rank when the round ended, else the seconds it took
+  /// (0: not known). The strategy's next standings carry it (CandidateStanding::prepared,
+  /// prepare_s); without this call every candidate stands prepared. std::invalid_argument
+  /// for a count other than the candidates'.
+  void agree_preparation(std::vector<double> agreed_prepare_s);
+
   bool finished() const;
   /// The round being run: the strategy's, or a re-take round; its candidates in run order.
   const Round& current_round() const;

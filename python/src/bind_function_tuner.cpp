@@ -174,6 +174,10 @@ void bind_function_tuner(nb::module_& module) {
               "empty when it was tuned in full.")
       .def_ro("pruned", &TuningReport::pruned,
               "Canonical JSON of the configs prune_fn removed for this key (never run).")
+      .def_ro("prepared", &TuningReport::prepared,
+              "How many candidates the precompile hook was asked to compile (speculation ahead "
+              "included), to set against those measured; None without a hook, for a split "
+              "tuning, or from an older record.")
       .def("rows", &report_rows,
            "The candidates as data: one dict per candidate, in order: index, config (the entry "
            "as JSON data), status ('ok', 'dropped', 'failed', 'skipped'), chosen, agreed_ms "

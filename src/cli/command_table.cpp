@@ -91,6 +91,19 @@ Command replay_command() {
            .defaults = {number_text(clock.launch_ms)},
            .min = 0.0,
            .max = 1e6},
+          {.name = "--compile-min-s",
+           .help = "with --compile-max-s: slow compiles, each entry's recorded compile time mapped "
+                   "linearly onto [min, max] seconds (their order kept)",
+           .type = ValueType::real,
+           .defaults = {number_text(clock.compile_min_s)},
+           .min = 0.0,
+           .max = 1e6},
+          {.name = "--compile-max-s",
+           .help = "the slowest compile of the mapped range (0: the recorded compile times)",
+           .type = ValueType::real,
+           .defaults = {number_text(clock.compile_max_s)},
+           .min = 0.0,
+           .max = 1e6},
       },
   };
 }

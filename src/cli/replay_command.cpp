@@ -44,6 +44,7 @@ void report(const ReplayTable& table, const std::string& strategy,
     waits.push_back(run.compile_wait_s);
     compiled.push_back(static_cast<double>(run.compiled));
   }
+  const auto space = static_cast<double>(table.entries.size());
   out << std::fixed << std::setprecision(4) << table.kernel << " (" << table.entries.size()
       << " entries) " << strategy << " over " << runs.size() << " seeds: median x"
       << summarize(ratios, Statistic::median) << ", worst x"
@@ -55,7 +56,11 @@ void report(const ReplayTable& table, const std::string& strategy,
       << " s, worst " << *std::max_element(wall.begin(), wall.end())
       << " s (median waits on compiles " << summarize(waits, Statistic::median)
       << " s, median compiled " << std::setprecision(0) << summarize(compiled, Statistic::median)
-      << ")\n"
+      << ")" << std::setprecision(2) << "; compiled vs measured: median "
+      << 100.0 * summarize(compiled, Statistic::median) / space << "% vs "
+      << 100.0 * summarize(fractions, Statistic::median) << "%, most "
+      << 100.0 * *std::max_element(compiled.begin(), compiled.end()) / space << "% vs "
+      << 100.0 * *std::max_element(fractions.begin(), fractions.end()) << "% of the space\n"
       << std::defaultfloat;
 }
 
@@ -151,6 +156,10 @@ int run_replay(const CommandArguments& arguments, std::ostream& out) {
   WallClock clock;
   clock.compile_threads = static_cast<int>(arguments.integer("--compile-threads"));
   clock.launch_ms = arguments.real("--launch-ms");
+  clock.compile_min_s = arguments.real("--compile-min-s");
+  clock.compile_max_s = arguments.real("--compile-max-s");
+  if (clock.compile_max_s > 0.0 && clock.compile_min_s > clock.compile_max_s)
+    throw CliError("--compile-min-s must not exceed --compile-max-s");
   Measurement base;
   base.strategy_options = arguments.pairs("--option");
   if (arguments.flag("--sweep")) {

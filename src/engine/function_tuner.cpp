@@ -80,6 +80,13 @@ class TimerSite final : public detail::RunSite {
   std::string prepare(const Tuning& tuning, std::size_t candidate) override {
     return plan_ ? plan_->ready(tuning, candidate) : std::string();
   }
+  std::optional<double> prepared(std::size_t candidate) override {
+    return request_.prepared ? request_.prepared(candidate) : RunSite::prepared(candidate);
+  }
+  /// Candidates named to the request's prepare hook; nullopt without one.
+  std::optional<std::size_t> prepared() const {
+    return plan_ ? std::optional<std::size_t>(plan_->named_count()) : std::nullopt;
+  }
 
   std::optional<std::vector<double>> time_batch(std::size_t candidate, int runs) override {
     return timer_.time_batch([&] { request_.run(candidate); }, runs);
@@ -168,6 +175,9 @@ TuningRequest part_of(const TuningRequest& request, const std::vector<std::size_
       return request.prepare(whole_now, whole_ahead);
     };
   }
+  if (request.prepared) {
+    part.prepared = [&request, &indices](std::size_t i) { return request.prepared(indices.at(i)); };
+  }
   return part;
 }
 
@@ -202,15 +212,18 @@ class TuningProgress final : public detail::RoundObserver {
   std::set<std::size_t> failure_logged_;
 };
 
-/// Drives a Tuning to its end through the round driver, the runs made here.
-void drive(Tuning& tuning, const TuningRequest& request, Timer& timer, Communicator& comm,
-           const detail::ContextMaker& context, detail::TuningLog& log, detail::Progress& progress) {
+/// Drives a Tuning to its end through the round driver, the runs made here; returns the
+/// candidates named to the request's prepare hook (nullopt without one).
+std::optional<std::size_t> drive(Tuning& tuning, const TuningRequest& request, Timer& timer, Communicator& comm,
+                                 const detail::ContextMaker& context, detail::TuningLog& log,
+                                 detail::Progress& progress) {
   TimerSite site(timer, request);
   TuningProgress observer(log, progress);
   detail::RoundDriver driver(tuning, comm, context, site, observer);
   driver.drive([&](const Step& step) { site.run(step); });
   observer.log_other_failures(tuning.results());
   progress.done();
+  return site.prepared();
 }
 
 /// Every setting checked whatever the others (docs/settings.md): the environment's values,
@@ -306,14 +319,14 @@ TuningReport FunctionTuner::State::measure(const TuningRequest& request, Communi
           const TuningRequest local = part_of(request, share);
           Tuning tuning(texts, options.measurement);
           SingleProcessCommunicator alone;
-          drive(tuning, local, *options.timer, alone, context, log, progress);
+          (void)drive(tuning, local, *options.timer, alone, context, log, progress);
           return tuning.results();
         });
     report.split_ranks = comm.size();
     best = detail::best_of(report.candidates);
   } else {
     Tuning tuning(request.candidates, options.measurement, std::move(prior));
-    drive(tuning, request, *options.timer, comm, context, log, progress);
+    report.prepared = drive(tuning, request, *options.timer, comm, context, log, progress);
     report.candidates = tuning.results();
     best = tuning.best();
   }
@@ -447,6 +460,7 @@ TuningReport FunctionTuner::resolve(const TuningRequest& request) {
     }
     record.warm_start = std::move(warm_start);
     record.pruned = request.pruned;
+    record.prepared = report.prepared;
     report.record_path = s.stores.save(record, store_writer(comm));
     if (report.record_path) log.write("record " + report.record_path->string());
   }

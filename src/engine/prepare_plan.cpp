@@ -44,6 +44,10 @@ void PreparePlan::name_ahead(std::size_t c, std::vector<std::size_t>& ahead) {
   ahead.push_back(c);
 }
 
+std::size_t PreparePlan::named_count() const {
+  return static_cast<std::size_t>(std::count(named_.begin(), named_.end(), true));
+}
+
 std::string PreparePlan::ready(const Tuning& tuning, std::size_t candidate) {
   if (const std::optional<std::string>& known = outcome_.at(candidate)) return *known;
   learn_round(tuning);

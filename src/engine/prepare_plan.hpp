@@ -40,6 +40,8 @@ class PreparePlan {
   /// tuning.ahead(), each left out if it was named to the hook before. A hook that throws
   /// or answers a wrong count fails all of `now`.
   std::string ready(const Tuning& tuning, std::size_t candidate);
+  /// Candidates named to the hook so far, in `now` or `ahead`: what it was asked to prepare.
+  std::size_t named_count() const;
 
  private:
   static constexpr std::size_t kNowhere = std::numeric_limits<std::size_t>::max();

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <limits>
 #include <utility>
 
 #include "util/exception_text.hpp"
@@ -130,8 +131,16 @@ void RoundDriver::end_round() {
   round_collected_ = false;
   round_error_.clear();
   collect_errors_.clear();
+  // The round's numbers and every candidate's preparation (+inf: not prepared), one all-reduce.
   std::vector<double> values = tuning_.local_round_values();
+  const std::size_t round_values = values.size();
+  for (std::size_t c = 0; c < tuning_.results().size(); ++c) {
+    const std::optional<double> seconds = site_.prepared(c);
+    values.push_back(seconds ? *seconds : std::numeric_limits<double>::infinity());
+  }
   if (comm_.size() > 1) comm_.all_reduce_max(values, context_("reduce", std::nullopt));
+  tuning_.agree_preparation(std::vector<double>(values.begin() + static_cast<std::ptrdiff_t>(round_values), values.end()));
+  values.resize(round_values);
   tuning_.end_round(values);
   observer_.round_ended(tuning_);
 }

@@ -41,6 +41,14 @@ class RunSite {
     (void)candidate;
     return {};
   }
+  /// Whether `candidate` is prepared now, without waiting: nullopt if not (its compile is
+  /// queued or running, or was never asked for), else the seconds its preparation took (0:
+  /// not known). The driver agrees on it across ranks at each round's end, for the
+  /// strategy's standings. The default: prepared, time not known.
+  virtual std::optional<double> prepared(std::size_t candidate) {
+    (void)candidate;
+    return 0.0;
+  }
 };
 
 /// Watches a driven tuning (logs, progress, traces). Every method does nothing by default.

@@ -58,6 +58,8 @@ struct Tuning::State {
   std::vector<CandidateResult> results;
   std::vector<int> owed;     ///< valid samples each candidate still owes in this round (this rank)
   std::vector<int> retaken;  ///< agreed re-takes so far per candidate (the same on every rank)
+  /// agree_preparation()'s values for the next standings; empty: every candidate prepared.
+  std::vector<double> prepare_s;
   std::vector<std::size_t> round_start;  ///< each candidate's sample count when the strategy's round began
   std::vector<std::size_t> interleaved;  ///< the candidates of an interleaved strategy round (else empty)
   std::optional<std::size_t> baseline;   ///< index of measurement.baseline among the candidates
@@ -358,7 +360,13 @@ void Tuning::end_round(const std::vector<double>& agreed_values) {
                     static_cast<int>(result.samples.size()), agreed_values[3 * count + i],
                     agreed_values[4 * count + i], static_cast<int>(recent_lists[i].size())};
   }
-  for (std::size_t i = 0; i < count; ++i) standings[i].baseline = s.baseline == i;
+  for (std::size_t i = 0; i < count; ++i) {
+    standings[i].baseline = s.baseline == i;
+    if (!s.prepare_s.empty()) {
+      standings[i].prepared = !std::isinf(s.prepare_s[i]);
+      standings[i].prepare_s = standings[i].prepared ? s.prepare_s[i] : 0.0;
+    }
+  }
   if (std::optional<Round> retakes = s.retake_round(std::span(agreed_values).subspan(2 * count, count))) {
     s.start_round(std::move(*retakes), true);
     return;
@@ -371,6 +379,14 @@ void Tuning::end_round(const std::vector<double>& agreed_values) {
   }
   s.check(next);
   s.finish(next);
+}
+
+void Tuning::agree_preparation(std::vector<double> agreed_prepare_s) {
+  if (agreed_prepare_s.size() != state_->results.size()) {
+    throw std::invalid_argument("disttune: agree_preparation() got " + std::to_string(agreed_prepare_s.size()) +
+                                " values for " + std::to_string(state_->results.size()) + " candidates");
+  }
+  state_->prepare_s = std::move(agreed_prepare_s);
 }
 
 bool Tuning::finished() const { return state_->finished; }

@@ -408,6 +408,7 @@ Value record_to_json(const Record& record) {
     for (const std::string& config : record.pruned) pruned.push_back(Value::parse(config));
     json["pruned"] = std::move(pruned);
   }
+  if (record.prepared) json["prepared"] = *record.prepared;
   return json;
 }
 
@@ -482,6 +483,10 @@ Record record_from_json(const Value& json) {
         bad_field("pruned[" + std::to_string(i) + "]", error.what());
       }
     }
+  }
+  if (json.contains("prepared")) {
+    record.prepared = static_cast<std::size_t>(
+        fields.integer("prepared", 0, static_cast<long long>(record.candidates.size())));
   }
   return record;
 }

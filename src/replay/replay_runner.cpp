@@ -2,6 +2,7 @@
 // table's recorded samples; a sweep of tables, warm-started as the engine does.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <random>
 #include <set>
@@ -26,9 +27,16 @@ std::vector<std::string> configs_of(const ReplayTable& table) {
   return configs;
 }
 
-std::vector<double> compile_times(const ReplayTable& table) {
+/// The entries' compile times as `clock` charges them: recorded, or mapped onto its range.
+std::vector<double> compile_times(const ReplayTable& table, const WallClock& clock) {
   std::vector<double> times;
   for (const ReplayEntry& entry : table.entries) times.push_back(entry.compile_s);
+  if (clock.compile_max_s <= 0.0 || times.empty()) return times;
+  const auto [low, high] = std::minmax_element(times.begin(), times.end());
+  const double from = *low;
+  const double span = *high - *low;
+  for (double& t : times)
+    t = clock.compile_min_s + (span > 0.0 ? (t - from) / span : 0.0) * (clock.compile_max_s - clock.compile_min_s);
   return times;
 }
 
@@ -53,6 +61,7 @@ class TableSite final : public detail::RunSite, public detail::RoundObserver {
   std::string prepare(const Tuning& tuning, std::size_t candidate) override {
     return plan_.ready(tuning, candidate);
   }
+  std::optional<double> prepared(std::size_t candidate) override { return pool_.finished(candidate, now_s_); }
 
   std::optional<std::vector<double>> time_batch(std::size_t, int) override { return std::nullopt; }
   std::map<std::size_t, detail::CollectedRuns> collect() override { return std::exchange(pending_, {}); }
@@ -111,6 +120,7 @@ KeyReplay replay_key(const ReplayTable& table, Measurement measurement, std::uin
   measurement.strategy_options["seed"] = std::to_string(seed);
   Tuning tuning(configs_of(table), measurement, std::move(prior));
   SingleProcessCommunicator alone;
+  const std::vector<double> charged = compile_s;
   TableSite site(table, seed, clock, std::move(compile_s));
   detail::RoundDriver driver(
       tuning, alone, detail::ContextMaker{"replay " + table.kernel, "[]", std::chrono::minutes(1)},
@@ -126,7 +136,7 @@ KeyReplay replay_key(const ReplayTable& table, Measurement measurement, std::uin
   run.measured_fraction =
       static_cast<double>(run.measured) / static_cast<double>(table.entries.size());
   run.device_s = site.device_ms() / 1000.0;
-  for (std::size_t c : site.named()) run.compile_s += table.entries[c].compile_s;
+  for (std::size_t c : site.named()) run.compile_s += charged[c];
   run.rounds = site.rounds();
   run.wall_s = site.now_s();
   run.compile_wait_s = site.wait_s();
@@ -143,6 +153,8 @@ void check_clock(const WallClock& clock) {
     throw std::invalid_argument("disttune: replay wall clock: compile_threads must be >= 1");
   if (!(clock.launch_ms >= 0.0))
     throw std::invalid_argument("disttune: replay wall clock: launch_ms must be >= 0");
+  if (!(clock.compile_min_s >= 0.0) || !(clock.compile_max_s >= clock.compile_min_s) || std::isinf(clock.compile_max_s))
+    throw std::invalid_argument("disttune: replay wall clock: the compile range must be 0 <= min <= max, finite");
 }
 
 /// Refuses a sweep whose tables are not one space at distinct keys.
@@ -167,7 +179,7 @@ void check_sweep(const std::vector<ReplayTable>& tables) {
 ReplayRun replay_tuning(const ReplayTable& table, Measurement measurement, std::uint64_t seed,
                         const WallClock& clock) {
   check_clock(clock);
-  return replay_key(table, std::move(measurement), seed, clock, compile_times(table), {}).run;
+  return replay_key(table, std::move(measurement), seed, clock, compile_times(table, clock), {}).run;
 }
 
 std::vector<SweepKeyRun> replay_sweep(const std::vector<ReplayTable>& tables, Measurement measurement,
@@ -175,7 +187,7 @@ std::vector<SweepKeyRun> replay_sweep(const std::vector<ReplayTable>& tables, Me
                                       bool warm_start) {
   check_clock(clock);
   check_sweep(tables);
-  const std::vector<double> first = compile_times(tables.front());
+  const std::vector<double> first = compile_times(tables.front(), clock);
   std::vector<bool> built(first.size(), false);
   const std::vector<std::string> candidates = configs_of(tables.front());
   std::vector<Record> records;

@@ -50,6 +50,12 @@ double SimulatedCompilePool::prepare(double at, std::span<const std::size_t> now
   return ready;
 }
 
+std::optional<double> SimulatedCompilePool::finished(std::size_t c, double at) {
+  start_until(at);
+  if (!began_.at(c) || *began_[c] + compile_s_[c] > at) return std::nullopt;
+  return compile_s_[c];
+}
+
 std::size_t SimulatedCompilePool::started_by(double at) const {
   std::size_t count = 0;
   for (std::size_t c = 0; c < began_.size(); ++c) count += started(c, at) ? 1 : 0;

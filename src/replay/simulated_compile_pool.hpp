@@ -26,6 +26,9 @@ class SimulatedCompilePool {
   std::size_t started_by(double at) const;
   /// Whether candidate c's compile started by time `at`.
   bool started(std::size_t c, double at) const;
+  /// At time `at` (no earlier than any call before): candidate c's compile seconds if it
+  /// has ended by then, else nullopt (queued, running, or never queued).
+  std::optional<double> finished(std::size_t c, double at);
 
  private:
   struct Queued {

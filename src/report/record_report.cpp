@@ -30,6 +30,7 @@ TuningReport report_of_record(const Record& record, std::string store) {
   report.split_ranks = record.split_ranks;
   if (record.warm_start) report.warm_start_from = record.warm_start->from_keys;
   report.pruned = record.pruned;
+  report.prepared = record.prepared;
   return report;
 }
 

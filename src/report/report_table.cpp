@@ -48,6 +48,13 @@ std::string format_table(const TuningReport& report) {
     for (const std::string& config : report.pruned) out << ' ' << config;
     out << '\n';
   }
+  if (report.prepared) {
+    std::size_t measured = 0;
+    for (const CandidateResult& c : report.candidates) measured += c.measured ? 1 : 0;
+    out << "  compiled " << *report.prepared << ", measured " << measured << " of "
+        << report.candidates.size() << " candidates (compiles named ahead and never measured: "
+        << (*report.prepared > measured ? *report.prepared - measured : 0) << ")\n";
+  }
   out << "  timer: " << (report.timer.empty() ? "not recorded" : report.timer) << '\n';
   if (report.record_path) out << "  record: " << report.record_path->string() << '\n';
   if (report.log_path) out << "  log: " << report.log_path->string() << '\n';

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "disttune/strategy.hpp"
+#include "strategies/compile_cost_model.hpp"
 #include "strategies/config_features.hpp"
 #include "strategies/search_model.hpp"
 #include "strategies/shortlist_race.hpp"
@@ -18,6 +19,8 @@
 namespace disttune {
 namespace {
 
+using detail::CompileCost;
+using detail::CompileCostModel;
 using detail::Observation;
 
 /// Runs of each candidate in an exploring round: one untimed (a kernel's first launch loads
@@ -29,16 +32,31 @@ constexpr int kExploreTimed = 3;
 constexpr int kBestCandidateTries = 8;
 /// Candidates per exploring round: small rounds let the model learn from every few runs
 /// (on the recorded tables 4 beat 8 and 16); ahead() names `ahead_rounds` rounds' worth more
-/// for a front end to compile meanwhile (on the recorded tables 4 gave the shortest first
-/// call, 2 keeps what is compiled under 8% of the space, 0 compiles only what is measured).
+/// for a front end to compile meanwhile, within the bound on speculation below (on the
+/// recorded tables, under that bound, 2 gave a shorter first call than 4 and the same
+/// choices; 0 compiles only what is measured).
 constexpr long long kDefaultBatch = 4;
-constexpr long long kDefaultAheadRounds = 4;
+constexpr long long kDefaultAheadRounds = 2;
 /// speculate()'s lie: a pick's time as this share of the fastest so far.
 constexpr double kLieShare = 0.999;
 /// The last share of the budget goes to neighbours (one level in one parameter) of the
 /// fastest candidates so far, this many of them.
 constexpr double kPolishShare = 0.30;
 constexpr std::size_t kPolishCentres = 3;
+/// Compiles named ahead and never measured are at most this share of the budget (so at the
+/// default effort at most 4.5% x 1.6 = 7.2% of the space is compiled).
+constexpr double kSpeculationShare = 0.6;
+/// `prepared_window`: a round's picks come from this many rounds' worth of the best-ranked
+/// candidates, those already prepared first (1: the best-ranked only; on the recorded tables
+/// 1.5 shortens the simulated first call by 4-15% but chooses worse on split-K and on a
+/// held-out bucket, docs/strategies.md) ...
+constexpr double kDefaultPreparedWindow = 1.0;
+/// ... and of those not prepared, one predicted to compile this many times longer than the
+/// quickest of them, and this many seconds longer (a wait that matters to a first call; below
+/// it, predictions of quick compiles only differ by noise), waits for a later round while
+/// another can be taken.
+constexpr double kSlowCompile = 2.0;
+constexpr double kSlowCompileMargin_s = 0.5;
 
 /// A named effort level: the share of the space to measure and the fewest candidates.
 struct Effort {
@@ -73,6 +91,7 @@ class SearchStrategy final : public Strategy {
     batch_ = static_cast<std::size_t>(options.integer("batch"));
     shortlist_ = static_cast<std::size_t>(options.integer("shortlist"));
     ahead_rounds_ = static_cast<std::size_t>(options.integer("ahead_rounds"));
+    prepared_window_ = options.number("prepared_window");
   }
 
   void begin(const SpaceInfo& space) override {
@@ -85,6 +104,9 @@ class SearchStrategy final : public Strategy {
       begin(SpaceInfo{std::vector<std::string>(count), {}, space_.seed});
     features_ = detail::config_features(space_.candidates);
     named_.assign(count, false);
+    speculated_.assign(count, false);
+    prepared_.assign(count, false);
+    prepare_s_.assign(count, 0.0);
     budget_ = std::min(count, std::max(least_, static_cast<std::size_t>(std::ceil(
                                                    fraction_ * static_cast<double>(count)))));
     if (budget_ >= count) return start_race(all_candidates());
@@ -143,6 +165,7 @@ class SearchStrategy final : public Strategy {
   void pick(std::size_t candidate, std::vector<std::size_t>& picks) {
     if (named_.at(candidate)) return;
     named_[candidate] = true;
+    if (speculated_[candidate]) --speculating_;
     picks.push_back(candidate);
   }
 
@@ -188,6 +211,10 @@ class SearchStrategy final : public Strategy {
     for (std::size_t c : last_round_) {
       if (!standings[c].failed)
         spent_ms_ += standings[c].time_ms * (kExploreWarmups + kExploreTimed);
+    }
+    for (std::size_t c = 0; c < named_.size(); ++c) {
+      prepared_[c] = standings[c].prepared;
+      prepare_s_[c] = standings[c].prepare_s;
     }
     observed_.clear();
     for (std::size_t c = 0; c < named_.size(); ++c) {
@@ -246,13 +273,59 @@ class SearchStrategy final : public Strategy {
     return order;
   }
 
-  /// Names ahead the first `count` candidates of `order` not named yet, within `room`.
+  /// Names ahead the first `count` candidates of `order` not named yet, within `room` and
+  /// within the bound on speculation: at most kSpeculationShare x budget_ candidates named
+  /// ahead and not (yet) in a round.
   void name_ahead(const std::vector<std::size_t>& order, std::size_t count, std::size_t room) {
+    const auto bound = static_cast<std::size_t>(kSpeculationShare * static_cast<double>(budget_));
     for (std::size_t c : order) {
       if (count == 0 || ahead_.size() >= room) return;
       if (named_[c] || std::find(ahead_.begin(), ahead_.end(), c) != ahead_.end()) continue;
+      if (!speculated_[c]) {
+        if (speculating_ >= bound) return;
+        speculated_[c] = true;
+        ++speculating_;
+      }
       ahead_.push_back(c);
       --count;
+    }
+  }
+
+  /// Takes `room` candidates of `order` (best first) into `picks`, so that a round does not
+  /// wait on a compile while others are ready: of the first prepared_window_ x room unnamed
+  /// ones, those prepared first, in order; then those not prepared, in order, but one whose
+  /// predicted compile (CompileCostModel) is over kSlowCompile times, and kSlowCompileMargin_s
+  /// more than, the fastest predicted of them is left for a later round (its compile goes on if it was named ahead) while
+  /// another can be taken. A front end that cannot tell reports every candidate prepared:
+  /// the picks are then the first `room` of `order`.
+  void take_prepared_first(const std::vector<std::size_t>& order, std::size_t room,
+                           std::vector<std::size_t>& picks) {
+    const auto window_size = static_cast<std::size_t>(prepared_window_ * static_cast<double>(room));
+    std::vector<std::size_t> window;
+    for (std::size_t c : order) {
+      if (window.size() >= window_size) break;
+      if (!named_[c] && std::find(window.begin(), window.end(), c) == window.end()) window.push_back(c);
+    }
+    for (std::size_t c : window) {
+      if (picks.size() < room && prepared_[c]) pick(c, picks);
+    }
+    std::vector<CompileCost> seen;
+    for (std::size_t c = 0; c < named_.size(); ++c) {
+      if (prepared_[c] && prepare_s_[c] > 0.0) seen.push_back({c, prepare_s_[c]});
+    }
+    const CompileCostModel costs(features_, std::move(seen));
+    double fastest_s = std::numeric_limits<double>::infinity();
+    for (std::size_t c : window) {
+      if (!named_[c]) fastest_s = std::min(fastest_s, costs.seconds(c));
+    }
+    for (std::size_t c : window) {
+      const double seconds = costs.seconds(c);
+      const bool slow = seconds > kSlowCompile * fastest_s && seconds > fastest_s + kSlowCompileMargin_s;
+      if (picks.size() < room && !named_[c] && !slow) pick(c, picks);
+    }
+    for (std::size_t c : order) {
+      if (picks.size() >= room) break;
+      pick(c, picks);
     }
   }
 
@@ -307,10 +380,7 @@ class SearchStrategy final : public Strategy {
     const std::vector<std::size_t> ranked = ranked_by(observed_);
     const std::vector<std::size_t> order =
         polishing(named_count()) ? polish_order(fastest_runs(), ranked) : ranked;
-    for (std::size_t c : order) {
-      if (picks.size() >= room) break;
-      pick(c, picks);
-    }
+    take_prepared_first(order, room, picks);
     speculate(ranked, picks);
     return picks;
   }
@@ -324,12 +394,17 @@ class SearchStrategy final : public Strategy {
   std::size_t batch_ = 4;
   std::size_t shortlist_ = 5;
   std::size_t ahead_rounds_ = 4;
+  double prepared_window_ = kDefaultPreparedWindow;
 
   SpaceInfo space_;
   detail::ConfigFeatures features_;
   std::mt19937_64 random_;
   std::size_t budget_ = 0;   ///< candidates to measure before the race
   std::vector<bool> named_;  ///< named in some round
+  std::vector<bool> speculated_;  ///< ever named ahead
+  std::size_t speculating_ = 0;     ///< named ahead and not in a round: compiled in vain so far
+  std::vector<bool> prepared_;      ///< per candidate, from the last standings
+  std::vector<double> prepare_s_;   ///< per candidate, from the last standings (0: not known)
   std::vector<std::size_t> last_round_;
   std::vector<Observation> observed_;
   double spent_ms_ = 0.0;  ///< device time of the exploring rounds, by agreed times
@@ -351,7 +426,8 @@ const std::vector<StrategyOption>& search_options() {
                                     StrategyOption::number("budget_s", 0.0, 0.0, 1e9),
                                     StrategyOption::integer("batch", kDefaultBatch, 1, 4096),
                                     StrategyOption::integer("shortlist", 5, 1, 256),
-                                    StrategyOption::integer("ahead_rounds", kDefaultAheadRounds, 0, 64)};
+                                    StrategyOption::integer("ahead_rounds", kDefaultAheadRounds, 0, 64),
+                                    StrategyOption::number("prepared_window", kDefaultPreparedWindow, 1.0, 64.0)};
     // The race's parameters, as converge declares them.
     for (const StrategyOption& option : converge_options()) {
       if (std::find(kRaceParameters.begin(), kRaceParameters.end(), option.name) != kRaceParameters.end())

@@ -63,6 +63,7 @@ def test_measuring_starts_while_later_entries_still_compile():
     assert launch(1) == "b"
     assert sorted(compiled) == ["a", "b", "c", "d"]  # each entry once
     assert runs.count("a") == 3 and runs.count("d") == 3
+    assert launch.last_report.prepared == 4  # compiled, against the 4 measured
 
 
 def test_each_entry_compiles_before_its_own_first_run():

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "disttune/function_tuner.hpp"
+#include "disttune/report.hpp"
 #include "disttune/tuning.hpp"
 #include "engine/prepare_plan.hpp"
 #include "said_timer.hpp"
@@ -175,6 +176,8 @@ TEST(PrepareThroughTheTuner, EveryRunIsPreparedOnceAndAFailedPrepareFailsOnlyIts
   EXPECT_TRUE(report.candidates[2].failed);
   EXPECT_EQ(report.candidates[2].error, "out of resources: shared memory 300000 > 232448");
   EXPECT_EQ(report.best, 4u);
+  EXPECT_EQ(report.prepared, 5u);  // compiled against measured, in the report and the table
+  EXPECT_NE(format_table(report).find("compiled 5, measured 5 of 5 candidates"), std::string::npos);
   // One candidate per call, in the round's order, the rest of the round ahead.
   ASSERT_EQ(compile.calls.size(), 5u);
   EXPECT_EQ(compile.calls[0].now, Indices{0});

@@ -155,7 +155,7 @@ TEST(RankSplit, RanksMustAgreeOnSplitting) {
         options.split_across_ranks = r == 0;
         options.disk_cache = false;
         FunctionTuner tuner({"split_fn", "v1"}, options);
-        TuningRequest request{"[1]", candidates(), [](std::size_t) {}, false, nullptr, {}, {}, {}};
+        TuningRequest request{"[1]", candidates(), [](std::size_t) {}, false, nullptr, {}, {}, {}, {}};
         (void)tuner.resolve(request);
       } catch (const RankDisagreement& error) {
         errors[static_cast<std::size_t>(r)] = error.what();

@@ -50,6 +50,23 @@ TEST(ParseRecord, ReadsWhatRecordToJsonWrites) {
   EXPECT_EQ(record_to_json(*read.record), record_to_json(record));
 }
 
+// "prepared" (compiled, speculation included) is optional: written when set, read back; an
+// older record without it reads as not known; a count beyond the candidates is unusable.
+TEST(ParseRecord, PreparedIsOptionalAndBounded) {
+  Record record = sample_record();
+  EXPECT_FALSE(record_to_json(record).contains("prepared"));
+  EXPECT_FALSE(parse_record(record_to_json(record).dump()).record->prepared.has_value());
+  record.prepared = record.candidates.size();
+  const RecordRead read = parse_record(record_to_json(record).dump());
+  ASSERT_TRUE(read.record.has_value()) << read.error;
+  EXPECT_EQ(read.record->prepared, record.candidates.size());
+  Value json = record_to_json(record);
+  json["prepared"] = record.candidates.size() + 1;
+  EXPECT_FALSE(parse_record(json.dump()).record.has_value());
+  json["prepared"] = -1;
+  EXPECT_FALSE(parse_record(json.dump()).record.has_value());
+}
+
 TEST(ParseRecord, NestingInAConfigIsUnusableNotACrash) {
   const RecordRead read = parse_record(
       record_text_with(sample_record(), "candidates[0].config", nested_lists(kHostileDepth)));

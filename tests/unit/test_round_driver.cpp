@@ -1,5 +1,7 @@
 // Tests of the round driver (src/engine/round_driver.cpp): batches, timer mismatches, the barrier schedule.
+#include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <optional>
@@ -10,7 +12,10 @@
 
 #include <gtest/gtest.h>
 
+#include "disttune/communicator.hpp"
 #include "disttune/function_tuner.hpp"
+#include "disttune/strategy.hpp"
+#include "disttune/tuning.hpp"
 #include "engine/round_driver.hpp"
 #include "tuning_replay.hpp"
 
@@ -69,7 +74,7 @@ TuningReport tune(const std::shared_ptr<BatchingTimer>& timer, std::vector<int>&
   TuningRequest request{"[1]", {"0", "1"}, [&](std::size_t i) {
                           if (fail_at) fail_at(i, runs[i]);
                           ++runs[i];
-                        }, false, nullptr, {}, {}, {}};
+                        }, false, nullptr, {}, {}, {}, {}};
   return tuner.resolve(request);
 }
 
@@ -216,6 +221,83 @@ TEST(RoundDriver, OwedBarriersAreMadeWhenSettled) {
   EXPECT_EQ(site.trace(), "B0 t0 c0 end");
   EXPECT_EQ(barriers, 1);
   EXPECT_EQ(tuning.best(), 0u);
+}
+
+/// Measures candidates 0 and 1 once, then ends; keeps the standings it was given.
+class KeepsStandings final : public Strategy {
+ public:
+  explicit KeepsStandings(std::vector<CandidateStanding>& seen) : seen_(seen) {}
+  Round first_round(std::size_t) override { return Round{{0, 1}, 0, 1}; }
+  Round next_round(const std::vector<CandidateStanding>& standings) override {
+    seen_ = standings;
+    return Round{{0, 1}, 0, 0};
+  }
+
+ private:
+  std::vector<CandidateStanding>& seen_;
+};
+
+/// Times each run 1 ms as a batch; candidate 0 was prepared in 1.5 s, 1 is prepared (time not
+/// known), 2 is not prepared (its compile still runs).
+class PreparingSite final : public detail::RunSite {
+ public:
+  std::optional<std::vector<double>> time_batch(std::size_t, int runs) override {
+    return std::vector<double>(static_cast<std::size_t>(runs), 1.0);
+  }
+  std::map<std::size_t, detail::CollectedRuns> collect() override { return {}; }
+  std::optional<double> prepared(std::size_t candidate) override {
+    if (candidate == 2) return std::nullopt;
+    return candidate == 0 ? 1.5 : 0.0;
+  }
+};
+
+// What the site says of each candidate's preparation at a round's end reaches the strategy's
+// standings (agreed in the round's one all-reduce): a search can take what is compiled first.
+TEST(RoundDriver, TheStrategySeesWhichCandidatesArePrepared) {
+  static std::vector<CandidateStanding> seen;
+  register_strategy("test_keeps_standings",
+                    [](const Measurement&) { return std::make_unique<KeepsStandings>(seen); });
+  Measurement m;
+  m.strategy = "test_keeps_standings";
+  Tuning tuning({"0", "1", "2"}, m, {});
+  SingleProcessCommunicator alone;
+  PreparingSite site;
+  detail::RoundObserver observer;
+  detail::RoundDriver driver(tuning, alone, detail::ContextMaker{"prepared", "[]", std::chrono::minutes(1)}, site,
+                             observer);
+  driver.drive([](const Step&) {});
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_TRUE(seen[0].prepared);
+  EXPECT_DOUBLE_EQ(seen[0].prepare_s, 1.5);
+  EXPECT_TRUE(seen[1].prepared);
+  EXPECT_DOUBLE_EQ(seen[1].prepare_s, 0.0);
+  EXPECT_FALSE(seen[2].prepared);
+  EXPECT_DOUBLE_EQ(seen[2].prepare_s, 0.0);
+  EXPECT_EQ(tuning.best(), 0u);
+  EXPECT_THROW(tuning.agree_preparation({1.0}), std::invalid_argument);
+}
+
+// Through FunctionTuner: the request's `prepared` reaches the strategy's standings.
+TEST(RoundDriver, ATunersRequestSaysWhichCandidatesArePrepared) {
+  static std::vector<CandidateStanding> seen;
+  register_strategy("test_keeps_standings_tuned",
+                    [](const Measurement&) { return std::make_unique<KeepsStandings>(seen); });
+  TunerOptions options;
+  options.measurement.strategy = "test_keeps_standings_tuned";
+  options.timer = std::make_shared<BatchingTimer>();
+  options.disk_cache = false;
+  FunctionTuner tuner({"prepared_request", "v1"}, options);
+  TuningRequest request;
+  request.key = "[1]";
+  request.candidates = {"0", "1", "2"};
+  request.run = [](std::size_t) {};
+  request.prepared = [](std::size_t c) { return c == 2 ? std::nullopt : std::optional<double>(0.25 * static_cast<double>(c + 1)); };
+  EXPECT_EQ(tuner.resolve(request).best, 0u);
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_TRUE(seen[0].prepared);
+  EXPECT_DOUBLE_EQ(seen[0].prepare_s, 0.25);
+  EXPECT_DOUBLE_EQ(seen[1].prepare_s, 0.5);
+  EXPECT_FALSE(seen[2].prepared);
 }
 
 }  // namespace

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,6 +15,8 @@
 #include "disttune/error.hpp"
 #include "disttune/strategy.hpp"
 #include "disttune/tuning.hpp"
+#include "strategies/compile_cost_model.hpp"
+#include "strategies/config_features.hpp"
 #include "tuning_replay.hpp"
 
 namespace disttune {
@@ -269,6 +274,55 @@ TEST(SearchStrategy, AheadNamesTheNeighboursThatTheNextPolishRoundTakes) {
     round = strategy->next_round(standings);
   }
   EXPECT_GE(foreseen, 4u);  // a polish round's worth were checked
+}
+
+// The compile cost model predicts from the compiles seen near a candidate: in a space of
+// BLOCK 16..2048 whose compiles were seen to take 1 s at 16 and 8 s at 2048, the nearer a
+// block to 2048 the slower its prediction, and nothing is predicted before any compile.
+TEST(CompileCostModel, PredictsFromTheCompilesSeenNearACandidate) {
+  std::vector<std::string> configs;
+  for (int block = 16; block <= 2048; block *= 2) configs.push_back(canonical_json(Value{{"BLOCK", block}}));
+  const detail::ConfigFeatures features = detail::config_features(configs);
+  EXPECT_DOUBLE_EQ(detail::CompileCostModel(features, {}).seconds(3), 0.0);
+  const detail::CompileCostModel model(features, {{0, 1.0}, {7, 8.0}});
+  // Shrunk towards the mean of both (sqrt 8 = 2.83 s) by one pseudo-observation.
+  EXPECT_GE(model.seconds(0), 1.0);
+  EXPECT_LT(model.seconds(0), model.seconds(1));
+  EXPECT_LT(model.seconds(1), model.seconds(6));
+  EXPECT_LT(model.seconds(6), model.seconds(7));
+  EXPECT_LE(model.seconds(7), 8.0);
+}
+
+/// The second round of a search over bowl() with `options` (seed 0), after a first round whose
+/// candidates took their bowl times, when only the candidates `prepared` says are prepared.
+std::vector<std::size_t> second_round(const std::map<std::string, std::string>& options,
+                                      const std::function<bool(std::size_t)>& prepared) {
+  const Space space = bowl();
+  const std::unique_ptr<Strategy> strategy = make_strategy(search(options));
+  strategy->begin(SpaceInfo{space.configs, {}, 0});
+  const Round first = strategy->first_round(space.configs.size());
+  std::vector<CandidateStanding> standings(space.configs.size());
+  for (std::size_t c = 0; c < standings.size(); ++c) standings[c].prepared = prepared(c);
+  for (std::size_t c : first.candidates) {
+    standings[c].time_ms = space.times[c];
+    standings[c].samples = 3;
+    standings[c].failed = std::find(space.failing.begin(), space.failing.end(), c) != space.failing.end();
+  }
+  return strategy->next_round(standings).candidates;
+}
+
+// prepared_window 2: a round takes the best-ranked candidates that are prepared (compiled)
+// before better-ranked ones that are not, from two rounds' worth of the ranking; the default
+// (1) takes the best-ranked whatever is prepared.
+TEST(SearchStrategy, ARoundTakesPreparedCandidatesFirstWithinItsWindow) {
+  const std::map<std::string, std::string> options{{"fraction", "0.2"}, {"prepared_window", "2"}};
+  const std::vector<std::size_t> best = second_round(options, [](std::size_t) { return true; });
+  ASSERT_EQ(best.size(), 4u);
+  const auto not_best = [&](std::size_t c) { return std::find(best.begin(), best.end(), c) == best.end(); };
+  const std::vector<std::size_t> ready = second_round(options, not_best);
+  ASSERT_EQ(ready.size(), 4u);
+  for (std::size_t c : ready) EXPECT_TRUE(not_best(c)) << c;
+  EXPECT_EQ(second_round({{"fraction", "0.2"}}, not_best), best);
 }
 
 TEST(SearchStrategy, ASpaceWithinTheBudgetIsRacedWhole) {
