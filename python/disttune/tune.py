@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 from disttune import _checks, _core, _encoding, _options, _timing
 from disttune._candidate_options import candidate_options
-from disttune._function_tuning import STORE_OPTIONS, Compiles, FunctionTuning
+from disttune._function_tuning import Compiles, FunctionTuning
 from disttune._strategy_options import strategy_option_texts
 from disttune._signatures import P, R, AutotunedCallable
 
@@ -128,8 +128,8 @@ class AutotunedFunction:
                 raise _core.NotCallable(f"disttune: key_distance of '{fn.__name__}' must be callable or None")
             tuner_options["key_distance"] = _encoding.text_distance(option["key_distance"])
         # Check the options now (the engine validates them) rather than on the first miss.
-        in_memory = {name: value for name, value in tuner_options.items() if name not in STORE_OPTIONS}
-        _core.FunctionTuner(self.name, self.digest, disk_cache=False, **in_memory)
+        # Stores are checked as given (a chain's URLs too) and not opened: disk_cache=False.
+        _core.FunctionTuner(self.name, self.digest, **{**tuner_options, "disk_cache": False})
         self.tuning = FunctionTuning(
             fn,
             self.name,
