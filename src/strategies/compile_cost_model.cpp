@@ -8,7 +8,7 @@ namespace disttune::detail {
 namespace {
 
 /// Kernel width (squared, in levels): a config one level away weighs exp(-1) ~ 0.37.
-constexpr double kWidthSquared = 1.0;
+constexpr double kCompileWidthSquared = 1.0;
 /// Pseudo-observations of the mean of every compile seen.
 constexpr double kPriorWeight = 1.0;
 
@@ -21,7 +21,7 @@ CompileCostModel::CompileCostModel(const ConfigFeatures& features, std::vector<C
   mean_log_ /= static_cast<double>(seen_.size());
   const int widest = features_.widest_squared_level_gap() + static_cast<int>(features_.categorical_names.size());
   for (int squared = 0; squared <= widest; ++squared)
-    kernel_.push_back(std::exp(-static_cast<double>(squared) / kWidthSquared));
+    kernel_.push_back(std::exp(-static_cast<double>(squared) / kCompileWidthSquared));
 }
 
 double CompileCostModel::seconds(std::size_t candidate) const {
