@@ -378,3 +378,42 @@ def test_the_search_compiles_only_the_configs_it_names(monkeypatch):
     entry = dropin.timelines()[-1]
     assert entry["kernel"] == "matmul_kernel" and entry["strategy"] == "search" and entry["configs"] == 72
     assert 0 < entry["measured"] < entry["configs"] and entry["compiled"] < entry["configs"]
+
+
+WORKERS_PROGRAM = textwrap.dedent(
+    """
+    import torch
+    import triton
+
+    import disttune.triton as dropin
+    from disttune import _triton_compile
+    from dropin_kernels import matmul_kernel
+
+    pool = _triton_compile.process_pool()
+    assert pool.workers_up(120), "no compile worker started"
+    space = [triton.Config({"BLOCK_M": m, "BLOCK_N": n, "BLOCK_K": 32}, num_warps=4, num_stages=s)
+             for m in (32, 64) for n in (32, 64) for s in (2, 3)]
+    size = 256
+    a = torch.randn(size, size, device="cuda", dtype=torch.float16)
+    b = torch.randn(size, size, device="cuda", dtype=torch.float16)
+    c = torch.empty(size, size, device="cuda", dtype=torch.float16)
+    kernel = dropin.autotune(configs=space, key=["M", "N", "K"])(matmul_kernel)
+    kernel[lambda meta: (size // meta["BLOCK_M"], size // meta["BLOCK_N"])](a, b, c, size, size, size)
+    torch.testing.assert_close(c, (a.float() @ b.float()).half(), atol=0.5, rtol=0.05)
+    print(dropin.timelines()[-1]["compiled"], pool.compiled_in_workers)
+    """
+)
+
+
+@pytest.mark.skipif(DEVICE == "cpu", reason="Triton's interpreter compiles nothing: a GPU case")
+def test_compile_workers_compile_what_the_tuning_runs(tmp_path):
+    (tmp_path / "program.py").write_text(WORKERS_PROGRAM)
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([here, os.environ.get("PYTHONPATH", "")]),
+               TRITON_DIST_AUTOTUNE_COMPILE_PROCESSES="2", TRITON_CACHE_DIR=str(tmp_path / "triton"),
+               TRITON_DIST_AUTOTUNE_CACHE_DIR=str(tmp_path / "disttune"))
+    done = subprocess.run([sys.executable, str(tmp_path / "program.py")], env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    compiled, in_workers = map(int, done.stdout.split())
+    assert compiled > 0 and in_workers == compiled
