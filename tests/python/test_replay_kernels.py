@@ -1,7 +1,9 @@
 """The kernels of the replay tables still to record (bench/replay: attention, fp8 matmul, softmax) give
 torch's answers for configs covering every knob value (under Triton's interpreter on a host without
-a GPU), and compile for Hopper (sm_90, fp8 through wgmma) without a GPU."""
+a GPU), compile for Hopper (sm_90, fp8 through wgmma) without a GPU, and their spaces make replay
+tables that the engine reads."""
 
+import json
 import os
 import random
 import re
@@ -15,6 +17,7 @@ import torch
 REPLAY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "replay")
 sys.path.insert(0, REPLAY)
 from attention import Attention  # noqa: E402
+from canonical_table import canonical  # noqa: E402
 from fp8_matmul import Fp8Matmul  # noqa: E402
 from softmax import Softmax  # noqa: E402
 
@@ -127,3 +130,23 @@ def test_new_kernels_compile_for_hopper(module):
     assert done.returncode == 0, done.stderr[-3000:]
     if mma:
         assert re.search(rf"wgmma\.mma_async\S*\.{re.escape(mma)}", done.stdout), done.stdout
+
+
+@pytest.mark.parametrize("case", [Attention, Fp8Matmul, Softmax], ids=lambda case: case.name)
+def test_each_space_makes_a_replay_table_the_engine_reads(case, tmp_path):
+    # A raw table as record_table.py writes one, its times made up here (tmp_path only): every
+    # config must be its own candidate once canonical (a repeat is refused) and every knob read.
+    entries = [{"config_raw": {"kwargs": config.kwargs, "num_warps": config.num_warps,
+                               "num_stages": config.num_stages},
+                "status": "ok", "compile_s": 1.0, "samples_ms": [1.0 + index % 97 / 100]}
+               for index, config in enumerate(case.configs)]
+    raw = {"format": "disttune.replay_table.raw", "version": 1, "kernel": case.name, "problem": case.problem,
+           "entries": entries}
+    converted = canonical(raw)
+    assert len({json.dumps(entry["config"], sort_keys=True) for entry in converted["entries"]}) == len(entries)
+    table = tmp_path / f"{case.name}.json"
+    table.write_text(json.dumps(converted))
+    done = subprocess.run([sys.executable, "-m", "disttune", "replay", str(table), "--strategy", "exhaustive",
+                           "--seeds", "1"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"{case.name} ({len(case.configs)} entries) exhaustive over 1 seeds: median x1.0000" in done.stdout
