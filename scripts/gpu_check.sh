@@ -385,6 +385,24 @@ print("; ".join("seed %d: %.1f s, %d measured (%d failed), x%s of table best" % 
 }
 STEPS+=(step_search_live)
 
+# New exhaustive replay tables (issue 37): bench/replay's attention, fp8 matmul and softmax cases,
+# each compiled on every core and timed in 3 interleaved rounds, written to $OUT_DIR as a raw table
+# (bench/replay/canonical_table.py turns one into tests/data/replay's form, on any machine). Not in
+# STEPS: ~8 min on the H200, run on its own as `scripts/gpu_check.sh step_record_tables`;
+# RECORD_TABLE_CASES="name ..." records other cases of bench/replay/kernels.py.
+step_record_tables() {
+  local log=$LOG_DIR/record_tables.log case cases
+  read -r -a cases <<<"${RECORD_TABLE_CASES:-attention_fp16_causal_2x16x4096x128 matmul_fp8_4096 softmax_fp16_16384x8192}"
+  for case in "${cases[@]}"; do
+    if PYTHONUNBUFFERED=1 python3 bench/replay/record_table.py --out "$OUT_DIR" --case "$case" --threads "$JOBS" \
+         2>&1 | tee -a "$log"; then
+      record "replay table $case" PASS "$(tail -n 1 "$log" | cut -d';' -f1)"
+    else
+      record "replay table $case" FAIL "see $log"
+    fi
+  done
+}
+
 # Compile/measure pipeline (issue 22, bench/python/pipeline_bench.py, ~4 min): (a) the 384-config
 # matmul first call per strategy with its text timeline and regret over fresh tunings while
 # the budget lasts, (b) the 32-config first call next to triton.autotune, (c) 2 ranks with

@@ -1,9 +1,9 @@
 """The Triton kernels whose exhaustive tables the replay tests run strategies against: an fp16
-matmul, a layer norm with categorical knobs, a split-K skinny matmul, and
-bench/python/many_shapes.py's matmul at each of its buckets (the warm start's sweep). Each
+matmul, a layer norm with categorical knobs, a split-K skinny matmul,
+bench/python/many_shapes.py's matmul at each of its buckets (the warm start's sweep), and the
+families in their own files beside this one (attention.py, fp8_matmul.py, softmax.py). Each
 case gives its config space, its inputs, and a launcher that runs one config."""
 
-import itertools
 import os
 import sys
 
@@ -15,6 +15,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import many_shapes  # noqa: E402  (its buckets and sizes)
 import many_shapes_kernels  # noqa: E402  (its space, operands and constexpr kernel)
 from matmul import matmul_kernel  # noqa: E402  (the same fp16 matmul as bench/python's)
+from attention import Attention  # noqa: E402  (this folder, as the importer found kernels)
+from config_space import product_space  # noqa: E402
+from fp8_matmul import Fp8Matmul  # noqa: E402
+from softmax import Softmax  # noqa: E402
 
 
 @triton.jit
@@ -82,16 +86,6 @@ def split_k_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk
         tl.atomic_add(c_ptrs, acc, mask=mask)
 
 
-def _configs(axes: dict, warps, stages) -> list:
-    names = list(axes)
-    return [
-        triton.Config(dict(zip(names, values)), num_warps=w, num_stages=s)
-        for values in itertools.product(*axes.values())
-        for w in warps
-        for s in stages
-    ]
-
-
 def _gemm_args(a, b, c):
     return (a, b, c, a.shape[0], b.shape[1], a.shape[1], a.stride(0), a.stride(1), b.stride(0), b.stride(1),
             c.stride(0), c.stride(1))
@@ -103,7 +97,7 @@ class Matmul:
     name = "matmul_fp16_3072"
     kernel = matmul_kernel
     problem = {"M": 3072, "N": 3072, "K": 3072, "dtype": "float16"}
-    configs = _configs({"BLOCK_M": (32, 64, 128, 256), "BLOCK_N": (32, 64, 128, 256),
+    configs = product_space({"BLOCK_M": (32, 64, 128, 256), "BLOCK_N": (32, 64, 128, 256),
                         "BLOCK_K": (32, 64, 128), "GROUP_M": (1, 4, 8, 16)}, warps=(4, 8), stages=(2, 3, 4, 5))
 
     def __init__(self):
@@ -130,7 +124,7 @@ class LayerNorm:
     name = "layer_norm_fp16_32768x4096"
     kernel = layer_norm_kernel
     problem = {"M": 32768, "N": 4096, "dtype": "float16"}
-    configs = _configs({"ROWS": (1, 2, 4, 8), "BLOCK_N": (512, 1024, 2048, 4096),
+    configs = product_space({"ROWS": (1, 2, 4, 8), "BLOCK_N": (512, 1024, 2048, 4096),
                         "VARIANCE": ("one_pass", "two_pass"), "EVICT": ("", "evict_last", "evict_first")},
                        warps=(1, 2, 4, 8, 16), stages=(1, 2, 3))
 
@@ -157,7 +151,7 @@ class SplitK:
     name = "split_k_fp16_128x8192x8192"
     kernel = split_k_kernel
     problem = {"M": 128, "N": 8192, "K": 8192, "dtype": "float16", "accumulate": "float32"}
-    configs = _configs({"BLOCK_M": (16, 32, 64), "BLOCK_N": (32, 64, 128, 256), "BLOCK_K": (32, 64, 128, 256),
+    configs = product_space({"BLOCK_M": (16, 32, 64), "BLOCK_N": (32, 64, 128, 256), "BLOCK_K": (32, 64, 128, 256),
                         "SPLIT_K": (1, 2, 4, 8)}, warps=(4, 8), stages=(2, 3, 4))
 
     def __init__(self):
@@ -214,5 +208,6 @@ def _matmul_bucket_sized(m: int) -> type:
     return MatmulBucketSized
 
 
-CASES = {case.name: case for case in (Matmul, LayerNorm, SplitK, *(_matmul_bucket(m) for m in many_shapes.BUCKETS),
+CASES = {case.name: case for case in (Matmul, LayerNorm, SplitK, Attention, Fp8Matmul, Softmax,
+                                      *(_matmul_bucket(m) for m in many_shapes.BUCKETS),
                                       *(_matmul_bucket_sized(m) for m in (16, 192)))}

@@ -18,7 +18,7 @@ import os
 import random
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 
 import torch
 import triton
@@ -29,6 +29,11 @@ from kernels import CASES  # noqa: E402
 WARMUP_RUNS = 2
 TIMED_RUNS = 5
 SLEEP_CYCLES = 1_000_000  # ~0.5 ms at the H200's clock: longer than queueing 7 launches
+
+
+def progress(line: str) -> None:
+    """A progress line on stderr (stdout may be a table)."""
+    print(line, file=sys.stderr, flush=True)
 
 
 def compile_all(case, threads: int) -> dict:
@@ -46,8 +51,17 @@ def compile_all(case, threads: int) -> dict:
             reason = f"{type(error).__name__}: {error}".splitlines()[0][:300]
             return index, (None, time.perf_counter() - start, reason)
 
+    total = len(case.configs)
+    started = time.perf_counter()
+    outcomes = {}
     with ThreadPoolExecutor(max_workers=threads) as pool:
-        outcomes = dict(pool.map(compile_one, range(len(case.configs))))
+        for done in as_completed([pool.submit(compile_one, index) for index in range(total)]):
+            index, outcome = done.result()
+            outcomes[index] = outcome
+            if len(outcomes) % max(1, total // 10) == 0 or len(outcomes) == total:
+                failed = sum(1 for compiled, _, _ in outcomes.values() if compiled is None)
+                progress(f"{case.name}: compiled {len(outcomes)} of {total} ({failed} failed), "
+                         f"{time.perf_counter() - started:.1f} s")
     for index, (compiled, seconds, reason) in outcomes.items():
         if compiled is None:
             continue
@@ -110,11 +124,14 @@ def record(case_type, rounds: int, threads: int, seed: int) -> dict:
     runnable = [i for i in runnable if entries[i]["status"] == "ok"]
     order = random.Random(seed)
     measure_started = time.perf_counter()
-    for _ in range(rounds):
+    progress(f"{case.name}: {len(runnable)} of {len(entries)} configs run; timing {rounds} rounds")
+    for round_index in range(rounds):
         visit = list(runnable)
         order.shuffle(visit)
         for index in visit:
             entries[index]["samples_ms"] += [round(ms, 5) for ms in time_config(case, case.configs[index])]
+        progress(f"{case.name}: round {round_index + 1} of {rounds} timed, "
+                 f"{time.perf_counter() - measure_started:.1f} s")
     measure_wall = time.perf_counter() - measure_started
     props = torch.cuda.get_device_properties(0)
     return {
