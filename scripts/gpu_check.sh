@@ -388,11 +388,12 @@ STEPS+=(step_search_live)
 # New exhaustive replay tables (issue 37): bench/replay's attention, fp8 matmul and softmax cases,
 # each compiled on every core and timed in 3 interleaved rounds, written to $OUT_DIR as a raw table
 # (bench/replay/canonical_table.py turns one into tests/data/replay's form, on any machine). Not in
-# STEPS: ~8 min on the H200, run on its own as `scripts/gpu_check.sh step_record_tables`;
+# STEPS: ~6-8 min on the H200 (estimated); run on its own: `scripts/gpu_check.sh step_record_tables`.
 # RECORD_TABLE_CASES="name ..." records other cases of bench/replay/kernels.py.
+RECORD_TABLE_CASES=${RECORD_TABLE_CASES:-attention_fp16_causal_2x16x4096x128 matmul_fp8_4096 softmax_fp16_16384x8192}
 step_record_tables() {
   local log=$LOG_DIR/record_tables.log case cases
-  read -r -a cases <<<"${RECORD_TABLE_CASES:-attention_fp16_causal_2x16x4096x128 matmul_fp8_4096 softmax_fp16_16384x8192}"
+  read -r -a cases <<<"$RECORD_TABLE_CASES"
   for case in "${cases[@]}"; do
     if PYTHONUNBUFFERED=1 python3 bench/replay/record_table.py --out "$OUT_DIR" --case "$case" --threads "$JOBS" \
          2>&1 | tee -a "$log"; then

@@ -25,8 +25,9 @@ DEVICE = "cuda" if torch.cuda.is_available() else "cpu"  # conftest.py: the inte
 
 
 def covering(configs: list, seed: int = 0) -> list:
-    """A few configs among which every value of every knob (num_warps and num_stages aside) appears."""
-    shuffled = list(configs)
+    """A few configs among which every value of every knob (num_warps and num_stages aside) appears,
+    all of 2 stages (whose tiles fit a GPU's shared memory; the interpreter has no stages)."""
+    shuffled = [config for config in configs if config.num_stages == 2]
     random.Random(seed).shuffle(shuffled)
     seen, chosen = set(), []
     for config in shuffled:
@@ -61,11 +62,13 @@ def test_attention_is_causal_softmax_attention_for_every_knob_value():
         torch.testing.assert_close(case.o.float(), expected, atol=5e-3, rtol=1e-2, msg=lambda m: f"{config}: {m}")
 
 
-def test_fp8_matmul_with_fp16_stand_ins_is_a_matmul_for_every_knob_value():
-    # Debian's torch 1.13 has no float8 dtype and the interpreter none either: the same kernel on
-    # fp16 inputs checks the indexing, grouping and promotion; test_new_kernels_compile_for_hopper
-    # checks that the fp8 one compiles to fp8 tensor-core instructions.
-    case = Fp8Matmul(device=DEVICE, shape=(256, 256, 1024), dtype=torch.float16)
+def test_fp8_matmul_is_a_matmul_for_every_knob_value():
+    # Debian's torch 1.13 has no float8 dtype and the interpreter none either: there the same kernel
+    # on fp16 inputs checks the indexing, grouping and promotion; test_new_kernels_compile_for_hopper
+    # checks that the fp8 one compiles to fp8 tensor-core instructions. A GPU with fp8 (sm_89 on)
+    # runs it on fp8.
+    fp8 = DEVICE == "cuda" and torch.cuda.get_device_capability() >= (8, 9)
+    case = Fp8Matmul(device=DEVICE, shape=(256, 256, 1024), dtype=None if fp8 else torch.float16)
     expected = case.a.float() @ case.b.float()
     configs = covering(case.configs)
     assert {c.kwargs["PROMOTE"] for c in configs} == {"none", "every_2", "every_4"}
