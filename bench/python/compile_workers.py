@@ -50,8 +50,7 @@ def main() -> int:
                 if "error" in run:
                     rows[setting].append({"error": run["error"][-600:]})
                 else:
-                    rows[setting].append({"first_call_s": run["first_call_s"], **pool_figures(run),
-                                          "gpu_processes": len(run.get("gpu_processes", []))})
+                    rows[setting].append({"first_call_s": run["first_call_s"], **pool_figures(run)})
                 print(name, setting, round_index, json.dumps(rows[setting][-1]), flush=True)
         medians = {setting: statistics.median(r["first_call_s"] for r in runs if "first_call_s" in r)
                    for setting, runs in rows.items() if any("first_call_s" in r for r in runs)}

@@ -115,17 +115,6 @@ def steady_ms(op):
     return statistics.median(times)
 
 
-def gpu_processes():
-    """The processes holding GPU memory now, as nvidia-smi lists them ("pid, MiB" each): the
-    compile workers show here if they made a CUDA context."""
-    try:
-        listed = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,used_memory", "--format=csv,noheader"],
-                                capture_output=True, text=True, timeout=30).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    return [line.strip() for line in listed.splitlines() if line.strip()]
-
-
 def child(name, mode, out_file):
     """One process: the op's first call timed, then its steady time; outputs saved."""
     if mode != "plain":
@@ -141,8 +130,7 @@ def child(name, mode, out_file):
     torch.cuda.synchronize()
     first = time.perf_counter() - begin
     torch.save([value.detach().float().cpu() for value in values], out_file)
-    result = {"op": name, "mode": mode, "first_call_s": first, "steady_ms": steady_ms(op),
-              "gpu_processes": gpu_processes()}
+    result = {"op": name, "mode": mode, "first_call_s": first, "steady_ms": steady_ms(op)}
     if mode != "plain":
         import disttune.triton
 
