@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 from triton.runtime.autotuner import Autotuner as TritonAutotuner
 
-from disttune import _triton_compile, _triton_hook
+from disttune import _triton_hook
 from disttune.triton import _kernel_tuning
 
 _lock = threading.Lock()
@@ -93,9 +93,6 @@ def install(existing: bool) -> None:
     with _lock:
         _patch_class()
         _on = True
-    # The compile pool starts now: its worker processes, if any, come up while the program
-    # goes on to its first tuning.
-    _triton_compile.process_pool()
     if existing:
         for kernel in _autotuners():
             if not taken(kernel) and not _noted(kernel):
