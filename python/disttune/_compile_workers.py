@@ -157,6 +157,4 @@ class CompileWorkers:
         return in_worker
 
     def shutdown(self) -> None:
-        """Drops the compiles not started and ends the workers, waiting for them (a pool left
-        without waiting can race the interpreter's exit: CPython's wakeup pipe is closed first)."""
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._pool.shutdown(wait=False, cancel_futures=True)
