@@ -504,31 +504,6 @@ PY
 }
 STEPS+=(step_real_libs)
 
-# Compile workers (issue 35): bench/python/compile_workers.py, fla's chunk_gla and the 384-config
-# matmul's first call under the switch with the compile pool's threads only and with one worker
-# process per core, alternated, fresh caches each (compile_workers.json in $OUT_DIR).
-step_compile_workers() {
-  local log=$LOG_DIR/compile_workers.log result=$OUT_DIR/compile_workers.json
-  pip_install_package "$log" "compile workers" || return 0
-  if PYTHONUNBUFFERED=1 python3 bench/python/compile_workers.py --out "$result" >>"$log" 2>&1; then
-    python3 - "$result" <<'PY' | while IFS=$'\t' read -r what status figure; do record "$what" "$status" "$figure"; done
-import json, sys
-r = json.load(open(sys.argv[1]))
-for op, row in r["ops"].items():
-    m = row["median_first_call_s"]
-    if "threads" in m and "workers" in m:
-        print("compile workers: %s\tPASS\tfirst call %.1f s threads, %.1f s %d workers (x%.2f)" % (
-            op, m["threads"], m["workers"], r["workers"], m["workers"] / m["threads"]))
-    else:
-        print("compile workers: %s\tFAIL\t%s" % (op, json.dumps(row["runs"])[-200:]))
-PY
-  else
-    tail -n 40 "$log"
-    record "compile workers" FAIL "see $log"
-  fi
-}
-STEPS+=(step_compile_workers)
-
 # Benchmark suite of issue 7 (bench/suite): 4 cases x 4 tuners; suite.json and suite.md in
 # $OUT_DIR, then one row per target, MET or MISSED (a benchmark's result: it fails nothing).
 step_bench_suite() {

@@ -3,7 +3,7 @@ switch with TRITON_DIST_AUTOTUNE_COMPILE_PROCESSES=0 (threads only) and =N (N wo
 processes), alternated, each run a fresh process with fresh Triton and disttune caches.
 
     python bench/python/compile_workers.py [--wheels .whl] [--ops fla.chunk_gla,matmul] [--rounds 2]
-        [--workers 16] [--out FILE]
+        [--workers 16]
 
 Prints one JSON object: per op and setting, each round's first call and compile-pool figures.
 """
@@ -34,7 +34,6 @@ def main() -> int:
     parser.add_argument("--ops", default="fla.chunk_gla,matmul")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--out", default=None, help="also write the JSON summary here")
     args = parser.parse_args()
     site = real_libs.install_wheels(args.wheels)
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [site, HERE, os.environ.get("PYTHONPATH", "")]))
@@ -55,9 +54,6 @@ def main() -> int:
         medians = {setting: statistics.median(r["first_call_s"] for r in runs if "first_call_s" in r)
                    for setting, runs in rows.items() if any("first_call_s" in r for r in runs)}
         summary["ops"][name] = {"runs": rows, "median_first_call_s": medians}
-        if args.out:  # after each op, so that a run cut short keeps what it measured
-            with open(args.out, "w") as out:
-                json.dump(summary, out, indent=1)
     print(json.dumps(summary))
     return 0
 

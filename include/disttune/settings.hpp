@@ -101,12 +101,6 @@ std::size_t search_from_setting();
 inline constexpr std::size_t kDefaultSearchFrom = 64;
 inline constexpr std::size_t kMostSearchFrom = 1000000;
 
-/// TRITON_DIST_AUTOTUNE_COMPILE_PROCESSES: how many worker processes compile Triton kernels
-/// for the Python package's compile pool (docs/triton-dropin.md); a whole number from 0 to
-/// kMostCompileProcesses; unset: 0, the pool's threads compile.
-std::size_t compile_processes_setting();
-inline constexpr std::size_t kMostCompileProcesses = 1024;
-
 /// TRITON_DIST_AUTOTUNE_TIMELINE: a file the Triton drop-in appends each tuning's timeline to
 /// (one JSON line: compiles, waits, measurement); nullopt when unset.
 std::optional<std::filesystem::path> timeline_setting();

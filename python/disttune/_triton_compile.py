@@ -11,10 +11,12 @@ import time
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any, Callable, Optional
 
-from disttune import _compile_workers, _core, _resources
+from disttune import _compile_workers, _resources
 
 # Threads of the process's compile pool.
 COMPILE_THREADS = min(32, os.cpu_count() or 1)
+# Worker processes that compile beside the threads (0: none, the compiles run in the threads).
+WORKERS_VARIABLE = "TRITON_DIST_AUTOTUNE_COMPILE_PROCESSES"
 
 
 class CompilePool:
@@ -24,16 +26,6 @@ class CompilePool:
     def __init__(self, workers: Optional[_compile_workers.CompileWorkers]) -> None:
         self._threads = ThreadPoolExecutor(max_workers=COMPILE_THREADS, thread_name_prefix="disttune-compile")
         self._workers = workers
-
-    def workers_up(self, timeout: float) -> bool:
-        """Whether a worker process is up, waiting at most `timeout` seconds for one (False
-        when the pool has none)."""
-        return self._workers is not None and self._workers.up(timeout)
-
-    @property
-    def compiled_in_workers(self) -> int:
-        """How many compiles the worker processes finished."""
-        return self._workers.compiled if self._workers is not None else 0
 
     def submit(self, compile_fn: Callable[[], Any],
                done: Optional[Callable[[float, float], None]] = None) -> Future:
@@ -70,7 +62,7 @@ def process_pool() -> CompilePool:
     global _pool
     with _pool_lock:
         if _pool is None:
-            count = _core.compile_processes_setting()
+            count = int(os.environ.get(WORKERS_VARIABLE, "0") or 0)
             _pool = CompilePool(_compile_workers.CompileWorkers(count) if count > 0 else None)
         return _pool
 

@@ -33,7 +33,6 @@ constexpr const char* kRedisTimeout = "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT";
 constexpr const char* kTritonDropin = "TRITON_DIST_AUTOTUNE_TRITON_DROPIN";
 constexpr const char* kSearchFrom = "TRITON_DIST_AUTOTUNE_SEARCH_FROM";
 constexpr const char* kTimeline = "TRITON_DIST_AUTOTUNE_TIMELINE";
-constexpr const char* kCompileProcesses = "TRITON_DIST_AUTOTUNE_COMPILE_PROCESSES";
 
 constexpr const char* kSwitch = "1/0, true/false, yes/no, on/off";
 constexpr detail::NumberRule kKeepRule{0.0, static_cast<double>(kMostKeptPerKey), true,
@@ -46,8 +45,6 @@ constexpr detail::NumberRule kTimeoutRule{std::numeric_limits<double>::lowest(),
 constexpr detail::NumberRule kRedisTimeoutRule{0.001, 86400.0, false, "seconds from 0.001 to 86400"};
 constexpr detail::NumberRule kSearchFromRule{2.0, static_cast<double>(kMostSearchFrom), true,
                                              "a whole number of configs from 2 to 1000000"};
-constexpr detail::NumberRule kCompileProcessesRule{0.0, static_cast<double>(kMostCompileProcesses), true,
-                                                   "a whole number of processes from 0 to 1024"};
 
 constexpr std::array kSettings{
     EnvironmentSetting{kCacheDir, "a directory", kDefaultCacheRoot},
@@ -67,7 +64,6 @@ constexpr std::array kSettings{
     EnvironmentSetting{kWarmStart, kSwitch, "on"},
     EnvironmentSetting{kSearchFrom, kSearchFromRule.accepts, "64"},
     EnvironmentSetting{kTimeline, "a file (JSON lines appended)", "none"},
-    EnvironmentSetting{kCompileProcesses, kCompileProcessesRule.accepts, "0"},
 };
 
 /// The variable's text; nullopt when unset or empty.
@@ -143,12 +139,6 @@ std::size_t search_from_setting() {
   const std::optional<std::string> text = read(kSearchFrom);
   if (!text) return kDefaultSearchFrom;
   return static_cast<std::size_t>(detail::setting_number(kSearchFrom, *text, kSearchFromRule));
-}
-
-std::size_t compile_processes_setting() {
-  const std::optional<std::string> text = read(kCompileProcesses);
-  if (!text) return 0;
-  return static_cast<std::size_t>(detail::setting_number(kCompileProcesses, *text, kCompileProcessesRule));
 }
 
 std::optional<std::filesystem::path> timeline_setting() {

@@ -122,7 +122,6 @@ def test_the_environment_table_names_every_variable():
         "TRITON_DIST_AUTOTUNE_WARM_START",
         "TRITON_DIST_AUTOTUNE_SEARCH_FROM",
         "TRITON_DIST_AUTOTUNE_TIMELINE",
-        "TRITON_DIST_AUTOTUNE_COMPILE_PROCESSES",
     ]
 
 

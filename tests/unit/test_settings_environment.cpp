@@ -69,7 +69,7 @@ TEST_F(EnvironmentTest, ListsEveryVariableDisttuneReads) {
                        "TRITON_DIST_AUTOTUNE_REDIS_URL", "TRITON_DIST_AUTOTUNE_REDIS_PREFIX",
                        "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT", "TRITON_DIST_AUTOTUNE_TRITON_DROPIN",
                        "TRITON_DIST_AUTOTUNE_WARM_START", "TRITON_DIST_AUTOTUNE_SEARCH_FROM",
-                       "TRITON_DIST_AUTOTUNE_TIMELINE", "TRITON_DIST_AUTOTUNE_COMPILE_PROCESSES"}));
+                       "TRITON_DIST_AUTOTUNE_TIMELINE"}));
 }
 
 TEST_F(EnvironmentTest, UnsetAndEmptyMeanTheDefault) {
@@ -79,7 +79,6 @@ TEST_F(EnvironmentTest, UnsetAndEmptyMeanTheDefault) {
   EXPECT_FALSE(triton_dropin_setting());
   EXPECT_TRUE(warm_start_setting());  // the one switch that is on unless turned off
   EXPECT_EQ(search_from_setting(), kDefaultSearchFrom);
-  EXPECT_EQ(compile_processes_setting(), 0u);
   EXPECT_EQ(timeline_setting(), std::nullopt);
   EXPECT_EQ(collective_timeout_setting(), kDefaultCollectiveTimeout);
   EXPECT_EQ(strategy_setting(), std::nullopt);
@@ -167,17 +166,6 @@ TEST_F(EnvironmentTest, SearchFromIsAWholeNumberOfConfigsFromTwo) {
     EXPECT_EQ(refusal(search_from_setting),
               std::string("disttune: TRITON_DIST_AUTOTUNE_SEARCH_FROM must be a whole number of configs from 2 "
                           "to 1000000, got '") + bad + "'");
-  }
-}
-
-TEST_F(EnvironmentTest, CompileProcessesIsAWholeNumberFromZero) {
-  set("TRITON_DIST_AUTOTUNE_COMPILE_PROCESSES", "16");
-  EXPECT_EQ(compile_processes_setting(), 16u);
-  for (const char* bad : {"-1", "2.5", "all", "1025"}) {
-    set("TRITON_DIST_AUTOTUNE_COMPILE_PROCESSES", bad);
-    EXPECT_EQ(refusal(compile_processes_setting),
-              std::string("disttune: TRITON_DIST_AUTOTUNE_COMPILE_PROCESSES must be a whole number of processes "
-                          "from 0 to 1024, got '") + bad + "'");
   }
 }
 
