@@ -12,8 +12,6 @@ import os
 import sys
 import threading
 from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
 from typing import Any, Callable, Optional
 
 # The worker's record of the kernels it has found, by (module, qualified name).
@@ -96,22 +94,6 @@ def settle(in_worker: Future) -> None:
         pass
 
 
-@contextmanager
-def _without_main_script():
-    """Hides the program's main script from the workers spawned here: a spawned process runs
-    the parent's main script to rebuild its module (multiprocessing's rule), and a program's
-    script is not written to be run again by its compile workers."""
-    main = sys.modules["__main__"]
-    held = {name: main.__dict__.pop(name) for name in ("__file__",) if name in main.__dict__}
-    spec = getattr(main, "__spec__", None)
-    main.__spec__ = None
-    try:
-        yield
-    finally:
-        main.__dict__.update(held)
-        main.__spec__ = spec
-
-
 class CompileWorkers:
     """`count` spawned worker processes that compile Triton kernels into its file cache. They
     start at once in the background; until the first is up, compiles stay in the program's
@@ -124,13 +106,8 @@ class CompileWorkers:
         self._up = threading.Event()
         self._lock = threading.Lock()
         self.compiled = 0  # compiles the workers finished
-        with _without_main_script():  # every worker starts here, one per submit
-            for _ in range(count):
-                self._pool.submit(_ready).add_done_callback(self._started)
-
-    def _started(self, ready: Future) -> None:
-        if not ready.cancelled() and ready.exception() is None:
-            self._up.set()
+        for _ in range(count):
+            self._pool.submit(_ready).add_done_callback(lambda _: self._up.set())
 
     def up(self, timeout: float) -> bool:
         """Whether a worker is up, waiting at most `timeout` seconds for one."""
@@ -149,10 +126,7 @@ class CompileWorkers:
         request = compile_request(compile_fn)
         if request is None:
             return None
-        try:
-            in_worker = self._pool.submit(compile_in_worker, *request)
-        except BrokenProcessPool:  # a worker died: the program compiles from here on
-            return None
+        in_worker = self._pool.submit(compile_in_worker, *request)
         in_worker.add_done_callback(self._count)
         return in_worker
 

@@ -4,8 +4,6 @@ ptxas run on the CPU), and the program's own compile of it then reads that cache
 refuses a kernel it cannot find or whose source is not the program's."""
 
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -111,21 +109,3 @@ def test_the_closure_of_a_module_kernel_becomes_a_request(tmp_path, monkeypatch)
 
 def test_a_closure_of_another_shape_is_no_request():
     assert _compile_workers.compile_request(lambda: None) is None
-
-
-def test_workers_do_not_run_the_programs_script_again(tmp_path):
-    # A script with no `if __name__ == "__main__"` guard: multiprocessing's spawned processes
-    # would run it once more each to rebuild its main module.
-    runs = tmp_path / "runs"
-    script = tmp_path / "program.py"
-    script.write_text(
-        "import sys\n"
-        f"open({str(runs)!r}, 'a').write('ran\\n')\n"
-        "from disttune import _compile_workers\n"
-        "workers = _compile_workers.CompileWorkers(2)\n"
-        f"assert workers.up({WORKER_START_S})\n"
-        "workers.shutdown()\n"
-    )
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=2 * WORKER_START_S)
-    assert done.returncode == 0, done.stderr
-    assert runs.read_text() == "ran\n"
