@@ -11,59 +11,23 @@ import time
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any, Callable, Optional
 
-from disttune import _compile_workers, _resources
+from disttune import _resources
 
 # Threads of the process's compile pool.
 COMPILE_THREADS = min(32, os.cpu_count() or 1)
-# Worker processes that compile beside the threads (0: none, the compiles run in the threads).
-WORKERS_VARIABLE = "TRITON_DIST_AUTOTUNE_COMPILE_PROCESSES"
-
-
-class CompilePool:
-    """The process's compile pool: COMPILE_THREADS threads, each compile of which first runs in
-    a worker process when there are workers (its own compile then reads Triton's cache)."""
-
-    def __init__(self, workers: Optional[_compile_workers.CompileWorkers]) -> None:
-        self._threads = ThreadPoolExecutor(max_workers=COMPILE_THREADS, thread_name_prefix="disttune-compile")
-        self._workers = workers
-
-    def submit(self, compile_fn: Callable[[], Any],
-               done: Optional[Callable[[float, float], None]] = None) -> Future:
-        """Queues `compile_fn` (a compile Triton's JIT queued); `done(start, end)`, in
-        time.perf_counter() seconds, when it has run."""
-        in_worker = self._workers.submit(compile_fn) if self._workers is not None else None
-
-        def compile_it() -> Any:
-            began = time.perf_counter()
-            try:
-                if in_worker is not None:
-                    # Its error, if any, is raised again by the compile here, which also does
-                    # what the worker could not.
-                    _compile_workers.settle(in_worker)
-                return compile_fn()
-            finally:
-                if done is not None:
-                    done(began, time.perf_counter())
-
-        future = self._threads.submit(compile_it)
-        if in_worker is not None:
-            future.add_done_callback(lambda queued: queued.cancelled() and in_worker.cancel())
-        return future
-
 
 _pool_lock = threading.Lock()
-_pool: Optional[CompilePool] = None
+_pool: Optional[ThreadPoolExecutor] = None
 
 
-def process_pool() -> CompilePool:
-    """The one compile pool of the process (made at first use): every drop-in kernel queues its
-    compiles there, so concurrent tunings share the cores instead of each starting threads of
-    its own. TRITON_DIST_AUTOTUNE_COMPILE_PROCESSES=N gives it N worker processes."""
+def process_pool() -> ThreadPoolExecutor:
+    """The one compile pool of the process (COMPILE_THREADS threads, made at first use): every
+    drop-in kernel queues its compiles there, so concurrent tunings share the cores instead of
+    each starting threads of its own."""
     global _pool
     with _pool_lock:
         if _pool is None:
-            count = int(os.environ.get(WORKERS_VARIABLE, "0") or 0)
-            _pool = CompilePool(_compile_workers.CompileWorkers(count) if count > 0 else None)
+            _pool = ThreadPoolExecutor(max_workers=COMPILE_THREADS, thread_name_prefix="disttune-compile")
         return _pool
 
 
@@ -71,7 +35,7 @@ class Cancellable:
     """An executor over `pool` that keeps what it queued, so that cancel() drops the compiles
     not started yet (a contextual call's, when the call ends) and leaves the pool to others."""
 
-    def __init__(self, pool: Executor | CompilePool) -> None:
+    def __init__(self, pool: Executor) -> None:
         self._pool = pool
         self._queued: list[Future] = []
 
@@ -90,12 +54,19 @@ class _Timed:
     """The executor Triton's AsyncCompileMode is given: runs each compile on `pool` and reports
     (start, end) of it, in time.perf_counter() seconds, to `done`."""
 
-    def __init__(self, pool: CompilePool, done: Callable[[float, float], None]) -> None:
+    def __init__(self, pool: Executor, done: Callable[[float, float], None]) -> None:
         self._pool = pool
         self._done = done
 
     def submit(self, compile_fn: Callable[[], Any]) -> Future:
-        return self._pool.submit(compile_fn, self._done)
+        def timed() -> Any:
+            began = time.perf_counter()
+            try:
+                return compile_fn()
+            finally:
+                self._done(began, time.perf_counter())
+
+        return self._pool.submit(timed)
 
 
 def _async_compile() -> Any:
