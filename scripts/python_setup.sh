@@ -11,5 +11,5 @@ fi
 pip=(.venv/bin/python -m pip install -q --disable-pip-version-check)
 "${pip[@]}" "nanobind>=2.0" "scikit-build-core>=0.10" pytest "triton==3.6.0"
 # File by file (no unity batches): a change rebuilds its own file only.
-"${pip[@]}" --no-build-isolation --no-deps -C cmake.define.CMAKE_UNITY_BUILD=OFF .
+"${pip[@]}" --no-build-isolation --no-deps --config-settings=cmake.define.CMAKE_UNITY_BUILD=OFF .
 .venv/bin/python -c "import disttune; print('python_setup: disttune', disttune.__version__, 'installed in .venv')"
