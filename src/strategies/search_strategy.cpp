@@ -12,6 +12,7 @@
 #include "disttune/strategy.hpp"
 #include "strategies/compile_cost_model.hpp"
 #include "strategies/config_features.hpp"
+#include "strategies/gaussian_process_model.hpp"
 #include "strategies/search_model.hpp"
 #include "strategies/shortlist_race.hpp"
 #include "strategies/strategy_options.hpp"
@@ -92,6 +93,7 @@ class SearchStrategy final : public Strategy {
     shortlist_ = static_cast<std::size_t>(options.integer("shortlist"));
     ahead_rounds_ = static_cast<std::size_t>(options.integer("ahead_rounds"));
     prepared_window_ = options.number("prepared_window");
+    gaussian_process_ = options.text("model") == "gp";
   }
 
   void begin(const SpaceInfo& space) override {
@@ -238,13 +240,17 @@ class SearchStrategy final : public Strategy {
 
   /// The unnamed candidates, best first by the model over `observed` (ties to the lower index).
   std::vector<std::size_t> ranked_by(const std::vector<Observation>& observed) const {
-    const detail::SearchModel model(features_, observed);
     std::vector<double> score(named_.size(), 0.0);
     std::vector<std::size_t> ranked;
     for (std::size_t c = 0; c < named_.size(); ++c) {
-      if (named_[c]) continue;
-      score[c] = model.log_score(c);
-      ranked.push_back(c);
+      if (!named_[c]) ranked.push_back(c);
+    }
+    if (gaussian_process_) {
+      const detail::GaussianProcessModel model(features_, observed);
+      for (std::size_t c : ranked) score[c] = model.log_score(c);
+    } else {
+      const detail::SearchModel model(features_, observed);
+      for (std::size_t c : ranked) score[c] = model.log_score(c);
     }
     std::stable_sort(ranked.begin(), ranked.end(),
                      [&](std::size_t a, std::size_t b) { return score[a] > score[b]; });
@@ -395,6 +401,7 @@ class SearchStrategy final : public Strategy {
   std::size_t shortlist_ = 5;
   std::size_t ahead_rounds_ = 4;
   double prepared_window_ = kDefaultPreparedWindow;
+  bool gaussian_process_ = false;  ///< `model`: gp (GaussianProcessModel), else tpe (SearchModel)
 
   SpaceInfo space_;
   detail::ConfigFeatures features_;
@@ -427,7 +434,8 @@ const std::vector<StrategyOption>& search_options() {
                                     StrategyOption::integer("batch", kDefaultBatch, 1, 4096),
                                     StrategyOption::integer("shortlist", 5, 1, 256),
                                     StrategyOption::integer("ahead_rounds", kDefaultAheadRounds, 0, 64),
-                                    StrategyOption::number("prepared_window", kDefaultPreparedWindow, 1.0, 64.0)};
+                                    StrategyOption::number("prepared_window", kDefaultPreparedWindow, 1.0, 64.0),
+                                    StrategyOption::text("model", "tpe", {"tpe", "gp"})};
     // The race's parameters, as converge declares them.
     for (const StrategyOption& option : converge_options()) {
       if (std::find(kRaceParameters.begin(), kRaceParameters.end(), option.name) != kRaceParameters.end())
