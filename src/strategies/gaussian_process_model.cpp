@@ -38,6 +38,8 @@ GaussianProcessModel::GaussianProcessModel(const ConfigFeatures& features,
   for (double y : log_times) variance += (y - mean) * (y - mean);
   const double spread = std::sqrt(variance / static_cast<double>(n)) + 1e-9;
   for (double& y : log_times) y = (y - mean) / spread;
+  mean_log_ = mean;
+  spread_log_ = spread;
   fastest_ = *std::min_element(log_times.begin(), log_times.end());
   double best_fit = -std::numeric_limits<double>::infinity();
   double best_length = length_;
@@ -82,6 +84,16 @@ void GaussianProcessModel::solve_lower(std::vector<double>& b) const {
     for (std::size_t k = 0; k < i; ++k) b[i] -= cholesky_[i * n + k] * b[k];
     b[i] /= cholesky_[i * n + i];
   }
+}
+
+double GaussianProcessModel::predicted_log_ms(std::size_t candidate) const {
+  if (runs_.size() < 2) return mean_log_;
+  std::vector<double> v(runs_.size());
+  for (std::size_t i = 0; i < runs_.size(); ++i) v[i] = kernel(runs_[i], candidate);
+  solve_lower(v);
+  double mean = 0.0;
+  for (std::size_t i = 0; i < v.size(); ++i) mean += v[i] * whitened_[i];
+  return mean_log_ + spread_log_ * mean;
 }
 
 double GaussianProcessModel::log_score(std::size_t candidate) const {

@@ -37,6 +37,9 @@ class GaussianProcessModel {
   /// With fewer than two runs, the chance to run only. Its cost is quadratic in the runs.
   double log_score(std::size_t candidate) const;
 
+  /// The predicted log of `candidate`'s time in ms (the process's mean).
+  double predicted_log_ms(std::size_t candidate) const;
+
   /// The length scale chosen, in levels.
   double length_levels() const { return length_; }
 
@@ -55,6 +58,8 @@ class GaussianProcessModel {
   std::vector<double> cholesky_;  ///< L, row-major: L L^T = K + kNoise I
   std::vector<double> whitened_;  ///< L^-1 y, y the standardised log times
   double fastest_ = 0.0;          ///< the lowest standardised log time
+  double mean_log_ = 0.0;         ///< the measured log times' mean and spread
+  double spread_log_ = 1.0;
 };
 
 }  // namespace disttune::detail

@@ -257,6 +257,33 @@ class SearchStrategy final : public Strategy {
     return ranked;
   }
 
+  /// model=gp's exploring round: `room` candidates picked one at a time, each the best by a
+  /// Gaussian process that believes the picks before it took the times it predicts for them
+  /// (the "kriging believer", Ginsbourger et al. 2010: a believed pick is no longer uncertain,
+  /// so the next pick goes where the process is still unsure rather than next to it); then the
+  /// rest of `ranked`.
+  std::vector<std::size_t> believed_batch(std::size_t room, const std::vector<std::size_t>& ranked) const {
+    std::vector<Observation> believed = observed_;
+    std::vector<bool> taken(named_.size(), false);
+    std::vector<std::size_t> batch;
+    while (batch.size() < room) {
+      const detail::GaussianProcessModel model(features_, believed);
+      std::optional<std::size_t> best;
+      double best_score = 0.0;
+      for (std::size_t c = 0; c < named_.size(); ++c) {
+        if (named_[c] || taken[c]) continue;
+        const double score = model.log_score(c);
+        if (!best || score > best_score) best = c, best_score = score;
+      }
+      if (!best) break;
+      taken[*best] = true;
+      batch.push_back(*best);
+      believed.push_back({*best, false, std::exp(model.predicted_log_ms(*best))});
+    }
+    batch.insert(batch.end(), ranked.begin(), ranked.end());
+    return batch;
+  }
+
   /// Whether a round proposed with `named` candidates named so far polishes: the last
   /// kPolishShare of the budget.
   bool polishing(std::size_t named) const {
@@ -384,8 +411,9 @@ class SearchStrategy final : public Strategy {
       return picks;
     }
     const std::vector<std::size_t> ranked = ranked_by(observed_);
-    const std::vector<std::size_t> order =
+    std::vector<std::size_t> order =
         polishing(named_count()) ? polish_order(fastest_runs(), ranked) : ranked;
+    if (gaussian_process_ && !polishing(named_count())) order = believed_batch(room, ranked);
     take_prepared_first(order, room, picks);
     speculate(ranked, picks);
     return picks;

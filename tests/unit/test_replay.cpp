@@ -299,12 +299,13 @@ TEST(ReplayQuality, SearchOnEveryRecordedTable) {
   }
 }
 
-// The search's other model (model=gp, a Gaussian process ranked by expected improvement) on the
-// recorded tables, seeds 0-49: the same budget, and fewer seeds outside 1.05x than the default
-// model on every table (today 49 / 50 / 47 of 50 within 1.05x on layer norm, matmul and split-K,
-// against 49 / 49 / 42), its worst seed at most 1.26x (today 1.252x, split-K). Its length scale
-// is fitted to each tuning's measured times, so no constant of it was chosen on these tables.
-// docs/strategies.md has the numbers, over 100 seeds too.
+// The search's other model (model=gp: a Gaussian process ranked by expected improvement, each
+// exploring round picked one at a time by a kriging believer) on the recorded tables, seeds
+// 0-49: the same budget, median within 1.005x, at least 48 of 50 seeds within 1.05x and at
+// most one fewer than the default model on any table (today 50 / 48 / 50 on layer norm, matmul
+// and split-K, against 49 / 49 / 42), no seed beyond 1.09x (today 1.088x, matmul). Its length
+// scale is fitted to each tuning's measured times: no constant of it was chosen on these
+// tables. docs/strategies.md has the numbers, over 100 seeds too.
 TEST(ReplayQuality, TheGaussianProcessModelOnEveryRecordedTable) {
   for (const ReplayTable& table : recorded_tables()) {
     const Quality gp = quality(table, "search", {{"model", "gp"}});
@@ -315,9 +316,9 @@ TEST(ReplayQuality, TheGaussianProcessModelOnEveryRecordedTable) {
     EXPECT_LE(gp.most_measured, 0.05) << table.kernel;
     EXPECT_LE(gp.most_compiled, 0.08) << table.kernel;
     EXPECT_LE(gp.median_ratio, 1.005) << table.kernel;
-    EXPECT_GE(gp.within_1_05, 47) << table.kernel;
-    EXPECT_GE(gp.within_1_05, tpe.within_1_05) << table.kernel;
-    EXPECT_LE(gp.worst_ratio, 1.26) << table.kernel;
+    EXPECT_GE(gp.within_1_05, 48) << table.kernel;
+    EXPECT_GE(gp.within_1_05, tpe.within_1_05 - 1) << table.kernel;
+    EXPECT_LE(gp.worst_ratio, 1.09) << table.kernel;
   }
 }
 

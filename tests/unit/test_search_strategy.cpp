@@ -313,9 +313,9 @@ BlockLine block_line(const std::vector<std::pair<std::size_t, double>>& measured
   return line;
 }
 
-// The Gaussian process model (model=gp) follows a trend beyond what was measured: times
-// halving from BLOCK 16 to 64 make BLOCK 128 the most promising block, ahead of those farther
-// on and of the slow end; a failure next to a block lowers that block's score.
+// The Gaussian process model (model=gp) ranks first the unmeasured block next to the fastest
+// along the trend: times halving from BLOCK 16 to 64 make BLOCK 128 the most promising block,
+// ahead of those farther on; a failure next to a block lowers that block's score.
 TEST(GaussianProcessModel, FollowsATrendAndAvoidsFailures) {
   const BlockLine line = block_line({{0, 8.0}, {1, 4.0}, {2, 2.0}});
   const detail::GaussianProcessModel model(line.features, line.observed);
@@ -324,6 +324,19 @@ TEST(GaussianProcessModel, FollowsATrendAndAvoidsFailures) {
   const BlockLine failing = block_line({{0, 8.0}, {1, 4.0}, {2, 2.0}}, {4});
   EXPECT_LT(detail::GaussianProcessModel(failing.features, failing.observed).log_score(3),
             model.log_score(3));
+}
+
+// A search round under model=gp picks one at a time, believing the picks before at the times
+// the process predicts for them: the prediction follows the measured times, and a believed
+// BLOCK 128 (the best pick) makes its neighbour BLOCK 256 a worse next pick than without it.
+TEST(GaussianProcessModel, PredictsTheMeasuredTimesAndABelievedPickLowersItsNeighbours) {
+  const BlockLine line = block_line({{0, 8.0}, {1, 4.0}, {2, 2.0}});
+  const detail::GaussianProcessModel model(line.features, line.observed);
+  EXPECT_NEAR(model.predicted_log_ms(1), std::log(4.0), 0.05);
+  BlockLine believed = line;
+  believed.observed.push_back({3, false, std::exp(model.predicted_log_ms(3))});
+  EXPECT_LT(detail::GaussianProcessModel(believed.features, believed.observed).log_score(4),
+            model.log_score(4));
 }
 
 // Its length scale is chosen by the measured times' likelihood: a time that changes slowly with
