@@ -12,6 +12,7 @@
 #include "disttune/strategy.hpp"
 #include "strategies/compile_cost_model.hpp"
 #include "strategies/config_features.hpp"
+#include "strategies/gaussian_process_model.hpp"
 #include "strategies/search_model.hpp"
 #include "strategies/shortlist_race.hpp"
 #include "strategies/strategy_options.hpp"
@@ -92,6 +93,7 @@ class SearchStrategy final : public Strategy {
     shortlist_ = static_cast<std::size_t>(options.integer("shortlist"));
     ahead_rounds_ = static_cast<std::size_t>(options.integer("ahead_rounds"));
     prepared_window_ = options.number("prepared_window");
+    gaussian_process_ = options.text("model") == "gp";
   }
 
   void begin(const SpaceInfo& space) override {
@@ -238,17 +240,48 @@ class SearchStrategy final : public Strategy {
 
   /// The unnamed candidates, best first by the model over `observed` (ties to the lower index).
   std::vector<std::size_t> ranked_by(const std::vector<Observation>& observed) const {
-    const detail::SearchModel model(features_, observed);
     std::vector<double> score(named_.size(), 0.0);
     std::vector<std::size_t> ranked;
     for (std::size_t c = 0; c < named_.size(); ++c) {
-      if (named_[c]) continue;
-      score[c] = model.log_score(c);
-      ranked.push_back(c);
+      if (!named_[c]) ranked.push_back(c);
+    }
+    if (gaussian_process_) {
+      const detail::GaussianProcessModel model(features_, observed);
+      for (std::size_t c : ranked) score[c] = model.log_score(c);
+    } else {
+      const detail::SearchModel model(features_, observed);
+      for (std::size_t c : ranked) score[c] = model.log_score(c);
     }
     std::stable_sort(ranked.begin(), ranked.end(),
                      [&](std::size_t a, std::size_t b) { return score[a] > score[b]; });
     return ranked;
+  }
+
+  /// model=gp's exploring round: `room` candidates picked one at a time, each the best by a
+  /// Gaussian process that believes the picks before it took the times it predicts for them
+  /// (the "kriging believer", Ginsbourger et al. 2010: a believed pick is no longer uncertain,
+  /// so the next pick goes where the process is still unsure rather than next to it); then the
+  /// rest of `ranked`.
+  std::vector<std::size_t> believed_batch(std::size_t room, const std::vector<std::size_t>& ranked) const {
+    std::vector<Observation> believed = observed_;
+    std::vector<bool> taken(named_.size(), false);
+    std::vector<std::size_t> batch;
+    while (batch.size() < room) {
+      const detail::GaussianProcessModel model(features_, believed);
+      std::optional<std::size_t> best;
+      double best_score = 0.0;
+      for (std::size_t c = 0; c < named_.size(); ++c) {
+        if (named_[c] || taken[c]) continue;
+        const double score = model.log_score(c);
+        if (!best || score > best_score) best = c, best_score = score;
+      }
+      if (!best) break;
+      taken[*best] = true;
+      batch.push_back(*best);
+      believed.push_back({*best, false, std::exp(model.predicted_log_ms(*best))});
+    }
+    batch.insert(batch.end(), ranked.begin(), ranked.end());
+    return batch;
   }
 
   /// Whether a round proposed with `named` candidates named so far polishes: the last
@@ -378,8 +411,9 @@ class SearchStrategy final : public Strategy {
       return picks;
     }
     const std::vector<std::size_t> ranked = ranked_by(observed_);
-    const std::vector<std::size_t> order =
+    std::vector<std::size_t> order =
         polishing(named_count()) ? polish_order(fastest_runs(), ranked) : ranked;
+    if (gaussian_process_ && !polishing(named_count())) order = believed_batch(room, ranked);
     take_prepared_first(order, room, picks);
     speculate(ranked, picks);
     return picks;
@@ -395,6 +429,7 @@ class SearchStrategy final : public Strategy {
   std::size_t shortlist_ = 5;
   std::size_t ahead_rounds_ = 4;
   double prepared_window_ = kDefaultPreparedWindow;
+  bool gaussian_process_ = false;  ///< `model`: gp (GaussianProcessModel), else tpe (SearchModel)
 
   SpaceInfo space_;
   detail::ConfigFeatures features_;
@@ -427,7 +462,8 @@ const std::vector<StrategyOption>& search_options() {
                                     StrategyOption::integer("batch", kDefaultBatch, 1, 4096),
                                     StrategyOption::integer("shortlist", 5, 1, 256),
                                     StrategyOption::integer("ahead_rounds", kDefaultAheadRounds, 0, 64),
-                                    StrategyOption::number("prepared_window", kDefaultPreparedWindow, 1.0, 64.0)};
+                                    StrategyOption::number("prepared_window", kDefaultPreparedWindow, 1.0, 64.0),
+                                    StrategyOption::text("model", "tpe", {"tpe", "gp"})};
     // The race's parameters, as converge declares them.
     for (const StrategyOption& option : converge_options()) {
       if (std::find(kRaceParameters.begin(), kRaceParameters.end(), option.name) != kRaceParameters.end())

@@ -9,6 +9,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "disttune/context.hpp"
@@ -17,6 +18,7 @@
 #include "disttune/tuning.hpp"
 #include "strategies/compile_cost_model.hpp"
 #include "strategies/config_features.hpp"
+#include "strategies/gaussian_process_model.hpp"
 #include "tuning_replay.hpp"
 
 namespace disttune {
@@ -291,6 +293,75 @@ TEST(CompileCostModel, PredictsFromTheCompilesSeenNearACandidate) {
   EXPECT_LT(model.seconds(1), model.seconds(6));
   EXPECT_LT(model.seconds(6), model.seconds(7));
   EXPECT_LE(model.seconds(7), 8.0);
+}
+
+/// A space of BLOCK 16 .. 2048 (levels 0 .. 7) and the model over `times` measured at the
+/// blocks of `measured` (levels), `failed` (levels) failing.
+struct BlockLine {
+  detail::ConfigFeatures features;
+  std::vector<detail::Observation> observed;
+};
+
+BlockLine block_line(const std::vector<std::pair<std::size_t, double>>& measured,
+                     const std::vector<std::size_t>& failed = {}) {
+  std::vector<std::string> configs;
+  for (int block = 16; block <= 2048; block *= 2)
+    configs.push_back(canonical_json(Value{{"BLOCK", block}}));
+  BlockLine line{detail::config_features(configs), {}};
+  for (const auto& [level, time_ms] : measured) line.observed.push_back({level, false, time_ms});
+  for (std::size_t level : failed) line.observed.push_back({level, true, 0.0});
+  return line;
+}
+
+// The Gaussian process model (model=gp) ranks first the unmeasured block next to the fastest
+// along the trend: times halving from BLOCK 16 to 64 make BLOCK 128 the most promising block,
+// ahead of those farther on; a failure next to a block lowers that block's score.
+TEST(GaussianProcessModel, FollowsATrendAndAvoidsFailures) {
+  const BlockLine line = block_line({{0, 8.0}, {1, 4.0}, {2, 2.0}});
+  const detail::GaussianProcessModel model(line.features, line.observed);
+  for (std::size_t level = 4; level < 8; ++level)
+    EXPECT_GT(model.log_score(3), model.log_score(level)) << level;
+  const BlockLine failing = block_line({{0, 8.0}, {1, 4.0}, {2, 2.0}}, {4});
+  EXPECT_LT(detail::GaussianProcessModel(failing.features, failing.observed).log_score(3),
+            model.log_score(3));
+}
+
+// A search round under model=gp picks one at a time, believing the picks before at the times
+// the process predicts for them: the prediction follows the measured times, and a believed
+// BLOCK 128 (the best pick) makes its neighbour BLOCK 256 a worse next pick than without it.
+TEST(GaussianProcessModel, PredictsTheMeasuredTimesAndABelievedPickLowersItsNeighbours) {
+  const BlockLine line = block_line({{0, 8.0}, {1, 4.0}, {2, 2.0}});
+  const detail::GaussianProcessModel model(line.features, line.observed);
+  EXPECT_NEAR(model.predicted_log_ms(1), std::log(4.0), 0.05);
+  BlockLine believed = line;
+  believed.observed.push_back({3, false, std::exp(model.predicted_log_ms(3))});
+  EXPECT_LT(detail::GaussianProcessModel(believed.features, believed.observed).log_score(4),
+            model.log_score(4));
+}
+
+// Its length scale is chosen by the measured times' likelihood: a time that changes slowly with
+// the block gets a longer one than a time that jumps from each block to the next.
+TEST(GaussianProcessModel, ALengthScaleFitsTheMeasuredTimes) {
+  const BlockLine smooth = block_line({{0, 1.0}, {1, 1.1}, {2, 1.3}, {3, 1.6}, {4, 2.0}, {5, 2.5}});
+  const BlockLine rough = block_line({{0, 1.0}, {1, 3.0}, {2, 1.0}, {3, 3.0}, {4, 1.0}, {5, 3.0}});
+  const double smooth_length =
+      detail::GaussianProcessModel(smooth.features, smooth.observed).length_levels();
+  const double rough_length =
+      detail::GaussianProcessModel(rough.features, rough.observed).length_levels();
+  EXPECT_GT(smooth_length, rough_length);
+  EXPECT_DOUBLE_EQ(rough_length, detail::GaussianProcessModel::kLengthsLevels.front());
+}
+
+// The search with model=gp measures its budget, finds the bowl's fastest and names fewer
+// failing configs than random search, as with the default model.
+TEST(SearchStrategy, TheGaussianProcessModelFindsTheFastest) {
+  const Space space = bowl();
+  Tuning tuning(space.configs, search({{"fraction", "0.1"}, {"model", "gp"}}));
+  simulation::replay(tuning, as_runs(space.times), space.failing);
+  EXPECT_EQ(measured(tuning), 30u);
+  ASSERT_TRUE(tuning.best());
+  EXPECT_DOUBLE_EQ(space.times[*tuning.best()], 1.0);
+  EXPECT_THROW((void)make_strategy(search({{"model", "forest"}})), InvalidSetting);
 }
 
 /// The second round of a search over bowl() with `options` (seed 0), after a first round whose
