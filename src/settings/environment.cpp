@@ -27,6 +27,11 @@ constexpr const char* kTableMismatch = "TRITON_DIST_AUTOTUNE_TABLE_MISMATCH";
 constexpr const char* kTimeout = "TRITON_DIST_AUTOTUNE_TIMEOUT";
 constexpr const char* kStrategy = "TRITON_DIST_AUTOTUNE_STRATEGY";
 constexpr const char* kStores = "TRITON_DIST_AUTOTUNE_STORES";
+// The Redis store's own variables: declared here with every other, read and checked by
+// src/store/redis/ (setting_text) with the chain.
+constexpr const char* kRedisUrl = "TRITON_DIST_AUTOTUNE_REDIS_URL";
+constexpr const char* kRedisPrefix = "TRITON_DIST_AUTOTUNE_REDIS_PREFIX";
+constexpr const char* kRedisTimeout = "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT";
 constexpr const char* kTritonDropin = "TRITON_DIST_AUTOTUNE_TRITON_DROPIN";
 constexpr const char* kSearchFrom = "TRITON_DIST_AUTOTUNE_SEARCH_FROM";
 constexpr const char* kTimeline = "TRITON_DIST_AUTOTUNE_TIMELINE";
@@ -52,12 +57,9 @@ constexpr std::array kSettings{
                        "converge in C++, exhaustive from Python"},
     EnvironmentSetting{kStores, "store URLs, first read first, separated by commas (file:///path or a path, redis://...)",
                        "the cache directory, then the Redis URL when set"},
-    // The Redis store's own variables: declared here with every other, read and checked by
-    // src/store/redis/ (setting_text) with the chain.
-    EnvironmentSetting{"TRITON_DIST_AUTOTUNE_REDIS_URL", "redis://[[user]:password@]host[:port][/db]",
-                       "no Redis"},
-    EnvironmentSetting{"TRITON_DIST_AUTOTUNE_REDIS_PREFIX", "any text", "disttune:"},
-    EnvironmentSetting{"TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT", "seconds from 0.001 to 86400", "1"},
+    EnvironmentSetting{kRedisUrl, "redis://[[user]:password@]host[:port][/db]", "no Redis"},
+    EnvironmentSetting{kRedisPrefix, "any text", "disttune:"},
+    EnvironmentSetting{kRedisTimeout, "seconds from 0.001 to 86400", "1"},
     EnvironmentSetting{kTritonDropin, kSwitch, "off"},
     EnvironmentSetting{kWarmStart, kSwitch, "on"},
     EnvironmentSetting{kSearchFrom, kSearchFromRule.accepts, "64"},
