@@ -197,12 +197,10 @@ class FunctionTuning:
             cores = _prepare.rank_cores(communicator.local_rank, int(os.environ.get("LOCAL_WORLD_SIZE", "1")))
         return _prepare.CompilePipeline(
             lambda c: precompile(self.config_space[surviving[c]], *args, **kwargs),
-            candidates.__getitem__,
             self.compiles.threads,
             self.compiles.timeout_s,
             cores,
-            self.unrunnable,
-            signature,
+            self.unrunnable.of(candidates.__getitem__, signature),
         )
 
     def _tune(self, key: Any, args: tuple, kwargs: dict, verbose: bool, group: Any, allow_overwrite: bool) -> dict:
