@@ -66,8 +66,7 @@ Gemm::Spec gemm_spec(cudaStream_t stream) {
   spec.configs = gemm::config_space();
   spec.prune = [](const gemm::GemmConfig& c, const half* const&, const half* const&, float* const&,
                   const gemm::Shape& s) { return gemm::fits(c, s); };
-  spec.options.timer = std::make_shared<disttune::CudaTimer>(
-      disttune::CudaTimerOptions{.stream = stream, .flush_l2 = true});
+  spec.options.timer = cuda_example::flushing_timer(stream);
   spec.options.disk_cache = false;
   spec.options.measurement.strategy = "exhaustive";  // the figures below are of the spec's 5 + 10
   return spec;
@@ -269,14 +268,12 @@ int hit_only(const std::filesystem::path& out_dir, cudaStream_t stream) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return cuda_example::run_on_gpu("gemm_bench", [&] {
+  return cuda_example::run_on_gpu("gemm_bench", [&](cudaStream_t stream) {
     const std::filesystem::path out_dir = argc > 1 ? argv[1] : ".";
     const bool breakdown_only = argc > 2 && std::string(argv[2]) == "--hit-only";
     const int size = argc > 2 && !breakdown_only ? std::stoi(argv[2]) : 4096;
     const gemm::Shape shape{size, size, size};
     const std::vector<gemm::GemmConfig> space = gemm::config_space();
-    const cuda_example::Stream owned_stream;
-    const cudaStream_t stream = owned_stream.get();
     if (breakdown_only) return hit_only(out_dir, stream);
     gemm::Operands operands(shape, 99);
     const double flops = 2.0 * shape.m * shape.n * static_cast<double>(shape.k);

@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <random>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "../common/expect_near.hpp"
+#include "../common/inputs.hpp"
 #include "../common/print_choice.hpp"
 #include "disttune/context.hpp"
 
@@ -84,11 +85,9 @@ SumSquares make_sum_squares() {
 
 int main(int argc, char** argv) {
   try {
-    const std::size_t n = argc > 1 ? std::stoul(argv[1]) : (std::size_t{1} << 20);
-    std::vector<float> x(n), y(n);
-    std::mt19937 random(1234);
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    for (float& v : x) v = uniform(random);
+    const std::size_t n = example::size_argument(argc, argv, std::size_t{1} << 20);
+    const std::vector<float> x = example::normal_floats(n, 1234);
+    std::vector<float> y(n);
 
     Scale scale = make_scale();
     SumSquares sum_squares = make_sum_squares();
@@ -105,10 +104,7 @@ int main(int argc, char** argv) {
     const double norm = scaled_norm(alpha);
     double reference = 0.0;
     for (float v : x) reference += double(alpha * v) * (alpha * v);
-    reference = std::sqrt(reference);
-    if (!(std::fabs(norm - reference) <= 1e-9 * reference)) {
-      throw std::runtime_error("wrong norm " + std::to_string(norm) + ", expected " + std::to_string(reference));
-    }
+    example::expect_near(norm, std::sqrt(reference), 1e-9, "norm");
     std::printf("scaled_norm: %zu floats, %d outer runs, result checked (%.6f)\n", n,
                 scaled_norm.tuner().outer_runs(), norm);
     example::print_choice(scale);

@@ -1,12 +1,12 @@
 // The spec's `scale` example on the CPU: y = alpha * x, tuned over block size and threads.
 #include <cstdio>
-#include <random>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "../common/inputs.hpp"
 #include "disttune/autotune.hpp"
 #include "scale_launcher.hpp"
 
@@ -50,11 +50,9 @@ void check(std::span<const float> x, std::span<const float> y, float alpha) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::size_t n = argc > 1 ? std::stoul(argv[1]) : (std::size_t{1} << 22);
-  std::vector<float> x(n), y(n);
-  std::mt19937 engine(1234);
-  std::uniform_real_distribution<float> uniform(-0.5f, 0.5f);
-  for (auto& v : x) v = uniform(engine);
+  const std::size_t n = example::size_argument(argc, argv, std::size_t{1} << 22);
+  const std::vector<float> x = example::normal_floats(n, 1234);
+  std::vector<float> y(n);
 
   auto scale = make_scale();
   std::printf("scale: %zu floats, %zu configs in the space\n", n, scale.spec().configs.size());

@@ -4,13 +4,13 @@
 // threads per block): it is recorded failed and the outer run is restarted without it.
 #include <cuda_runtime.h>
 
-#include <cmath>
 #include <cstdio>
-#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "../common/expect_near.hpp"
+#include "../common/inputs.hpp"
 #include "../common/print_choice.hpp"
 #include "device_resources.cuh"
 #include "disttune/context.hpp"
@@ -93,27 +93,22 @@ SumSquares make_sum_squares(cudaStream_t stream) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return cuda_example::run_on_gpu("contextual_cuda", [&] {
-    const int n = argc > 1 ? std::stoi(argv[1]) : (1 << 24);
-    const std::vector<float> x = cuda_example::normal_floats(static_cast<std::size_t>(n), 1234);
-    const auto device_x = cuda_example::upload(x);
-    const auto device_y = cuda_example::device_array<float>(x.size());
+  return cuda_example::run_on_gpu("contextual_cuda", [&](cudaStream_t stream) {
+    const int n = example::size_argument(argc, argv, 1 << 24);
+    const cuda_example::ScaleOperands operands(n, 1234);
     const auto device_sum = cuda_example::device_array<float>(1);
-    const cuda_example::Stream owned_stream;
-    const cudaStream_t stream = owned_stream.get();
 
     Scale scale = make_scale(stream);
     SumSquares sum_squares = make_sum_squares(stream);
     disttune::ContextOptions options;  // is_dist=false, n_warmup=3, n_repeat=5
-    options.timer = std::make_shared<disttune::CudaTimer>(
-        disttune::CudaTimerOptions{.stream = stream, .flush_l2 = true});
+    options.timer = cuda_example::flushing_timer(stream);
     // The outer function: zero the sum, scale, reduce the shared buffer, read the result.
     auto scaled_sum_squares = disttune::make_contextual(
         "scaled_sum_squares",
         [&](float alpha) {
           check_cuda(cudaMemsetAsync(device_sum.get(), 0, sizeof(float), stream), "cudaMemsetAsync");
-          scale(device_x.get(), device_y.get(), alpha, n);
-          sum_squares(device_y.get(), device_sum.get(), n);
+          scale(operands.device_x.get(), operands.device_y.get(), alpha, n);
+          sum_squares(operands.device_y.get(), device_sum.get(), n);
           float sum = 0.0f;
           check_cuda(cudaMemcpyAsync(&sum, device_sum.get(), sizeof(float), cudaMemcpyDeviceToHost, stream),
                      "cudaMemcpyAsync");
@@ -125,10 +120,8 @@ int main(int argc, char** argv) {
     const float alpha = 2.5f;
     const float sum = scaled_sum_squares(alpha);
     double reference = 0.0;
-    for (float v : x) reference += double(alpha * v) * double(alpha * v);
-    if (!(std::fabs(sum - reference) <= 1e-3 * reference)) {
-      throw std::runtime_error("wrong sum " + std::to_string(sum) + ", expected " + std::to_string(reference));
-    }
+    for (float v : operands.x) reference += double(alpha * v) * double(alpha * v);
+    example::expect_near(sum, reference, 1e-3, "sum");
     std::printf("scaled_sum_squares: %d floats, %d outer runs, result checked (%.1f)\n", n,
                 scaled_sum_squares.tuner().outer_runs(), sum);
     example::print_choice(scale);
@@ -142,9 +135,7 @@ int main(int argc, char** argv) {
     if (scaled_sum_squares.tuner().outer_runs() != 1) {
       throw std::runtime_error("expected one outer run with cached choices");
     }
-    if (!(std::fabs(again - reference) <= 1e-3 * reference)) {
-      throw std::runtime_error("wrong sum on the second call: " + std::to_string(again));
-    }
+    example::expect_near(again, reference, 1e-3, "sum on the second call");
     std::printf("second call: %d outer run (cached choices)\nlog: %s\n",
                 scaled_sum_squares.tuner().outer_runs(), scaled_sum_squares.tuner().log_path().c_str());
     return 0;

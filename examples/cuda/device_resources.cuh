@@ -1,15 +1,16 @@
 // Device resources for the CUDA examples: CUDA error checks, arrays and streams freed on
-// destruction, copies to and from the host, and the examples' random float inputs.
+// destruction, copies to and from the host, and the scale examples' operands.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <memory>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "../common/inputs.hpp"
 
 namespace cuda_example {
 
@@ -54,21 +55,25 @@ DeviceArray<T> upload(const std::vector<T>& host) {
   return device;
 }
 
+/// The operands of y = alpha * x in the scale examples: `x`, floats drawn from the standard
+/// normal distribution, on the host and copied to the device, and `y` on the device.
+struct ScaleOperands {
+  ScaleOperands(int n, unsigned seed)
+      : x(example::normal_floats(static_cast<std::size_t>(n), seed)),
+        device_x(upload(x)),
+        device_y(device_array<float>(x.size())) {}
+
+  std::vector<float> x;
+  DeviceArray<float> device_x;
+  DeviceArray<float> device_y;
+};
+
 /// The `count` elements of T at `device`, copied to the host.
 template <class T>
 std::vector<T> download(const T* device, std::size_t count) {
   std::vector<T> host(count);
   check_cuda(cudaMemcpy(host.data(), device, count * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
   return host;
-}
-
-/// `count` floats drawn from the standard normal distribution with `seed`.
-inline std::vector<float> normal_floats(std::size_t count, unsigned seed) {
-  std::vector<float> values(count);
-  std::mt19937 random(seed);
-  std::normal_distribution<float> normal;
-  for (float& v : values) v = normal(random);
-  return values;
 }
 
 }  // namespace cuda_example

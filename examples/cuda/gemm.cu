@@ -4,11 +4,11 @@
 
 #include <cmath>
 #include <cstdio>
-#include <memory>
 #include <stdexcept>
 #include <string>
 #include <tuple>
 
+#include "../common/inputs.hpp"
 #include "disttune/autotune.hpp"
 #include "disttune/cuda.hpp"
 #include "gemm_check.cuh"
@@ -32,19 +32,16 @@ Gemm make_gemm(cudaStream_t stream) {
                   const gemm::Shape& s) { return gemm::fits(c, s); };
   spec.launch = [stream](const gemm::GemmConfig& c, const half* a, const half* b, float* out,
                          gemm::Shape s) { gemm::gemm(c, a, b, out, s, stream); };
-  spec.options.timer = std::make_shared<disttune::CudaTimer>(
-      disttune::CudaTimerOptions{.stream = stream, .flush_l2 = true});
+  spec.options.timer = cuda_example::flushing_timer(stream);
   return Gemm(std::move(spec));
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  return cuda_example::run_on_gpu("gemm_cuda", [&] {
-    const int size = argc > 1 ? std::stoi(argv[1]) : 4096;
+  return cuda_example::run_on_gpu("gemm_cuda", [&](cudaStream_t stream) {
+    const int size = example::size_argument(argc, argv, 4096);
     const gemm::Shape shape{size, size, size};
-    const cuda_example::Stream owned_stream;
-    const cudaStream_t stream = owned_stream.get();
     gemm::Operands operands(shape, 2026);
     Gemm tuned = make_gemm(stream);
     std::printf("gemm: %dx%dx%d fp16 in, fp32 accumulate, %zu configs in the space\n", shape.m,

@@ -4,7 +4,6 @@
 #include <mpi.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -12,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "../common/inputs.hpp"
 #include "disttune/autotune.hpp"
 #include "disttune/mpi.hpp"
 #include "scale_launcher.hpp"
@@ -48,10 +48,9 @@ void check(std::span<const float> x, std::span<const float> y, float alpha) {
 int run(int argc, char** argv) {
   std::shared_ptr<disttune::Communicator> ranks = disttune::make_mpi_communicator();
   const int rank = ranks->rank();
-  const std::size_t n = argc > 1 ? std::stoul(argv[1]) : (std::size_t{1} << 20);
-  std::vector<float> x(n), y(n);
-  std::srand(1234u + static_cast<unsigned>(rank));
-  for (auto& v : x) v = static_cast<float>(std::rand()) / static_cast<float>(RAND_MAX) - 0.5f;
+  const std::size_t n = example::size_argument(argc, argv, std::size_t{1} << 20);
+  const std::vector<float> x = example::normal_floats(n, 1234u + static_cast<unsigned>(rank));
+  std::vector<float> y(n);
 
   Scale scale = make_scale(ranks);
   if (rank == 0) {

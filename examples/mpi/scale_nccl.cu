@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/inputs.hpp"
 #include "disttune/autotune.hpp"
 #include "disttune/cuda.hpp"
 #include "disttune/mpi.hpp"
@@ -42,15 +43,13 @@ void run(int argc, char** argv) {
     // The roll call over MPI names the ranks missing from a late collective (NCCL cannot).
     std::shared_ptr<disttune::Communicator> ranks = disttune::make_nccl_communicator(
         nccl.get(), stream, std::nullopt, disttune::make_mpi_roll_call(MPI_COMM_WORLD));
-    const int n = argc > 1 ? std::stoi(argv[1]) : (1 << 22);
-    const std::vector<float> x = cuda_example::normal_floats(static_cast<std::size_t>(n), 1234u + static_cast<unsigned>(rank));
-    const auto device_x = cuda_example::upload(x);
-    const auto device_y = cuda_example::device_array<float>(x.size());
+    const int n = example::size_argument(argc, argv, 1 << 22);
+    const cuda_example::ScaleOperands operands(n, 1234u + static_cast<unsigned>(rank));
 
     Scale scale = make_scale(stream, ranks);
-    scale(device_x.get(), device_y.get(), 2.5f, n);
+    scale(operands.device_x.get(), operands.device_y.get(), 2.5f, n);
     check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-    expect_scaled(x, device_y.get(), 2.5f);
+    expect_scaled(operands.x, operands.device_y.get(), 2.5f);
     const auto report = scale.last_report();
     const auto context = disttune::CollectiveContext{
         "example summary", "scale_nccl", "", std::nullopt,
@@ -62,9 +61,9 @@ void run(int argc, char** argv) {
       std::printf("%s", disttune::format_table(*report).c_str());
       for (std::size_t r = 0; r < choices.size(); ++r) std::printf("rank %zu uses %s\n", r, choices[r].c_str());
     }
-    scale(device_x.get(), device_y.get(), 3.0f, n);
+    scale(operands.device_x.get(), operands.device_y.get(), 3.0f, n);
     check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-    expect_scaled(x, device_y.get(), 3.0f);
+    expect_scaled(operands.x, operands.device_y.get(), 3.0f);
   }
 }
 

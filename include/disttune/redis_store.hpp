@@ -12,12 +12,16 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
-#include "disttune/settings.hpp"
 #include "disttune/store.hpp"
 
 namespace disttune {
+
+/// The deadline of connecting and of each command when neither the URL nor
+/// TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT sets one: 1 s.
+inline constexpr std::chrono::milliseconds kDefaultRedisTimeout{1000};
 
 /// Where and how to reach Redis.
 struct RedisOptions {
@@ -31,9 +35,17 @@ struct RedisOptions {
   std::chrono::milliseconds timeout = kDefaultRedisTimeout;
 };
 
+/// TRITON_DIST_AUTOTUNE_REDIS_URL: redis://[[user]:password@]host[:port][/db] of a Redis
+/// store shared by every node and job, read after the cache directory (the older spelling of
+/// a chain, store_chain.hpp); nullopt when unset or empty (no Redis). The URL is checked
+/// where the chain is made.
+std::optional<std::string> redis_url_setting();
+
+/// The Redis store's variables (declared in settings.hpp's table, docs/settings.md):
 /// TRITON_DIST_AUTOTUNE_REDIS_URL (empty or unset: no Redis), TRITON_DIST_AUTOTUNE_REDIS_PREFIX
-/// and TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT, read by settings.hpp. Throws InvalidSetting (a
-/// std::invalid_argument) naming the variable for a bad timeout.
+/// (unset: "disttune:") and TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT (seconds from 0.001 to 86400;
+/// unset: kDefaultRedisTimeout). Throws InvalidSetting (a std::invalid_argument) naming the
+/// variable for a bad timeout.
 RedisOptions redis_options_from_environment();
 
 /// The options of a store URL of a chain (store_chain.hpp):

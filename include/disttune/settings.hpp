@@ -26,12 +26,19 @@ struct EnvironmentSetting {
 /// Every variable disttune reads (the README's table lists the same).
 std::span<const EnvironmentSetting> environment_settings();
 
-/// Reads every variable whose value can be refused (all but the cache directory, the store
-/// URLs, checked where the chain is made, and the strategy name, checked where the strategy
-/// is made), throwing the first InvalidSetting: a bad value is refused whether or not the
-/// other settings make it matter (e.g. ALWAYS_TUNE with the disk cache off). Tuners call it
-/// when made and on each miss.
+/// Reads every variable of this layer whose value can be refused (all but the cache
+/// directory and the strategy name, checked where the strategy is made), throwing the first
+/// InvalidSetting: a bad value is refused whether or not the other settings make it matter
+/// (e.g. ALWAYS_TUNE with the disk cache off). Tuners call it when made and on each miss. The
+/// store URLs and the variables a kind of store reads itself (its folder of src/store/ gives
+/// them a meaning) are checked with the chain: check_store_environment(), store_chain.hpp.
 void check_environment();
+
+/// The text of the variable `name`, one of environment_settings(), for the layer that gives
+/// it a meaning (a kind of store reads its own variables so); nullopt when unset or empty.
+/// Throws std::logic_error for a name that is none of them: every variable is declared in
+/// the one table.
+std::optional<std::string> setting_text(std::string_view name);
 
 /// A variable named like disttune's (TRITON_DIST_AUTOTUNE_*) that is none of them, and the
 /// known name closest to it (fewest edits).
@@ -115,23 +122,9 @@ std::chrono::milliseconds collective_timeout_setting();
 std::optional<std::string> strategy_setting();
 
 /// TRITON_DIST_AUTOTUNE_STORES: the chain of stores as URLs separated by commas, first read
-/// first; nullopt when unset (the cache directory, then the Redis URL when set). The URLs are
-/// checked where the chain is made (store_chain.hpp).
+/// first; nullopt when unset (the older settings' chain, store_chain.hpp). The URLs are
+/// checked where the chain is made.
 std::optional<std::string> stores_setting();
-
-/// TRITON_DIST_AUTOTUNE_REDIS_URL: redis://[[user]:password@]host[:port][/db] of a Redis
-/// store shared by every node and job, read after the cache directory; nullopt when unset
-/// (no Redis). The URL is checked where the chain is made (store_chain.hpp).
-std::optional<std::string> redis_url_setting();
-
-/// TRITON_DIST_AUTOTUNE_REDIS_PREFIX: prepended to every Redis key; nullopt when unset
-/// (RedisOptions' "disttune:").
-std::optional<std::string> redis_prefix_setting();
-
-/// TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT: the deadline of connecting to Redis and of each
-/// command, in seconds from 0.001 to 86400; unset: kDefaultRedisTimeout.
-std::chrono::milliseconds redis_timeout_setting();
-inline constexpr std::chrono::milliseconds kDefaultRedisTimeout{1000};
 
 /// The strategy of a C++ tuning that names none when TRITON_DIST_AUTOTUNE_STRATEGY is unset:
 /// converge (docs/strategies.md).

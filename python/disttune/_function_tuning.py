@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional
 
 from disttune import _core, _encoding, _exit, _isolation, _options, _prepare, _ranks, _resources, _timing
@@ -36,50 +36,44 @@ class Compiles:
     timeout_s: Optional[float]
 
 
+@dataclass(eq=False, repr=False)
 class FunctionTuning:
     """One tuned function's choices and tunings. `fn` is the launcher, `config_space` its
     entries and `candidates` their canonical texts; `tuner_options` are the engine's
     FunctionTuner options (checked by the caller)."""
 
-    def __init__(
-        self,
-        fn: Callable,
-        name: str,
-        digest: str,
-        config_space: list[dict],
-        candidates: list[str],
-        prune_fn: Optional[Callable],
-        timer: Any,
-        timing: _timing.TimingOptions,
-        candidate_options: CandidateOptions,
-        tuner_options: dict,
-        compiles: Compiles,
-    ) -> None:
-        self.fn = fn
-        self.name = name
-        self.digest = digest
-        self.config_space = config_space
-        self.candidates = candidates
-        self.prune_fn = prune_fn
-        self.timer = timer
-        self.timing = timing
-        self.candidate_options = candidate_options
-        self.tuner_options = tuner_options
-        self.compiles = compiles
-        self.call_check = CallCheck(fn, config_space, name)
-        self.unrunnable = _resources.Unrunnable()
-        self.tuners: dict[Any, Any] = {}
-        self.worker_timers: dict[int, Any] = {}  # id(tuner) -> its WorkerTimer (isolate=True)
-        self.lock = threading.RLock()
-        self.cache: dict[Any, dict] = {}  # business key -> chosen entry
-        # business key -> (names, values, the key's report as a later call sees it: source
-        # "memory", entry), for the C hit path, which keeps the last hit's as _last_hit
-        self.hits: dict[Any, tuple] = {}
-        self.cache_by_text: dict[str, dict] = {}  # for keys that are not hashable
-        self.memory_by_text: dict[str, Any] = {}  # their reports, source "memory"
-        self.last_report: Optional[Any] = None  # the last call's report when not a C hit
-        # The last tuning's compiles, by start: (candidate, start, end, thread name).
-        self.last_compiles: list[tuple[int, float, float, str]] = []
+    fn: Callable
+    name: str
+    digest: str
+    config_space: list[dict]
+    candidates: list[str]
+    prune_fn: Optional[Callable]
+    timer: Any
+    timing: _timing.TimingOptions
+    candidate_options: CandidateOptions
+    tuner_options: dict
+    compiles: Compiles
+    unrunnable: _resources.Unrunnable = field(init=False, default_factory=_resources.Unrunnable)
+    tuners: dict[Any, Any] = field(init=False, default_factory=dict)
+    # id(tuner) -> its WorkerTimer (isolate=True)
+    worker_timers: dict[int, Any] = field(init=False, default_factory=dict)
+    lock: Any = field(init=False, default_factory=threading.RLock)
+    # business key -> chosen entry
+    cache: dict[Any, dict] = field(init=False, default_factory=dict)
+    # business key -> (names, values, the key's report as a later call sees it: source
+    # "memory", entry), for the C hit path, which keeps the last hit's as _last_hit
+    hits: dict[Any, tuple] = field(init=False, default_factory=dict)
+    # For keys that are not hashable: canonical key text -> chosen entry, and their reports
+    # (source "memory").
+    cache_by_text: dict[str, dict] = field(init=False, default_factory=dict)
+    memory_by_text: dict[str, Any] = field(init=False, default_factory=dict)
+    # The last call's report when not a C hit.
+    last_report: Optional[Any] = field(init=False, default=None)
+    # The last tuning's compiles, by start: (candidate, start, end, thread name).
+    last_compiles: list[tuple[int, float, float, str]] = field(init=False, default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.call_check = CallCheck(self.fn, self.config_space, self.name)
         # The C hit path in front of the function (set by the decorator), by weak reference.
         self.dispatcher: Callable[[], Any] = lambda: None
         _exit.release_at_exit(self, "tuners", "worker_timers", "memory_by_text", "last_report", "timer")
@@ -203,12 +197,10 @@ class FunctionTuning:
             cores = _prepare.rank_cores(communicator.local_rank, int(os.environ.get("LOCAL_WORLD_SIZE", "1")))
         return _prepare.CompilePipeline(
             lambda c: precompile(self.config_space[surviving[c]], *args, **kwargs),
-            candidates.__getitem__,
             self.compiles.threads,
             self.compiles.timeout_s,
             cores,
-            self.unrunnable,
-            signature,
+            self.unrunnable.of(candidates.__getitem__, signature),
         )
 
     def _tune(self, key: Any, args: tuple, kwargs: dict, verbose: bool, group: Any, allow_overwrite: bool) -> dict:

@@ -9,7 +9,7 @@ import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_for
-from typing import Any, Callable, Hashable, Optional
+from typing import Any, Callable, Optional
 
 from disttune import _resources
 
@@ -30,27 +30,23 @@ class CompilePipeline:
     `ahead`, in that order, on `threads` threads (pinned to `cores` if given); returns when
     `now` is compiled, one reason per entry (empty: ready). A compile that raised, a kernel
     Triton finds out of resources, or a compile running longer than `timeout_s` fails its
-    candidate; out-of-resources configs are remembered in `unrunnable` (keyed by
-    `config_text(c)` and `signature`) and later fail without a compile. A timed-out compile
+    candidate; out-of-resources configs are remembered in `unrunnable` (by their config text
+    and the call's dtypes) and later fail without a compile. A timed-out compile
     keeps its thread until it returns (a thread cannot be stopped); its result is unused."""
 
     def __init__(
         self,
         compile_one: Callable[[int], Any],
-        config_text: Callable[[int], str],
         threads: int,
         timeout_s: Optional[float],
         cores: Optional[list[int]],
-        unrunnable: _resources.Unrunnable,
-        signature: Hashable,
+        unrunnable: _resources.CallUnrunnable,
     ) -> None:
         self._compile_one = compile_one
-        self._config_text = config_text
         self._threads = threads
         self._timeout_s = timeout_s
         self._cores = cores
         self._unrunnable = unrunnable
-        self._signature = signature
         self._pool: Optional[ThreadPoolExecutor] = None
         self._futures: dict[int, Future] = {}
         self._started: dict[int, float] = {}
@@ -74,16 +70,13 @@ class CompilePipeline:
                 self.timeline.append((candidate, began, ended, threading.current_thread().name))
 
     def _start(self, candidate: int) -> None:
-        if candidate in self._futures or self._known(candidate) is not None:
+        if candidate in self._futures or self._unrunnable.reason(candidate) is not None:
             return
         if self._pool is None:
             self._pool = ThreadPoolExecutor(
                 max_workers=self._threads, thread_name_prefix="disttune-compile", initializer=self._pin
             )
         self._futures[candidate] = self._pool.submit(self._compile, candidate)
-
-    def _known(self, candidate: int) -> Optional[str]:
-        return self._unrunnable.reason(self._config_text(candidate), self._signature)
 
     def _wait(self, candidate: int) -> Optional[str]:
         """Waits for the candidate's compile; the reason it timed out, or None once done."""
@@ -104,7 +97,7 @@ class CompilePipeline:
         return None
 
     def _outcome(self, candidate: int) -> str:
-        known = self._known(candidate)
+        known = self._unrunnable.reason(candidate)
         if known is not None:
             return known
         late = self._wait(candidate)
@@ -114,11 +107,7 @@ class CompilePipeline:
         error = future.exception()
         if error is not None:
             return f"precompile failed: {error!r}"
-        problem = _resources.launch_problem(future.result())
-        if problem is None:
-            return ""
-        self._unrunnable.remember(self._config_text(candidate), self._signature, problem)
-        return problem
+        return self._unrunnable.judge(candidate, future.result()) or ""
 
     def prepare(self, now: list[int], ahead: list[int]) -> list[str]:
         for candidate in now:

@@ -4,7 +4,8 @@ first launch, and what a tuned function remembers of such configs across its key
 from __future__ import annotations
 
 import json
-from typing import Any, Hashable, Optional
+from dataclasses import dataclass
+from typing import Any, Callable, Hashable, Optional
 
 from disttune import _core
 
@@ -49,6 +50,11 @@ class Unrunnable:
     def reason(self, config: str, signature: Hashable) -> Optional[str]:
         return self._reasons.get((config, signature))
 
+    def of(self, text: Callable[[int], str], signature: Hashable) -> CallUnrunnable:
+        """What is known of one call's candidates: config `text(c)` of each, its dtypes
+        `signature`."""
+        return CallUnrunnable(self, text, signature)
+
     def remember(self, config: str, signature: Hashable, reason: str) -> None:
         if reason.startswith(OUT_OF_RESOURCES):
             self._reasons[(config, signature)] = reason
@@ -72,3 +78,25 @@ class Unrunnable:
             if candidate.get("status") == "failed" and at >= 0:
                 config = _core.canonical_json(json.dumps(candidate["config"]))
                 self._reasons.setdefault((config, signature), error[at:])
+
+
+@dataclass(frozen=True)
+class CallUnrunnable:
+    """A tuned function's Unrunnable as one call's compile pipeline sees it: its candidates by
+    index, each with its config text (`text(c)`), under the call's dtypes (`signature`)."""
+
+    unrunnable: Unrunnable
+    text: Callable[[int], str]
+    signature: Hashable
+
+    def reason(self, candidate: int) -> Optional[str]:
+        """Why the candidate is known not to run on this device, or None."""
+        return self.unrunnable.reason(self.text(candidate), self.signature)
+
+    def judge(self, candidate: int, compiled: Any) -> Optional[str]:
+        """Why the candidate's compiled kernel cannot be launched here (launch_problem), or
+        None; an out-of-resources reason is remembered for the function's later calls."""
+        problem = launch_problem(compiled)
+        if problem is not None:
+            self.unrunnable.remember(self.text(candidate), self.signature, problem)
+        return problem

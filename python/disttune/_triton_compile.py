@@ -127,20 +127,18 @@ class KernelCompiles:
     """The engine's prepare(now, ahead) for one tuning of a Triton autotuner: queues the
     compiles of `now`, then of `ahead`, on the process's compile pool and returns once those
     of `now` are done, one reason per entry ('' when ready). A config known or found out of
-    resources (`unrunnable`, by its text and the call's dtype `signature`) fails without a
+    resources (`unrunnable`, by its text and the call's dtypes) fails without a
     launch; a config error in the compile (`config_errors`) fails its config; any other
     compile error is left to the config's launch, which raises it. What compiled, when, and
     how long prepare waited are kept (`events`, `waited_s`)."""
 
-    def __init__(self, kernel: Any, configs: list, texts: list[str], args: tuple, kwargs: dict,
-                 unrunnable: _resources.Unrunnable, signature: tuple, config_errors: tuple) -> None:
+    def __init__(self, kernel: Any, configs: list, args: tuple, kwargs: dict,
+                 unrunnable: _resources.CallUnrunnable, config_errors: tuple) -> None:
         self._kernel = kernel
         self._configs = configs
-        self._texts = texts
         self._args = args
         self._kwargs = kwargs
         self._unrunnable = unrunnable
-        self._signature = signature
         self._config_errors = config_errors
         self._compiles: dict[int, Any] = {}
         self._started: set[int] = set()
@@ -148,11 +146,8 @@ class KernelCompiles:
         self.events: list[tuple[int, float, float]] = []  # (config index, start, end), perf_counter s
         self.waited_s = 0.0
 
-    def _known(self, index: int) -> Optional[str]:
-        return self._unrunnable.reason(self._texts[index], self._signature)
-
     def _start(self, indices: list[int]) -> None:
-        new = [i for i in indices if i not in self._started and self._known(i) is None]
+        new = [i for i in indices if i not in self._started and self._unrunnable.reason(i) is None]
         self._started.update(new)
         for index in new:
             executor = _Timed(process_pool(), lambda began, ended, index=index: self._note(index, began, ended))
@@ -164,7 +159,7 @@ class KernelCompiles:
             self.events.append((index, began, ended))
 
     def _outcome(self, index: int) -> str:
-        known = self._known(index)
+        known = self._unrunnable.reason(index)
         if known is not None:
             return known
         compiling = self._compiles.pop(index, None)
@@ -174,11 +169,7 @@ class KernelCompiles:
         if compiled is None:
             error = compiling.future.exception()
             return f"{type(error).__name__}: {error}" if isinstance(error, self._config_errors) else ""
-        problem = _resources.launch_problem(compiled)
-        if problem is None:
-            return ""
-        self._unrunnable.remember(self._texts[index], self._signature, problem)
-        return problem
+        return self._unrunnable.judge(index, compiled) or ""
 
     def prepare(self, now: list[int], ahead: list[int]) -> list[str]:
         began = time.perf_counter()

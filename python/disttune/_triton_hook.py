@@ -152,8 +152,7 @@ class _KernelKey:
         self.candidates = _core.CandidateTexts(self.texts)
         self.key_text = key_text(key)
         self.state = _state_of(kernel)
-        self.signature = _resources.dtype_signature(args, kwargs)
-        self.unrunnable = _unrunnable_of(kernel)
+        self.unrunnable = _unrunnable_of(kernel).of(self.texts.__getitem__, _resources.dtype_signature(args, kwargs))
         self.compiles: dict[int, Any] = {}  # config index -> FutureKernel (or a cached kernel), until awaited
         self._index: Optional[int] = None  # the cached choice, read at state epoch _epoch
         self._epoch = -1
@@ -174,7 +173,7 @@ class _KernelKey:
     def ready(self, index: int) -> None:
         """Waits for config `index`'s background compile, then raises (failing the candidate
         before any launch) if it is known or found out of resources on this device."""
-        known = self.unrunnable.reason(self.texts[index], self.signature)
+        known = self.unrunnable.reason(index)
         if known is not None:
             raise _core.EngineError(known)
         compiling = self.compiles.pop(index, None)
@@ -183,9 +182,8 @@ class _KernelKey:
         # Finalizes the compile into the kernel's cache (a compile error is raised again by
         # the launch, which compiles it in the foreground).
         compiled = compiling.result(ignore_errors=True) if hasattr(compiling, "result") else compiling
-        problem = _resources.launch_problem(compiled)
+        problem = self.unrunnable.judge(index, compiled)
         if problem is not None:
-            self.unrunnable.remember(self.texts[index], self.signature, problem)
             raise _core.EngineError(problem)
 
     def chosen_index(self) -> Optional[int]:
@@ -287,7 +285,7 @@ class Session:
                     max_workers=self.compile_threads, thread_name_prefix="disttune-compile"
                 )
             self.compiles = _triton_compile.Cancellable(pool)
-        runnable = [i for i in range(len(seen.configs)) if seen.unrunnable.reason(seen.texts[i], seen.signature) is None]
+        runnable = [i for i in range(len(seen.configs)) if seen.unrunnable.reason(i) is None]
         seen.compiles = _triton_compile.start_compiles(seen.kernel, seen.configs, args, kwargs, self.compiles, runnable)
 
     def close(self) -> None:

@@ -16,12 +16,7 @@ namespace nb = nanobind;
 namespace disttune::python {
 namespace {
 
-nb::handle base_error_type;
 nb::handle invalid_setting_type;
-nb::handle tuning_failed_type;
-nb::handle collective_timeout_type;
-nb::handle rank_disagreement_type;
-nb::handle contextual_run_active_type;
 nb::handle engine_error_type;
 
 /// Raises `type` with `what`; bytes that are not UTF-8 (e.g. a setting's raw value) appear as
@@ -37,32 +32,29 @@ void set_error(nb::handle type, const char* what) {
   Py_XDECREF(message);
 }
 
-/// disttune's errors as their Python classes, with a readable message whatever bytes it holds.
-void translate_disttune(const std::exception_ptr& error, void*) {
+/// Raises a thrown CppError as the Python class `type`, with a readable message whatever bytes
+/// it holds; any other exception passes on to the next translator.
+template <class CppError>
+void translate(const std::exception_ptr& error, void* type) {
   try {
     std::rethrow_exception(error);
-  } catch (const InvalidSetting& e) {
-    set_error(invalid_setting_type, e.what());
-  } catch (const TuningFailed& e) {
-    set_error(tuning_failed_type, e.what());
-  } catch (const CollectiveTimeout& e) {
-    set_error(collective_timeout_type, e.what());
-  } catch (const RankDisagreement& e) {
-    set_error(rank_disagreement_type, e.what());
-  } catch (const ContextualRunActive& e) {
-    set_error(contextual_run_active_type, e.what());
-  } catch (const Error& e) {
-    set_error(base_error_type, e.what());
+  } catch (const CppError& e) {
+    set_error(nb::handle(static_cast<PyObject*>(type)), e.what());
   }
 }
 
-/// A Python exception class under `base` and the standard class `standard`.
-template <class Error>
+/// The Python exception class of CppError, under `base` and the standard class `standard`
+/// (none for the base itself). Its translator is registered after nanobind's own one of the
+/// class, and after those of the classes bound before, so it is tried before them
+/// (nanobind: newest first): bind a base before the classes under it.
+template <class CppError>
 nb::handle bind_error(nb::module_& module, const char* name, nb::handle base, PyObject* standard,
                       const char* doc) {
-  nb::object bases = nb::make_tuple(base, nb::handle(standard));
-  nb::exception<Error> type(module, name, bases);
+  nb::object bases =
+      standard != nullptr ? nb::make_tuple(base, nb::handle(standard)) : nb::make_tuple(base);
+  nb::exception<CppError> type(module, name, bases);
   type.attr("__doc__") = doc;
+  nb::register_exception_translator(&translate<CppError>, type.ptr());
   return type.release();
 }
 
@@ -111,28 +103,27 @@ void translate_standard(const std::exception_ptr& error, void*) {
 void bind_errors(nb::module_& module) {
   nb::register_exception_translator(&translate_standard);
   // Registered after the translator above, so tried before it (nanobind: newest first).
-  nb::exception<Error> base(module, "DisttuneError", PyExc_Exception);
-  base_error_type = base;
-  base.attr("__doc__") =
+  const nb::handle base = bind_error<Error>(
+      module, "DisttuneError", PyExc_Exception, nullptr,
       "The base of every error disttune raises (C++: disttune::Error). Each specific error "
-      "also derives from the built-in class it always was (ValueError, RuntimeError, ...).";
+      "also derives from the built-in class it always was (ValueError, RuntimeError, ...).");
   invalid_setting_type = bind_error<InvalidSetting>(
       module, "InvalidSetting", base, PyExc_ValueError,
       "A setting is invalid: a decorator option (counts, statistic, strategy, deadline, ...), "
       "an argument, or a TRITON_DIST_AUTOTUNE_* environment variable. The message names it, "
       "its value and what is accepted.");
-  tuning_failed_type = bind_error<TuningFailed>(
+  bind_error<TuningFailed>(
       module, "TuningFailed", base, PyExc_RuntimeError,
       "Nothing could be chosen for a key: every config failed (one line per config says why), "
       "or prune_fn removed every config.");
-  collective_timeout_type = bind_error<CollectiveTimeout>(
+  bind_error<CollectiveTimeout>(
       module, "CollectiveTimeout", base, PyExc_TimeoutError,
       "An engine collective missed its deadline; the message names the phase, function, key "
       "and candidate.");
-  rank_disagreement_type = bind_error<RankDisagreement>(
+  bind_error<RankDisagreement>(
       module, "RankDisagreement", base, PyExc_RuntimeError,
       "Ranks disagree on something they must agree on (key, config list, settings).");
-  contextual_run_active_type = bind_error<ContextualRunActive>(
+  bind_error<ContextualRunActive>(
       module, "ContextualRunActive", base, PyExc_RuntimeError,
       "A contextual call was started while another is active in this process.");
   engine_error_type = bind_python_error(
@@ -141,8 +132,6 @@ void bind_errors(nb::module_& module) {
       "missing device API).");
   bind_python_error(module, "NotCallable", base, PyExc_TypeError,
                     "An argument that must be callable (launcher, key_fn, prune_fn, ...) is not.");
-  // Registered last, so tried first: every message readable (set_error).
-  nb::register_exception_translator(&translate_disttune);
 }
 
 }  // namespace disttune::python

@@ -115,30 +115,22 @@ PyObject* hit_path_getattro(PyObject* self_object, PyObject* name) {
   return PyObject_GetAttr(reinterpret_cast<HitPath*>(self_object)->owner, name);
 }
 
+/// Every reference a HitPath holds: what the garbage collector visits and clears.
+constexpr PyObject* HitPath::*kHeldReferences[] = {
+    &HitPath::fn,   &HitPath::key_fn, &HitPath::hits, &HitPath::call,
+    &HitPath::miss, &HitPath::owner,  &HitPath::dict, &HitPath::last_hit,
+};
+
 int hit_path_traverse(PyObject* self_object, visitproc visit, void* arg) {
   auto* self = reinterpret_cast<HitPath*>(self_object);
   Py_VISIT(Py_TYPE(self_object));
-  Py_VISIT(self->fn);
-  Py_VISIT(self->key_fn);
-  Py_VISIT(self->hits);
-  Py_VISIT(self->call);
-  Py_VISIT(self->miss);
-  Py_VISIT(self->owner);
-  Py_VISIT(self->dict);
-  Py_VISIT(self->last_hit);
+  for (PyObject* HitPath::*reference : kHeldReferences) Py_VISIT(self->*reference);
   return 0;
 }
 
 int hit_path_clear(PyObject* self_object) {
   auto* self = reinterpret_cast<HitPath*>(self_object);
-  Py_CLEAR(self->fn);
-  Py_CLEAR(self->key_fn);
-  Py_CLEAR(self->hits);
-  Py_CLEAR(self->call);
-  Py_CLEAR(self->miss);
-  Py_CLEAR(self->owner);
-  Py_CLEAR(self->dict);
-  Py_CLEAR(self->last_hit);
+  for (PyObject* HitPath::*reference : kHeldReferences) Py_CLEAR(self->*reference);
   return 0;
 }
 

@@ -17,6 +17,16 @@ Argument text(std::string name, std::string help, bool required = false) {
   return {.name = std::move(name), .help = std::move(help), .required = required};
 }
 
+/// A simulated duration of the replay's wall clock: a real number from 0 to a million.
+Argument simulated_time(std::string name, std::string help, double value) {
+  return {.name = std::move(name),
+          .help = std::move(help),
+          .type = ValueType::real,
+          .defaults = {number_text(value)},
+          .min = 0.0,
+          .max = 1e6};
+}
+
 std::vector<Command> cache_commands() {
   return {
       {"list",
@@ -85,25 +95,15 @@ Command replay_command() {
            .defaults = {number_text(clock.compile_threads)},
            .min = 1,
            .max = 4096},
-          {.name = "--launch-ms",
-           .help = "simulated host time of each run on top of its device time",
-           .type = ValueType::real,
-           .defaults = {number_text(clock.launch_ms)},
-           .min = 0.0,
-           .max = 1e6},
-          {.name = "--compile-min-s",
-           .help = "with --compile-max-s: slow compiles, each entry's recorded compile time mapped "
-                   "linearly onto [min, max] seconds (their order kept)",
-           .type = ValueType::real,
-           .defaults = {number_text(clock.compile_min_s)},
-           .min = 0.0,
-           .max = 1e6},
-          {.name = "--compile-max-s",
-           .help = "the slowest compile of the mapped range (0: the recorded compile times)",
-           .type = ValueType::real,
-           .defaults = {number_text(clock.compile_max_s)},
-           .min = 0.0,
-           .max = 1e6},
+          simulated_time("--launch-ms", "simulated host time of each run on top of its device time",
+                         clock.launch_ms),
+          simulated_time("--compile-min-s",
+                         "with --compile-max-s: slow compiles, each entry's recorded compile time "
+                         "mapped linearly onto [min, max] seconds (their order kept)",
+                         clock.compile_min_s),
+          simulated_time("--compile-max-s",
+                         "the slowest compile of the mapped range (0: the recorded compile times)",
+                         clock.compile_max_s),
       },
   };
 }

@@ -17,6 +17,7 @@
 #include "disttune/context.hpp"
 #include "disttune/deadline.hpp"
 #include "disttune/settings.hpp"
+#include "disttune/store_chain.hpp"
 #include "engine/rank_agreement.hpp"
 #include "engine/warm_start_prior.hpp"
 #include "report/unknown_settings.hpp"
@@ -176,6 +177,7 @@ ContextualAutotuner::ContextualAutotuner(std::string function_name, ContextOptio
   State& s = *state_;
   if (function_name.empty()) throw std::invalid_argument("disttune: a contextual tuner needs a function name");
   check_environment();
+  check_store_environment();  // unused here, but refused alike (docs/settings.md)
   detail::warn_unknown_settings();
   s.measurement.warmup_runs = options.n_warmup;
   s.measurement.timed_runs = options.n_repeat;

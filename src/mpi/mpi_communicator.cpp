@@ -31,10 +31,11 @@ int checked_count(std::size_t count, const char* what) {
 MpiCommunicator::MpiCommunicator(MPI_Comm comm)
     : collectives_(OwnedComm::duplicate(comm)),
       control_(OwnedComm::duplicate(comm)),
-      roll_call_(control_.get()),
-      rank_(collectives_.rank()),
-      size_(collectives_.size()),
-      local_rank_(OwnedComm::split_by_node(comm).rank()) {}
+      roll_call_(control_.get()) {
+  rank_ = collectives_.rank();
+  size_ = collectives_.size();
+  local_rank_ = OwnedComm::split_by_node(comm).rank();  // collective, after the duplicates
+}
 
 CollectivePosition MpiCommunicator::begin(const CollectiveContext& context) {
   return CollectivePosition{++sequence_, context.describe(), Clock::now()};

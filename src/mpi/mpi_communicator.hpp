@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "communicators/fixed_group_communicator.hpp"
 #include "disttune/communicator.hpp"
 #include "mpi/owned_comm.hpp"
 #include "mpi/roll_call.hpp"
@@ -15,14 +16,11 @@
 namespace disttune::detail {
 
 /// See make_mpi_communicator() in disttune/mpi.hpp for the promises.
-class MpiCommunicator final : public Communicator {
+class MpiCommunicator final : public FixedGroupCommunicator {
  public:
   /// Collective over `comm`, which it duplicates (twice: collectives and roll calls).
   explicit MpiCommunicator(MPI_Comm comm);
 
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
-  int local_rank() const override { return local_rank_; }
   void barrier(const CollectiveContext& context) override;
   void all_reduce_max(std::span<double> values, const CollectiveContext& context) override;
   std::vector<std::string> all_gather(const std::string& bytes,
@@ -39,9 +37,6 @@ class MpiCommunicator final : public Communicator {
   OwnedComm collectives_;
   OwnedComm control_;
   RollCall roll_call_;
-  int rank_ = 0;
-  int size_ = 1;
-  int local_rank_ = 0;
   std::uint64_t sequence_ = 0;
   std::mutex mutex_;  // one collective at a time
 };

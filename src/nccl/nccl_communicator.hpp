@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "communicators/fixed_group_communicator.hpp"
 #include "cuda_driver/driver_resources.hpp"
 #include "disttune/communicator.hpp"
 #include "disttune/roll_call.hpp"
@@ -20,15 +21,12 @@
 namespace disttune::detail {
 
 /// See make_nccl_communicator() in disttune/nccl.hpp for the promises.
-class NcclCommunicator final : public Communicator {
+class NcclCommunicator final : public FixedGroupCommunicator {
  public:
   /// Not collective unless `local_rank` is absent (then it gathers host names).
   NcclCommunicator(ncclComm_t comm, CUstream stream, std::optional<int> local_rank,
                    std::shared_ptr<RankRollCall> roll_call);
 
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
-  int local_rank() const override { return local_rank_; }
   void barrier(const CollectiveContext& context) override;
   void all_reduce_max(std::span<double> values, const CollectiveContext& context) override;
   std::vector<std::string> all_gather(const std::string& bytes,
@@ -70,9 +68,6 @@ class NcclCommunicator final : public Communicator {
   std::shared_ptr<RankRollCall> roll_call_;  ///< names the missing ranks when a call is late; may be null
   std::string roll_call_failure_;            ///< why the roll call stopped working, if it did
   std::uint64_t sequence_ = 0;               ///< collectives begun, the same count on every rank
-  int rank_ = 0;
-  int size_ = 1;
-  int local_rank_ = 0;
   bool aborted_ = false;
   std::mutex mutex_;  // one collective at a time
 };

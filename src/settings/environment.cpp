@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "disttune/settings.hpp"
 #include "settings/setting_number.hpp"
@@ -27,6 +27,8 @@ constexpr const char* kTableMismatch = "TRITON_DIST_AUTOTUNE_TABLE_MISMATCH";
 constexpr const char* kTimeout = "TRITON_DIST_AUTOTUNE_TIMEOUT";
 constexpr const char* kStrategy = "TRITON_DIST_AUTOTUNE_STRATEGY";
 constexpr const char* kStores = "TRITON_DIST_AUTOTUNE_STORES";
+// The Redis store's own variables: declared here with every other, read and checked by
+// src/store/redis/ (setting_text) with the chain.
 constexpr const char* kRedisUrl = "TRITON_DIST_AUTOTUNE_REDIS_URL";
 constexpr const char* kRedisPrefix = "TRITON_DIST_AUTOTUNE_REDIS_PREFIX";
 constexpr const char* kRedisTimeout = "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT";
@@ -41,8 +43,6 @@ constexpr detail::NumberRule kKeepRule{0.0, static_cast<double>(kMostKeptPerKey)
 // rule's (timeout_from_seconds, shared with the tuners' options).
 constexpr detail::NumberRule kTimeoutRule{std::numeric_limits<double>::lowest(), std::numeric_limits<double>::max(),
                                           false, "seconds >= 0.001, or inf/none for no deadline"};
-// At least 1 ms and at most a day: a Redis call longer than that is a fault.
-constexpr detail::NumberRule kRedisTimeoutRule{0.001, 86400.0, false, "seconds from 0.001 to 86400"};
 constexpr detail::NumberRule kSearchFromRule{2.0, static_cast<double>(kMostSearchFrom), true,
                                              "a whole number of configs from 2 to 1000000"};
 
@@ -59,7 +59,7 @@ constexpr std::array kSettings{
                        "the cache directory, then the Redis URL when set"},
     EnvironmentSetting{kRedisUrl, "redis://[[user]:password@]host[:port][/db]", "no Redis"},
     EnvironmentSetting{kRedisPrefix, "any text", "disttune:"},
-    EnvironmentSetting{kRedisTimeout, kRedisTimeoutRule.accepts, "1"},
+    EnvironmentSetting{kRedisTimeout, "seconds from 0.001 to 86400", "1"},
     EnvironmentSetting{kTritonDropin, kSwitch, "off"},
     EnvironmentSetting{kWarmStart, kSwitch, "on"},
     EnvironmentSetting{kSearchFrom, kSearchFromRule.accepts, "64"},
@@ -92,6 +92,13 @@ bool read_switch(const char* name, bool when_unset = false) {
 }  // namespace
 
 std::span<const EnvironmentSetting> environment_settings() { return kSettings; }
+
+std::optional<std::string> setting_text(std::string_view name) {
+  const bool declared = std::any_of(kSettings.begin(), kSettings.end(),
+                                     [&](const EnvironmentSetting& setting) { return setting.name == name; });
+  if (!declared) throw std::logic_error("disttune: " + std::string(name) + " is no declared setting");
+  return read(std::string(name).c_str());
+}
 
 std::optional<std::filesystem::path> cache_dir_setting() {
   const std::optional<std::string> text = read(kCacheDir);
@@ -159,16 +166,5 @@ std::chrono::milliseconds collective_timeout_setting() {
 std::optional<std::string> strategy_setting() { return read(kStrategy); }
 
 std::optional<std::string> stores_setting() { return read(kStores); }
-
-std::optional<std::string> redis_url_setting() { return read(kRedisUrl); }
-
-std::optional<std::string> redis_prefix_setting() { return read(kRedisPrefix); }
-
-std::chrono::milliseconds redis_timeout_setting() {
-  const std::optional<std::string> text = read(kRedisTimeout);
-  if (!text) return kDefaultRedisTimeout;
-  const double seconds = detail::setting_number(kRedisTimeout, *text, kRedisTimeoutRule);
-  return std::chrono::milliseconds(std::llround(seconds * 1000.0));
-}
 
 }  // namespace disttune

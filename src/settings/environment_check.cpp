@@ -65,7 +65,6 @@ void check_environment() {
   (void)version_check_setting();
   (void)table_mismatch_setting();
   (void)collective_timeout_setting();
-  (void)redis_timeout_setting();
   (void)triton_dropin_setting();
   (void)warm_start_setting();
 }

@@ -81,6 +81,7 @@ std::vector<std::string> store_chain_urls(const std::optional<std::vector<std::s
 }
 
 void check_store_environment() {
+  (void)redis_options_from_environment();  // the Redis store's own variables
   refuse_two_chains();
   if (const std::optional<std::string> url = redis_url_setting()) {
     as_setting(kRedisVariable, [&] { (void)redis_options_from_url(*url); });

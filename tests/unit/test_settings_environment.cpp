@@ -10,8 +10,11 @@
 
 #include <gtest/gtest.h>
 
+#include "disttune/context.hpp"
 #include "disttune/function_tuner.hpp"
+#include "disttune/redis_store.hpp"
 #include "disttune/settings.hpp"
+#include "disttune/store_chain.hpp"
 #include "disttune/strategy.hpp"
 
 namespace disttune {
@@ -36,6 +39,12 @@ class EnvironmentTest : public ::testing::Test {
     for (const auto& [name, value] : saved_) ::setenv(name.c_str(), value.c_str(), 1);
   }
   static void set(const char* name, const char* value) { ::setenv(name, value, 1); }
+
+  /// What every tuner checks: this layer's variables, and the chain's and its stores' own.
+  static void check_every_setting() {
+    check_environment();
+    check_store_environment();
+  }
 
   /// The message of the InvalidSetting that `read` throws; fails the test if it throws none.
   template <class Read>
@@ -210,10 +219,10 @@ TEST_F(EnvironmentTest, EveryNumericSettingIsReadByOneParser) {
   for (const char* name : {"TRITON_DIST_AUTOTUNE_CACHE_KEEP", "TRITON_DIST_AUTOTUNE_TIMEOUT",
                            "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT"}) {
     set(name, "5");
-    EXPECT_NO_THROW(check_environment()) << name;
+    EXPECT_NO_THROW(check_every_setting()) << name;
     for (const char* bad : {" 5", "5 ", "\t5", "+5", "0x10", "0X1p3", "5s", "nan", "1,5", "--5"}) {
       set(name, bad);
-      const std::string message = refusal([] { check_environment(); });
+      const std::string message = refusal([] { check_every_setting(); });
       EXPECT_NE(message.find(std::string(name) + " must be "), std::string::npos) << message;
       EXPECT_NE(message.find(std::string(", got '") + bad + "'"), std::string::npos) << message;
     }
@@ -221,9 +230,9 @@ TEST_F(EnvironmentTest, EveryNumericSettingIsReadByOneParser) {
   }
   EXPECT_EQ(cache_keep_setting(), kDefaultKeptPerKey);
   set("TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT", "0.25");
-  EXPECT_EQ(redis_timeout_setting(), 250ms);
+  EXPECT_EQ(redis_options_from_environment().timeout, 250ms);
   set("TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT", "2.5e1");
-  EXPECT_EQ(redis_timeout_setting(), 25000ms);
+  EXPECT_EQ(redis_options_from_environment().timeout, 25000ms);
   set("TRITON_DIST_AUTOTUNE_TIMEOUT", "2.5e1");
   EXPECT_EQ(collective_timeout_setting(), 25000ms);
   // A whole number is digits only.
@@ -234,7 +243,7 @@ TEST_F(EnvironmentTest, EveryNumericSettingIsReadByOneParser) {
                           "got '") + bad + "'");
   }
   set("TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT", "0x10");
-  EXPECT_EQ(refusal([] { return redis_timeout_setting(); }),
+  EXPECT_EQ(refusal([] { return redis_options_from_environment(); }),
             "disttune: TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT must be seconds from 0.001 to 86400, got '0x10'");
   set("TRITON_DIST_AUTOTUNE_TIMEOUT", " 5");
   EXPECT_EQ(refusal([] { return collective_timeout_setting(); }),
@@ -243,13 +252,13 @@ TEST_F(EnvironmentTest, EveryNumericSettingIsReadByOneParser) {
 }
 
 TEST_F(EnvironmentTest, CheckingTheEnvironmentRefusesEveryBadValueWhateverTheOthers) {
-  EXPECT_NO_THROW(check_environment());
+  EXPECT_NO_THROW(check_every_setting());
   for (const char* name : {"TRITON_DIST_AUTOTUNE_ALWAYS_TUNE", "TRITON_DIST_AUTOTUNE_VERSION_CHECK",
                            "TRITON_DIST_AUTOTUNE_TRITON_DROPIN", "TRITON_DIST_AUTOTUNE_WARM_START",
                            "TRITON_DIST_AUTOTUNE_TABLE_MISMATCH", "TRITON_DIST_AUTOTUNE_CACHE_KEEP",
                            "TRITON_DIST_AUTOTUNE_TIMEOUT", "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT"}) {
     set(name, "abc");
-    const std::string message = refusal([] { check_environment(); });
+    const std::string message = refusal([] { check_every_setting(); });
     EXPECT_NE(message.find(std::string("disttune: ") + name + " must be "), std::string::npos) << message;
     EXPECT_NE(message.find("got 'abc'"), std::string::npos) << message;
     ::unsetenv(name);
@@ -257,7 +266,26 @@ TEST_F(EnvironmentTest, CheckingTheEnvironmentRefusesEveryBadValueWhateverTheOth
   // The values only their own readers check: any text is a directory, a prefix or a name here.
   set("TRITON_DIST_AUTOTUNE_CACHE_DIR", "abc");
   set("TRITON_DIST_AUTOTUNE_REDIS_PREFIX", "abc");
-  EXPECT_NO_THROW(check_environment());
+  EXPECT_NO_THROW(check_every_setting());
+}
+
+TEST_F(EnvironmentTest, EveryTunerRefusesTheRedisStoresVariablesThoughItUsesNoStore) {
+  set("TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT", "abc");
+  EXPECT_NO_THROW(check_environment());  // a store's variable: read by its folder of src/store/
+  const std::string expected =
+      "disttune: TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT must be seconds from 0.001 to 86400, got 'abc'";
+  EXPECT_EQ(refusal([] { return ContextualAutotuner("outer"); }), expected);
+  TunerOptions options;
+  options.disk_cache = false;
+  EXPECT_EQ(refusal([&] { return FunctionTuner({"f", "v1"}, options); }), expected);
+}
+
+TEST_F(EnvironmentTest, ASettingsTextIsReadOnlyForADeclaredVariable) {
+  EXPECT_EQ(setting_text("TRITON_DIST_AUTOTUNE_REDIS_PREFIX"), std::nullopt);
+  set("TRITON_DIST_AUTOTUNE_REDIS_PREFIX", "team:");
+  EXPECT_EQ(setting_text("TRITON_DIST_AUTOTUNE_REDIS_PREFIX"), "team:");
+  EXPECT_EQ(redis_options_from_environment().prefix, "team:");
+  EXPECT_THROW((void)setting_text("TRITON_DIST_AUTOTUNE_REDIS_PREFIXES"), std::logic_error);
 }
 
 TEST_F(EnvironmentTest, AVariableThatIsNoSettingIsNamedWithTheClosestSetting) {

@@ -166,8 +166,8 @@ def _tune(kernel: Any, key: tuple, args: tuple, kwargs: dict) -> bool:
     tuner, bench_timer = _tuner(kernel, state, args, kwargs, group, storable, strategy)
     signature = _resources.dtype_signature(args, kwargs)
     state.unrunnable.learn_from_store(tuner, signature)
-    compiles = _triton_compile.KernelCompiles(kernel, configs, texts, args, kwargs, state.unrunnable, signature,
-                                              CONFIG_ERRORS)
+    compiles = _triton_compile.KernelCompiles(kernel, configs, args, kwargs,
+                                              state.unrunnable.of(texts.__getitem__, signature), CONFIG_ERRORS)
     kernel_runs = _KernelRuns(kernel, configs, args, kwargs, bench_timer)
     runs = CandidateRuns(kernel_runs.call)
     key_text = _triton_hook.key_text(key)

@@ -1,6 +1,8 @@
-// Redis options from the environment (settings.hpp) and from a store URL's query.
+// Redis options from the Redis store's variables (TRITON_DIST_AUTOTUNE_REDIS_*) and from a
+// store URL's query.
 #include <cmath>
 #include <stdexcept>
+#include <string_view>
 
 #include "disttune/redis_store.hpp"
 #include "disttune/settings.hpp"
@@ -11,17 +13,33 @@
 namespace disttune {
 namespace {
 
-// TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT's rule, for the URL's timeout.
+constexpr std::string_view kUrlVariable = "TRITON_DIST_AUTOTUNE_REDIS_URL";
+constexpr std::string_view kPrefixVariable = "TRITON_DIST_AUTOTUNE_REDIS_PREFIX";
+constexpr std::string_view kTimeoutVariable = "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT";
+
+// A timeout, from the variable or a URL's query: at least 1 ms and at most a day (a Redis
+// call longer than that is a fault).
 constexpr detail::NumberRule kTimeoutRule{0.001, 86400.0, false, "seconds from 0.001 to 86400"};
 
+/// `text` of `what` as a timeout under kTimeoutRule.
+std::chrono::milliseconds timeout_of(std::string_view what, const std::string& text) {
+  const double seconds = detail::setting_number(what, text, kTimeoutRule);
+  return std::chrono::milliseconds(std::llround(seconds * 1000.0));
+}
+
 }  // namespace
+
+std::optional<std::string> redis_url_setting() { return setting_text(kUrlVariable); }
 
 RedisOptions redis_options_from_environment() {
   RedisOptions options;
   if (std::optional<std::string> url = redis_url_setting()) options.url = std::move(*url);
-  if (std::optional<std::string> prefix = redis_prefix_setting())
+  if (std::optional<std::string> prefix = setting_text(kPrefixVariable)) {
     options.prefix = std::move(*prefix);
-  options.timeout = redis_timeout_setting();
+  }
+  if (std::optional<std::string> timeout = setting_text(kTimeoutVariable)) {
+    options.timeout = timeout_of(kTimeoutVariable, *timeout);
+  }
   return options;
 }
 
@@ -34,8 +52,7 @@ RedisOptions redis_options_from_url(const std::string& url) {
     if (name == "prefix") {
       options.prefix = std::move(value);
     } else if (name == "timeout") {
-      const double seconds = detail::setting_number("the Redis URL's timeout", value, kTimeoutRule);
-      options.timeout = std::chrono::milliseconds(std::llround(seconds * 1000.0));
+      options.timeout = timeout_of("the Redis URL's timeout", value);
     } else {
       throw std::invalid_argument("disttune: Redis URL: unknown query parameter '" + name +
                                   "' (known: prefix, timeout)");
