@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <set>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -262,6 +263,12 @@ Quality quality(const ReplayTable& table, const std::string& strategy,
   return q;
 }
 
+/// The tables the search's constants were chosen on (sessions 10-14); the others in
+/// tests/data/replay were recorded after, and no constant has been chosen on them.
+const std::set<std::string> kTunedOn = {"layer_norm_fp16_32768x4096", "matmul_fp16_3072",
+                                        "split_k_fp16_128x8192x8192"};
+
+/// The recorded tables (tests/data/replay/*.json).
 std::vector<ReplayTable> recorded_tables() {
   std::vector<std::filesystem::path> paths;
   for (const auto& file : std::filesystem::directory_iterator(DISTTUNE_REPLAY_TABLES)) {
@@ -273,6 +280,19 @@ std::vector<ReplayTable> recorded_tables() {
   return tables;
 }
 
+/// The recorded tables the constants were chosen on (`tuned_on`), or the others.
+std::vector<ReplayTable> recorded_tables(bool tuned_on) {
+  std::vector<ReplayTable> tables = recorded_tables();
+  std::erase_if(tables, [&](const ReplayTable& table) { return kTunedOn.contains(table.kernel) != tuned_on; });
+  return tables;
+}
+
+void print_quality(const std::string& kernel, const std::string& label, const Quality& q) {
+  std::cout << kernel << ": " << label << " median x" << q.median_ratio << " worst x" << q.worst_ratio << ", "
+            << q.within_1_05 << " of " << kQualitySeeds << " within 1.05x; at most " << 100.0 * q.most_measured
+            << "% measured, " << 100.0 * q.most_compiled << "% compiled\n";
+}
+
 // The recorded tables (tests/data/replay, measured on an H200), seeds 0-49: the search
 // reaches a median within 1.005x of the table's best (today at most 1.0033x, matmul) with at
 // most 5% of the space measured and at most 8% compiled, speculation included (today at most
@@ -280,8 +300,8 @@ std::vector<ReplayTable> recorded_tables() {
 // within 1.05x sit in a narrow basin), and beats random search on the same budget.
 // docs/strategies.md has the numbers. Replay is deterministic given the seed: no wall clock.
 TEST(ReplayQuality, SearchOnEveryRecordedTable) {
-  const std::vector<ReplayTable> tables = recorded_tables();
-  ASSERT_GE(tables.size(), 3u) << "expected the recorded tables in " << DISTTUNE_REPLAY_TABLES;
+  const std::vector<ReplayTable> tables = recorded_tables(true);
+  ASSERT_EQ(tables.size(), kTunedOn.size()) << "expected the recorded tables in " << DISTTUNE_REPLAY_TABLES;
   for (const ReplayTable& table : tables) {
     const Quality search = quality(table, "search");
     const Quality random = quality(table, "random");
@@ -307,7 +327,7 @@ TEST(ReplayQuality, SearchOnEveryRecordedTable) {
 // scale is fitted to each tuning's measured times: no constant of it was chosen on these
 // tables. docs/strategies.md has the numbers, over 100 seeds too.
 TEST(ReplayQuality, TheGaussianProcessModelOnEveryRecordedTable) {
-  for (const ReplayTable& table : recorded_tables()) {
+  for (const ReplayTable& table : recorded_tables(true)) {
     const Quality gp = quality(table, "search", {{"model", "gp"}});
     const Quality tpe = quality(table, "search");
     std::cout << table.kernel << ": model=gp median x" << gp.median_ratio << " worst x"
@@ -319,6 +339,42 @@ TEST(ReplayQuality, TheGaussianProcessModelOnEveryRecordedTable) {
     EXPECT_GE(gp.within_1_05, 48) << table.kernel;
     EXPECT_GE(gp.within_1_05, tpe.within_1_05 - 1) << table.kernel;
     EXPECT_LE(gp.worst_ratio, 1.09) << table.kernel;
+  }
+}
+
+// Tables no constant of the search was chosen on (recorded on an H200 on 2026-12-05: a causal
+// flash-attention forward, an fp8 matmul, a row softmax), seeds 0-49, default options: what
+// the search does on kernel families it was never tuned on. Today: attention median x1.0177,
+// worst x1.114, 41 of 50 within 1.05x (its best basin, 64x64 tiles on 4 warps, is narrow;
+// most seeds settle on the 128x128 one, 1.5-1.8% behind); fp8 matmul x1.0207, x1.106, 33 of
+// 50; softmax x1.0010, x1.025, 50 of 50. The bounds keep those figures from getting worse
+// (issue 37's target, median <= 1.02x and worst <= 1.05x on every table, is not met on the
+// first two); model=gp does worse on the first two (32 and 28 of 50 within 1.05x), which
+// is why it is not the default. docs/strategies.md has the table.
+TEST(ReplayQuality, SearchOnTablesItWasNotTunedOn) {
+  struct Bound {
+    double median;
+    double worst;
+    int within_1_05;
+  };
+  const std::map<std::string, Bound> bounds = {
+      {"attention_fp16_causal_2x16x4096x128", {1.02, 1.12, 39}},
+      {"matmul_fp8_4096", {1.025, 1.11, 31}},
+      {"softmax_fp16_16384x8192", {1.005, 1.03, 48}},
+  };
+  const std::vector<ReplayTable> tables = recorded_tables(false);
+  ASSERT_EQ(tables.size(), bounds.size()) << "a held-out table without bounds, or one missing";
+  for (const ReplayTable& table : tables) {
+    const Quality search = quality(table, "search");
+    const Quality random = quality(table, "random");
+    print_quality(table.kernel, "search (held out)", search);
+    const Bound& bound = bounds.at(table.kernel);
+    EXPECT_LE(search.most_measured, 0.05) << table.kernel;
+    EXPECT_LE(search.most_compiled, 0.08) << table.kernel;
+    EXPECT_LE(search.median_ratio, bound.median) << table.kernel;
+    EXPECT_LE(search.worst_ratio, bound.worst) << table.kernel;
+    EXPECT_GE(search.within_1_05, bound.within_1_05) << table.kernel;
+    EXPECT_LT(search.median_ratio, random.median_ratio) << table.kernel;
   }
 }
 
