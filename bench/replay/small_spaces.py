@@ -6,7 +6,7 @@ are replayed on each, and their median simulated first calls and worst seeds com
     python3 bench/replay/small_spaces.py tests/data/replay/*.json [--per-table 4] [--seeds 20] [--seed 0]
         [--command build/dev/tools/disttune]
 
-Prints one line per sub-space and strategy (the replay's summary), then the counts.
+Prints one line per sub-space and strategy, then the counts.
 """
 
 import argparse
@@ -14,14 +14,12 @@ import collections
 import json
 import os
 import random
-import re
-import subprocess
 import sys
 import tempfile
 
+from leave_one_out import run_variant  # one replay run over the tables, parsed
+
 SMALLEST, LARGEST = 24, 64
-SUMMARY = re.compile(r"^(\S+) \((\d+) entries\) (\S+) over \d+ seeds: median x(\S+), worst x(\S+),.*"
-                     r"first call median (\S+) s")
 
 
 def knobs(entry: dict) -> dict:
@@ -76,21 +74,19 @@ def main() -> int:
             paths.append(os.path.join(folder, sub["kernel"] + ".json"))
             with open(paths[-1], "w") as out:
                 json.dump(sub, out)
-    results = collections.defaultdict(dict)  # sub-space -> strategy -> (median, worst, first call)
-    for path in paths:
-        done = subprocess.run([args.command, "replay", path, "--strategy", "converge", "--strategy", "search",
-                               "--seeds", str(args.seeds)], capture_output=True, text=True, check=True)
-        for line in done.stdout.splitlines():
-            matched = SUMMARY.match(line)
-            if matched:
-                kernel, size, strategy, median, worst, first = matched.groups()
-                results[(kernel, int(size))][strategy] = (float(median), float(worst), float(first))
-                print(line.split(", median device")[0] + f"; first call median {first} s")
-    longer = sum(1 for r in results.values() if r["search"][2] > r["converge"][2])
-    shorter = sum(1 for r in results.values() if r["search"][2] < r["converge"][2])
-    worse = sum(1 for r in results.values() if r["search"][1] > r["converge"][1])
-    better = sum(1 for r in results.values() if r["search"][1] < r["converge"][1])
-    print(f"{len(results)} sub-spaces of {SMALLEST}-{LARGEST} configs, {args.seeds} seeds each: search's median "
+    command = [args.command]
+    converge = run_variant(command, paths, "converge", args.seeds, "", [])
+    search = run_variant(command, paths, "search", args.seeds, "", [])
+    for strategy, ran in (("converge", converge), ("search", search)):
+        for runs in ran:
+            print(f"{runs.kernel} ({runs.entries} configs) {strategy}: median "
+                  f"x{runs.median():.4f}, worst x{runs.worst():.4f}, first call median {runs.median_first_call():.2f} s")
+    pairs = list(zip(converge, search))
+    longer = sum(1 for c, s in pairs if s.median_first_call() > c.median_first_call())
+    shorter = sum(1 for c, s in pairs if s.median_first_call() < c.median_first_call())
+    worse = sum(1 for c, s in pairs if s.worst() > c.worst())
+    better = sum(1 for c, s in pairs if s.worst() < c.worst())
+    print(f"{len(pairs)} sub-spaces of {SMALLEST}-{LARGEST} configs, {args.seeds} seeds each: search's median "
           f"first call longer than converge's on {longer}, shorter on {shorter}; its worst seed worse on {worse}, "
           f"better on {better}")
     return 0
