@@ -15,6 +15,7 @@ import ast
 import json
 import sys
 from pathlib import Path
+from typing import Optional
 
 from check_layers import repository_root, verdict  # beside this script
 
@@ -68,10 +69,13 @@ class Table:
         return found
 
 
-def imported(module: str, is_package: bool, node: ast.AST, modules: dict[str, Path]) -> list[tuple[str, str]]:
-    """(module imported, name taken from it or "") for the package's modules an import names."""
+def imported(
+    module: str, is_package: bool, node: ast.AST, modules: dict[str, Path]
+) -> list[tuple[str, str, Optional[str]]]:
+    """(module imported, name taken from it or "", the alias it is bound to or None) for the
+    package's modules an import names."""
     if isinstance(node, ast.Import):
-        return [(alias.name, "") for alias in node.names if alias.name.split(".")[0] == PACKAGE]
+        return [(alias.name, "", alias.asname) for alias in node.names if alias.name.split(".")[0] == PACKAGE]
     assert isinstance(node, ast.ImportFrom)
     base = node.module or ""
     if node.level:
@@ -85,9 +89,9 @@ def imported(module: str, is_package: bool, node: ast.AST, modules: dict[str, Pa
         whole = f"{base}.{alias.name}"
         inner = whole[len(PACKAGE) + 1:]
         if inner in modules or whole == ENGINE:
-            found.append((whole, ""))
+            found.append((whole, "", alias.asname))
         else:
-            found.append((base, alias.name))
+            found.append((base, alias.name, alias.asname))
     return found
 
 
@@ -106,7 +110,7 @@ def check_module(table: Table, module: str, path: Path, root: Path) -> list[str]
     for node in ast.walk(tree):
         if not isinstance(node, (ast.Import, ast.ImportFrom)):
             continue
-        for dotted, name in imported(module, path.name == "__init__.py", node, table.modules):
+        for dotted, name, alias in imported(module, path.name == "__init__.py", node, table.modules):
             where = f"{relative}:{node.lineno}"
             target = inner_name(dotted)
             if dotted == ENGINE:
@@ -119,7 +123,6 @@ def check_module(table: Table, module: str, path: Path, root: Path) -> list[str]
                 found.append(f"{where}: {module} ({layer}) imports {target} ({owner}), a layer "
                              f"'{layer}' may not use")
             if not name:
-                alias = next((a.asname for a in node.names if a.asname), None)
                 bound[alias or dotted.rsplit(".", 1)[-1]] = target
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr.startswith("_"):

@@ -74,6 +74,8 @@ def test_a_package_that_follows_the_table_passes(tmp_path):
          "_sweep.py:3: uses _ranks._private, an underscore name of _ranks"),
         ({"_sweep.py": "import disttune._ranks as ranks\n\nx = ranks._private()\n"},
          "_sweep.py:3: uses ranks._private, an underscore name of _ranks"),
+        ({"_sweep.py": "from disttune import _encoding as encoding, _ranks\n\nx = _ranks._private()\n"},
+         "_sweep.py:3: uses _ranks._private, an underscore name of _ranks"),
         ({"_extra.py": "x = 1\n"}, "module '_extra' is in no layer of python/layers.json"),
     ],
 )
