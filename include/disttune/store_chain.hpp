@@ -51,7 +51,6 @@ std::vector<std::string> registered_store_schemes();
 
 /// One store of a chain, made from its URL.
 struct ChainedStore {
-  std::string url;  ///< as given
   std::shared_ptr<Store> store;
   std::string source;  ///< its scheme's StoreScheme::source
   StoreReach reach = StoreReach::job;
