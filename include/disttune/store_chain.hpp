@@ -51,7 +51,6 @@ std::vector<std::string> registered_store_schemes();
 
 /// One store of a chain, made from its URL.
 struct ChainedStore {
-  std::string url;  ///< as given
   std::shared_ptr<Store> store;
   std::string source;  ///< its scheme's StoreScheme::source
   StoreReach reach = StoreReach::job;
@@ -82,8 +81,9 @@ std::vector<std::string> store_chain_urls(const std::optional<std::vector<std::s
                                           const std::optional<std::string>& shared_store);
 
 /// Checks the chain the environment names (TRITON_DIST_AUTOTUNE_STORES, the Redis store's
-/// _REDIS_URL and _REDIS_TIMEOUT, and what each URL's scheme reads) without making a store:
-/// every tuner calls it whether or not it uses a store, so that a bad value is refused alike.
+/// _REDIS_URL and _REDIS_TIMEOUT, and what each URL's scheme reads) by making each store
+/// of TRITON_DIST_AUTOTUNE_STORES, which contacts nothing, and keeping none: every tuner calls
+/// it whether or not it uses a store, so that a bad value is refused alike.
 /// Throws InvalidSetting naming the variable.
 void check_store_environment();
 

@@ -28,6 +28,7 @@
 #include "store/store_chain.hpp"
 #include "report/tuning_log.hpp"
 #include "report/unknown_settings.hpp"
+#include "util/exception_text.hpp"
 
 namespace disttune {
 
@@ -131,10 +132,8 @@ class TimerSite final : public detail::RunSite {
     std::string error;
     try {
       times = timer_.collect();
-    } catch (const std::exception& e) {
-      error = e.what();
     } catch (...) {
-      error = "unknown exception";
+      error = detail::exception_text(std::current_exception());
     }
     const bool failed_run_left_none = last_run_failed && times.size() + 1 == marked.size();
     const std::size_t filed = failed_run_left_none ? times.size() : marked.size();

@@ -1,4 +1,5 @@
 // The directory store's scheme: file:///path or a plain path names a DiskStore at that root.
+#include <filesystem>
 #include <optional>
 #include <stdexcept>
 #include <string_view>
@@ -8,7 +9,10 @@
 #include "store/store_url.hpp"
 
 namespace disttune::detail {
+namespace {
 
+/// The directory of a file:// URL or a plain path, made absolute; throws
+/// std::invalid_argument for a URL that names a host or an empty path.
 std::filesystem::path directory_of_url(const std::string& url) {
   std::string path = url;
   if (url_scheme(url)) {
@@ -26,6 +30,8 @@ std::filesystem::path directory_of_url(const std::string& url) {
   if (path.empty()) throw std::invalid_argument("disttune: a directory store needs a path");
   return std::filesystem::absolute(path);
 }
+
+}  // namespace
 
 SchemeEntry directory_scheme() {
   return SchemeEntry{

@@ -93,8 +93,7 @@ ChainedStore make_chained_store(const std::string& url) {
   std::shared_ptr<Store> store = entry.scheme.make(url);
   if (!store)
     throw std::logic_error("disttune: store scheme '" + entry.scheme.name + "' made no store");
-  return ChainedStore{.url = url,
-                      .store = std::move(store),
+  return ChainedStore{.store = std::move(store),
                       .source = entry.scheme.source,
                       .reach = entry.scheme.reach};
 }

@@ -1,7 +1,6 @@
 // The kinds of store the registry starts with, and what the registry keeps of each scheme.
 #pragma once
 
-#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
@@ -23,9 +22,6 @@ struct SchemeEntry {
 
 /// The directory store, scheme "file": file:///path (%-escapes decoded), or a plain path.
 SchemeEntry directory_scheme();
-/// The directory of a file:// URL or a plain path, made absolute; throws
-/// std::invalid_argument for a URL that names a host or an empty path.
-std::filesystem::path directory_of_url(const std::string& url);
 
 /// The Redis store, schemes "redis" and "rediss" (store/redis/scheme.cpp; in a build
 /// without hiredis their stores are a clear error).

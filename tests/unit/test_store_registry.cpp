@@ -32,6 +32,14 @@ std::string refusal(Run run) {
   return "";
 }
 
+/// Success when `run` throws an E whose message holds `part`; else what it said instead.
+template <typename E, typename Run>
+::testing::AssertionResult refused_with(Run run, const std::string& part) {
+  const std::string message = refusal<E>(run);
+  if (message.find(part) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "refused with '" << message << "', not '" << part << "'";
+}
+
 /// No chain in the environment, whatever the test process was given.
 struct QuietEnvironment {
   ScopedEnv stores{"TRITON_DIST_AUTOTUNE_STORES", std::nullopt};
@@ -65,14 +73,10 @@ TEST(StoreUrl, APlainPathOrAFileUrlNamesTheDirectoryStore) {
   EXPECT_EQ(root_of(make_chained_store("FILE://localhost/tmp/c")), "/tmp/c");
   EXPECT_EQ(root_of(make_chained_store("relative/dir")), fs::absolute("relative/dir"));
   EXPECT_EQ(root_of(make_chained_store("/tmp/not-a-scheme:/x")), "/tmp/not-a-scheme:/x");
-  EXPECT_NE(refusal<std::invalid_argument>([] {
-              make_chained_store("file://server/share");
-            }).find("names a host"),
-            std::string::npos);
-  EXPECT_NE(refusal<std::invalid_argument>([] {
-              make_chained_store("file:///tmp/%zz");
-            }).find("bad %-escape"),
-            std::string::npos);
+  EXPECT_TRUE(refused_with<std::invalid_argument>([] { make_chained_store("file://server/share"); },
+                                                  "names a host"));
+  EXPECT_TRUE(refused_with<std::invalid_argument>([] { make_chained_store("file:///tmp/%zz"); },
+                                                  "bad %-escape"));
 }
 
 TEST(StoreUrl, ARedisUrlCarriesItsPrefixAndTimeout) {
@@ -85,18 +89,14 @@ TEST(StoreUrl, ARedisUrlCarriesItsPrefixAndTimeout) {
   const RedisOptions plain = redis_options_from_url("redis://h");
   EXPECT_EQ(plain.prefix, "from-env:");  // what the URL does not say comes from the environment
   EXPECT_EQ(plain.timeout, kDefaultRedisTimeout);
-  EXPECT_NE(refusal<std::invalid_argument>([] {
-              redis_options_from_url("redis://h?ttl=3");
-            }).find("unknown query parameter 'ttl' (known: prefix, timeout)"),
-            std::string::npos);
-  EXPECT_NE(refusal<std::invalid_argument>([] {
-              redis_options_from_url("redis://h?timeout=0");
-            }).find("the Redis URL's timeout must be seconds from 0.001 to 86400, got '0'"),
-            std::string::npos);
-  EXPECT_NE(refusal<std::invalid_argument>([] {
-              redis_options_from_url("redis://h?prefix");
-            }).find("name=value"),
-            std::string::npos);
+  EXPECT_TRUE(refused_with<std::invalid_argument>(
+      [] { redis_options_from_url("redis://h?ttl=3"); },
+      "unknown query parameter 'ttl' (known: prefix, timeout)"));
+  EXPECT_TRUE(refused_with<std::invalid_argument>(
+      [] { redis_options_from_url("redis://h?timeout=0"); },
+      "the Redis URL's timeout must be seconds from 0.001 to 86400, got '0'"));
+  EXPECT_TRUE(refused_with<std::invalid_argument>(
+      [] { redis_options_from_url("redis://h?prefix"); }, "name=value"));
   if (redis_store_available()) {
     const ChainedStore redis = make_chained_store("redis://127.0.0.1:1/0?prefix=x:");
     EXPECT_EQ(redis.source, "redis");
@@ -107,10 +107,8 @@ TEST(StoreUrl, ARedisUrlCarriesItsPrefixAndTimeout) {
 TEST(StoreUrl, TheVariableIsSplitAtCommas) {
   EXPECT_EQ(split_store_urls("file:///a, redis://h:6379/0 ,/b"),
             (Urls{"file:///a", "redis://h:6379/0", "/b"}));
-  EXPECT_NE(refusal<InvalidSetting>([] { split_store_urls("/a,,/b"); }).find("entry 2 is empty"),
-            std::string::npos);
-  EXPECT_NE(refusal<InvalidSetting>([] { split_store_urls("/a, "); }).find("entry 2 is empty"),
-            std::string::npos);
+  EXPECT_TRUE(refused_with<InvalidSetting>([] { split_store_urls("/a,,/b"); }, "entry 2 is empty"));
+  EXPECT_TRUE(refused_with<InvalidSetting>([] { split_store_urls("/a, "); }, "entry 2 is empty"));
 }
 
 TEST(StoreChainUrls, TheOptionTheOlderSettingsOrTheVariable) {
@@ -139,14 +137,11 @@ TEST(StoreChainUrls, TheOptionTheOlderSettingsOrTheVariable) {
 
 TEST(StoreChainUrls, TwoSpellingsOfOneChainAreRefused) {
   QuietEnvironment quiet;
-  EXPECT_NE(refusal<InvalidSetting>([] {
-              store_chain_urls(Urls{"/x"}, fs::path("/root"), std::nullopt);
-            }).find("give the chain one way"),
-            std::string::npos);
-  EXPECT_NE(refusal<std::invalid_argument>([] {
-              store_chain_urls(std::nullopt, std::nullopt, std::string("http://h"));
-            }).find("Redis URL"),
-            std::string::npos);
+  EXPECT_TRUE(refused_with<InvalidSetting>(
+      [] { store_chain_urls(Urls{"/x"}, fs::path("/root"), std::nullopt); },
+      "give the chain one way"));
+  EXPECT_TRUE(refused_with<std::invalid_argument>(
+      [] { store_chain_urls(std::nullopt, std::nullopt, std::string("http://h")); }, "Redis URL"));
   ScopedEnv stores("TRITON_DIST_AUTOTUNE_STORES", "/chain-a");
   ScopedEnv redis("TRITON_DIST_AUTOTUNE_REDIS_URL", "redis://env-host");
   const std::string both = refusal<InvalidSetting>([] { check_store_environment(); });
