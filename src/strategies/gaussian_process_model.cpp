@@ -8,23 +8,11 @@
 #include <numbers>
 
 namespace disttune::detail {
-namespace {
-
-std::vector<std::size_t> observed_candidates(const std::vector<Observation>& observed, bool failed) {
-  std::vector<std::size_t> candidates;
-  for (const Observation& o : observed) {
-    if (o.failed == failed) candidates.push_back(o.candidate);
-  }
-  return candidates;
-}
-
-}  // namespace
-
 GaussianProcessModel::GaussianProcessModel(const ConfigFeatures& features,
                                            const std::vector<Observation>& observed)
     : features_(features),
-      feasibility_(features, observed_candidates(observed, false), observed_candidates(observed, true)),
-      runs_(observed_candidates(observed, false)) {
+      feasibility_(features, candidates_of(observed, false), candidates_of(observed, true)),
+      runs_(candidates_of(observed, false)) {
   const std::size_t n = runs_.size();
   if (n < 2) return;
   std::vector<double> log_times;
