@@ -8,23 +8,11 @@
 #include <numbers>
 
 namespace disttune::detail {
-namespace {
-
-std::vector<std::size_t> observed_candidates(const std::vector<Observation>& observed, bool failed) {
-  std::vector<std::size_t> candidates;
-  for (const Observation& o : observed) {
-    if (o.failed == failed) candidates.push_back(o.candidate);
-  }
-  return candidates;
-}
-
-}  // namespace
-
 GaussianProcessModel::GaussianProcessModel(const ConfigFeatures& features,
                                            const std::vector<Observation>& observed)
     : features_(features),
-      feasibility_(features, observed_candidates(observed, false), observed_candidates(observed, true)),
-      runs_(observed_candidates(observed, false)) {
+      feasibility_(features, candidates_of(observed, false), candidates_of(observed, true)),
+      runs_(candidates_of(observed, false)) {
   const std::size_t n = runs_.size();
   if (n < 2) return;
   std::vector<double> log_times;
@@ -44,19 +32,28 @@ GaussianProcessModel::GaussianProcessModel(const ConfigFeatures& features,
   double best_fit = -std::numeric_limits<double>::infinity();
   double best_length = length_;
   for (double length : kLengthsLevels) {
-    length_ = length;
+    set_length(length);
     const double fit = factorise(log_times);
     if (fit > best_fit) best_fit = fit, best_length = length;
   }
-  length_ = best_length;
+  set_length(best_length);
   factorise(log_times);
 }
 
+void GaussianProcessModel::set_length(double length) {
+  length_ = length;
+  kernel_by_gap_.clear();
+  for (int squared = 0; squared <= features_.widest_squared_level_gap(); ++squared) {
+    double k = std::exp(-0.5 * static_cast<double>(squared) / (length_ * length_));
+    for (std::size_t m = 0; m <= features_.categorical_names.size(); ++m, k *= kCategoryMismatch)
+      kernel_by_gap_.push_back(k);
+  }
+}
+
 double GaussianProcessModel::kernel(std::size_t a, std::size_t b) const {
-  double k =
-      std::exp(-0.5 * static_cast<double>(features_.squared_level_gap(a, b)) / (length_ * length_));
-  for (int m = features_.mismatches(a, b); m > 0; --m) k *= kCategoryMismatch;
-  return k;
+  const std::size_t squared = static_cast<std::size_t>(features_.squared_level_gap(a, b));
+  const std::size_t mismatches = static_cast<std::size_t>(features_.mismatches(a, b));
+  return kernel_by_gap_[squared * (features_.categorical_names.size() + 1) + mismatches];
 }
 
 double GaussianProcessModel::factorise(const std::vector<double>& log_times) {

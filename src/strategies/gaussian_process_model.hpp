@@ -45,6 +45,8 @@ class GaussianProcessModel {
 
  private:
   double kernel(std::size_t a, std::size_t b) const;
+  /// Sets length_ and kernel_by_gap_ to it.
+  void set_length(double length);
   /// Factorises the runs' kernel matrix at length_ into cholesky_ and whitens `log_times` into
   /// whitened_; returns their log marginal likelihood, less its constant.
   double factorise(const std::vector<double>& log_times);
@@ -55,6 +57,9 @@ class GaussianProcessModel {
   FeasibilityModel feasibility_;
   std::vector<std::size_t> runs_;  ///< candidates that ran
   double length_ = kLengthsLevels.front();
+  /// kernel() by squared level gap and mismatches, at length_: entry
+  /// squared * (categorical dimensions + 1) + mismatches.
+  std::vector<double> kernel_by_gap_;
   std::vector<double> cholesky_;  ///< L, row-major: L L^T = K + kNoise I
   std::vector<double> whitened_;  ///< L^-1 y, y the standardised log times
   double fastest_ = 0.0;          ///< the lowest standardised log time

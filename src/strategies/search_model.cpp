@@ -22,7 +22,9 @@ constexpr double kJointWidthSquared = 1.0;
 constexpr double kJointCategoryMismatch = 0.3;
 constexpr double kJointPrior = 0.05;
 
-std::vector<std::size_t> ran_of(const std::vector<Observation>& observed, bool failed) {
+}  // namespace
+
+std::vector<std::size_t> candidates_of(const std::vector<Observation>& observed, bool failed) {
   std::vector<std::size_t> candidates;
   for (const Observation& o : observed) {
     if (o.failed == failed) candidates.push_back(o.candidate);
@@ -30,11 +32,9 @@ std::vector<std::size_t> ran_of(const std::vector<Observation>& observed, bool f
   return candidates;
 }
 
-}  // namespace
-
 SearchModel::SearchModel(const ConfigFeatures& features, const std::vector<Observation>& observed)
     : features_(features),
-      feasibility_(features, ran_of(observed, false), ran_of(observed, true)) {
+      feasibility_(features, candidates_of(observed, false), candidates_of(observed, true)) {
   std::vector<const Observation*> runs;
   for (const Observation& o : observed) {
     if (!o.failed) runs.push_back(&o);

@@ -17,6 +17,9 @@ struct Observation {
   double time_ms = 0.0;  ///< agreed time; meaningless when failed
 };
 
+/// The candidates of `observed` that failed (`failed`) or ran (`!failed`), in their order.
+std::vector<std::size_t> candidates_of(const std::vector<Observation>& observed, bool failed);
+
 /// A tree-structured Parzen estimator (Bergstra et al., 2011) for speed, times a feasibility
 /// model for failures. Of the candidates that ran, the fastest kGoodShare (at least
 /// kLeastGood) are "good", the rest "slow". Each group's density at a candidate is estimated

@@ -261,7 +261,7 @@ class SearchStrategy final : public Strategy {
   /// Gaussian process that believes the picks before it took the times it predicts for them
   /// (the "kriging believer", Ginsbourger et al. 2010: a believed pick is no longer uncertain,
   /// so the next pick goes where the process is still unsure rather than next to it); then the
-  /// rest of `ranked`.
+  /// rest of `ranked`. `ranked` is ranked_by(observed_): its first is the first pick.
   std::vector<std::size_t> believed_batch(std::size_t room, const std::vector<std::size_t>& ranked) const {
     std::vector<Observation> believed = observed_;
     std::vector<bool> taken(named_.size(), false);
@@ -269,11 +269,15 @@ class SearchStrategy final : public Strategy {
     while (batch.size() < room) {
       const detail::GaussianProcessModel model(features_, believed);
       std::optional<std::size_t> best;
-      double best_score = 0.0;
-      for (std::size_t c = 0; c < named_.size(); ++c) {
-        if (named_[c] || taken[c]) continue;
-        const double score = model.log_score(c);
-        if (!best || score > best_score) best = c, best_score = score;
+      if (batch.empty()) {
+        if (!ranked.empty()) best = ranked.front();  // scored by this same model in ranked_by()
+      } else {
+        double best_score = 0.0;
+        for (std::size_t c = 0; c < named_.size(); ++c) {
+          if (named_[c] || taken[c]) continue;
+          const double score = model.log_score(c);
+          if (!best || score > best_score) best = c, best_score = score;
+        }
       }
       if (!best) break;
       taken[*best] = true;
