@@ -112,6 +112,14 @@ inline constexpr std::size_t kMostSearchFrom = 1000000;
 /// (one JSON line: compiles, waits, measurement); nullopt when unset.
 std::optional<std::filesystem::path> timeline_setting();
 
+/// TRITON_DIST_AUTOTUNE_COMPILE_THREADS: the threads of the process's one compile pool, which
+/// the Triton drop-in and contextual tuning queue their compiles on; a whole number from 1 to
+/// kMostCompileThreads; unset: the CPU cores, at most kDefaultMostCompileThreads
+/// (docs/triton-dropin.md).
+std::size_t compile_threads_setting();
+inline constexpr std::size_t kDefaultMostCompileThreads = 32;
+inline constexpr std::size_t kMostCompileThreads = 256;
+
 /// TRITON_DIST_AUTOTUNE_TIMEOUT: the deadline of each engine collective, in seconds (at
 /// least 0.001), or `inf` / `none` for no deadline (kNoDeadline); unset: 600 s.
 std::chrono::milliseconds collective_timeout_setting();

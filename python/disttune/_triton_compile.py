@@ -4,30 +4,28 @@ as the engine's prepare names them (the drop-in)."""
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import time
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any, Callable, Optional
 
-from disttune import _resources
-
-# Threads of the process's compile pool.
-COMPILE_THREADS = min(32, os.cpu_count() or 1)
+from disttune import _core, _resources
 
 _pool_lock = threading.Lock()
 _pool: Optional[ThreadPoolExecutor] = None
 
 
 def process_pool() -> ThreadPoolExecutor:
-    """The one compile pool of the process (COMPILE_THREADS threads, made at first use): every
-    drop-in kernel queues its compiles there, so concurrent tunings share the cores instead of
-    each starting threads of its own."""
+    """The one compile pool of the process (TRITON_DIST_AUTOTUNE_COMPILE_THREADS threads, read
+    when it is made, at first use): every drop-in kernel queues its compiles there, so concurrent
+    tunings share the cores instead of each starting threads of its own."""
     global _pool
     with _pool_lock:
         if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=COMPILE_THREADS, thread_name_prefix="disttune-compile")
+            _pool = ThreadPoolExecutor(
+                max_workers=_core.compile_threads_setting(), thread_name_prefix="disttune-compile"
+            )
         return _pool
 
 

@@ -50,6 +50,9 @@ void bind_settings(nb::module_& module) {
              "TRITON_DIST_AUTOTUNE_TRITON_DROPIN (off when unset); InvalidSetting for a bad value.");
   module.def("search_from_setting", &search_from_setting,
              "TRITON_DIST_AUTOTUNE_SEARCH_FROM (64 when unset); InvalidSetting for a bad value.");
+  module.def("compile_threads_setting", &compile_threads_setting,
+             "TRITON_DIST_AUTOTUNE_COMPILE_THREADS (the CPU cores, at most 32, when unset); "
+             "InvalidSetting for a bad value.");
   module.def("timeline_setting", &timeline_setting,
              "TRITON_DIST_AUTOTUNE_TIMELINE as an absolute path, or None when unset.");
   module.def("strategy_setting", &strategy_setting,

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "disttune/settings.hpp"
 #include "settings/setting_number.hpp"
@@ -35,6 +36,7 @@ constexpr const char* kRedisTimeout = "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT";
 constexpr const char* kTritonDropin = "TRITON_DIST_AUTOTUNE_TRITON_DROPIN";
 constexpr const char* kSearchFrom = "TRITON_DIST_AUTOTUNE_SEARCH_FROM";
 constexpr const char* kTimeline = "TRITON_DIST_AUTOTUNE_TIMELINE";
+constexpr const char* kCompileThreads = "TRITON_DIST_AUTOTUNE_COMPILE_THREADS";
 
 constexpr const char* kSwitch = "1/0, true/false, yes/no, on/off";
 constexpr detail::NumberRule kKeepRule{0.0, static_cast<double>(kMostKeptPerKey), true,
@@ -43,6 +45,8 @@ constexpr detail::NumberRule kKeepRule{0.0, static_cast<double>(kMostKeptPerKey)
 // rule's (timeout_from_seconds, shared with the tuners' options).
 constexpr detail::NumberRule kTimeoutRule{std::numeric_limits<double>::lowest(), std::numeric_limits<double>::max(),
                                           false, "seconds >= 0.001, or inf/none for no deadline"};
+constexpr detail::NumberRule kCompileThreadsRule{1.0, static_cast<double>(kMostCompileThreads), true,
+                                                 "a whole number of threads from 1 to 256"};
 constexpr detail::NumberRule kSearchFromRule{2.0, static_cast<double>(kMostSearchFrom), true,
                                              "a whole number of configs from 2 to 1000000"};
 
@@ -64,6 +68,7 @@ constexpr std::array kSettings{
     EnvironmentSetting{kWarmStart, kSwitch, "on"},
     EnvironmentSetting{kSearchFrom, kSearchFromRule.accepts, "64"},
     EnvironmentSetting{kTimeline, "a file (JSON lines appended)", "none"},
+    EnvironmentSetting{kCompileThreads, kCompileThreadsRule.accepts, "the CPU cores, at most 32"},
 };
 
 /// The variable's text; nullopt when unset or empty.
@@ -152,6 +157,12 @@ std::optional<std::filesystem::path> timeline_setting() {
   const std::optional<std::string> text = read(kTimeline);
   if (!text) return std::nullopt;
   return std::filesystem::absolute(*text);
+}
+
+std::size_t compile_threads_setting() {
+  const std::optional<std::string> text = read(kCompileThreads);
+  if (!text) return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, kDefaultMostCompileThreads);
+  return static_cast<std::size_t>(detail::setting_number(kCompileThreads, *text, kCompileThreadsRule));
 }
 
 std::chrono::milliseconds collective_timeout_setting() {

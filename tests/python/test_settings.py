@@ -122,6 +122,7 @@ def test_the_environment_table_names_every_variable():
         "TRITON_DIST_AUTOTUNE_WARM_START",
         "TRITON_DIST_AUTOTUNE_SEARCH_FROM",
         "TRITON_DIST_AUTOTUNE_TIMELINE",
+        "TRITON_DIST_AUTOTUNE_COMPILE_THREADS",
     ]
 
 
@@ -237,3 +238,26 @@ def test_two_ranks_refuse_a_timeout_under_a_millisecond(tmp_path):
     outcomes = _two_ranks(tmp_path, "1e-9")
     for rank in range(2):
         assert outcomes[rank]["error"].startswith("InvalidSetting: disttune: TRITON_DIST_AUTOTUNE_TIMEOUT='1e-9'"), outcomes
+
+
+@pytest.mark.parametrize("threads, made", [("3", 3), ("40", 40)])
+def test_the_compile_pool_has_the_threads_the_variable_names(monkeypatch, threads, made):
+    # The process's one pool is made at first use; a fresh process makes it under the variable.
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_COMPILE_THREADS", threads)
+    shown = subprocess.run(
+        [sys.executable, "-c", "from disttune import _triton_compile; print(_triton_compile.process_pool()._max_workers)"],
+        capture_output=True, text=True, check=True,
+    )
+    assert int(shown.stdout) == made
+
+
+def test_a_bad_compile_threads_is_refused_naming_the_variable(monkeypatch):
+    from disttune import _triton_compile
+
+    monkeypatch.setattr(_triton_compile, "_pool", None)
+    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_COMPILE_THREADS", "0")
+    with pytest.raises(_core.InvalidSetting, match="TRITON_DIST_AUTOTUNE_COMPILE_THREADS must be a whole number of threads from 1 to 256, got '0'"):
+        _triton_compile.process_pool()

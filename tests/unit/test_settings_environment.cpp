@@ -5,6 +5,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -78,7 +79,7 @@ TEST_F(EnvironmentTest, ListsEveryVariableDisttuneReads) {
                        "TRITON_DIST_AUTOTUNE_REDIS_URL", "TRITON_DIST_AUTOTUNE_REDIS_PREFIX",
                        "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT", "TRITON_DIST_AUTOTUNE_TRITON_DROPIN",
                        "TRITON_DIST_AUTOTUNE_WARM_START", "TRITON_DIST_AUTOTUNE_SEARCH_FROM",
-                       "TRITON_DIST_AUTOTUNE_TIMELINE"}));
+                       "TRITON_DIST_AUTOTUNE_TIMELINE", "TRITON_DIST_AUTOTUNE_COMPILE_THREADS"}));
 }
 
 TEST_F(EnvironmentTest, UnsetAndEmptyMeanTheDefault) {
@@ -89,6 +90,8 @@ TEST_F(EnvironmentTest, UnsetAndEmptyMeanTheDefault) {
   EXPECT_TRUE(warm_start_setting());  // the one switch that is on unless turned off
   EXPECT_EQ(search_from_setting(), kDefaultSearchFrom);
   EXPECT_EQ(timeline_setting(), std::nullopt);
+  EXPECT_EQ(compile_threads_setting(),
+            std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, kDefaultMostCompileThreads));
   EXPECT_EQ(collective_timeout_setting(), kDefaultCollectiveTimeout);
   EXPECT_EQ(strategy_setting(), std::nullopt);
   for (const EnvironmentSetting& setting : environment_settings()) {
@@ -175,6 +178,17 @@ TEST_F(EnvironmentTest, SearchFromIsAWholeNumberOfConfigsFromTwo) {
     EXPECT_EQ(refusal(search_from_setting),
               std::string("disttune: TRITON_DIST_AUTOTUNE_SEARCH_FROM must be a whole number of configs from 2 "
                           "to 1000000, got '") + bad + "'");
+  }
+}
+
+TEST_F(EnvironmentTest, CompileThreadsIsAWholeNumberOfThreadsFromOne) {
+  set("TRITON_DIST_AUTOTUNE_COMPILE_THREADS", "48");  // more than the cores is allowed
+  EXPECT_EQ(compile_threads_setting(), 48u);
+  for (const char* bad : {"0", "-2", "1.5", "all", "257"}) {
+    set("TRITON_DIST_AUTOTUNE_COMPILE_THREADS", bad);
+    EXPECT_EQ(refusal(compile_threads_setting),
+              std::string("disttune: TRITON_DIST_AUTOTUNE_COMPILE_THREADS must be a whole number of threads from 1 "
+                          "to 256, got '") + bad + "'");
   }
 }
 
