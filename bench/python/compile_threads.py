@@ -1,10 +1,12 @@
 """The drop-in's first call against the size of the process's compile pool
 (TRITON_DIST_AUTOTUNE_COMPILE_THREADS), one GPU: for each thread count, rounds of fresh
 processes with fresh Triton and disttune caches, the counts interleaved within a round, running
-real_libs.py's child (fla-core's chunk_gla forward + backward, and the 384-config matmul), and
-the median first call of each count.
+one first call (`fla.chunk_gla`: fla-core's chunk_gla forward + backward under the switch and
+`matmul`: the 384-config matmul through the drop-in, both real_libs.py's children;
+`contextual32`: bench_gpu.py's 32-config contextual first call), and the median first call of
+each count.
 
-    python bench/python/compile_threads.py [--threads 16,32,48] [--rounds 2] [--ops fla.chunk_gla,matmul]
+    python bench/python/compile_threads.py [--threads 16,32,48] [--rounds 2] [--ops fla.chunk_gla,matmul,contextual32]
 
 Prints one JSON object: per op, per thread count, the first calls and their median.
 """
@@ -21,11 +23,14 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-import real_libs  # noqa: E402  (beside this file)
+import bench_gpu  # noqa: E402  (beside this file)
+import real_libs  # noqa: E402
 
 
 def first_call(op, threads, out_dir):
     os.environ["TRITON_DIST_AUTOTUNE_COMPILE_THREADS"] = str(threads)
+    if op == "contextual32":
+        return bench_gpu.child("contextual")["first_call_s"]
     out_file = os.path.join(out_dir, f"{op}.{threads}.out")
     run = real_libs.run_child(["child", op, "dropin", out_file], real_libs.fresh_caches())
     if "error" in run:
@@ -37,7 +42,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", default="16,32,48")
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--ops", default="fla.chunk_gla,matmul")
+    parser.add_argument("--ops", default="fla.chunk_gla,matmul,contextual32")
     parser.add_argument("--wheels", default=os.path.join(real_libs.ROOT, ".whl"))
     args = parser.parse_args()
     counts = [int(text) for text in args.threads.split(",")]
