@@ -484,11 +484,12 @@ for row in r["ops"]:
         continue
     t = row["targets"]
     ok = "PASS" if t["l2_error_at_most_1e-2"] else "FAIL"
-    print("real lib %s\t%s\tfirst %.1f s vs plain %.1f s (x%.3f, <=1/8 %s); steady x%.3f (%s); L2 %.1e; 2nd process %.2f s (%s); taken %d, left %d" % (
+    print("real lib %s\t%s\tfirst %.1f s vs plain %.1f s (x%.3f, <=1/8 %s); steady x%.3f (%s; device x%.3f); L2 %.1e; 2nd process %.2f s (%s); taken %d, left %d; choices differ %d" % (
         row["op"], ok, runs["dropin"]["first_call_s"], runs["plain"]["first_call_s"], row["first_call_ratio"],
         "MET" if t["first_call_at_most_1_8"] else "MISSED", row["steady_ratio"],
-        "MET" if t["steady_within_3pct"] else "MISSED", row["l2_error"], runs["again"]["first_call_s"],
-        "MET" if t["second_process_at_most_1s"] else "MISSED", runs["dropin"]["taken"], len(runs["dropin"]["left"])))
+        "MET" if t["steady_within_3pct"] else "MISSED", row["steady_device_ratio"], row["l2_error"], runs["again"]["first_call_s"],
+        "MET" if t["second_process_at_most_1s"] else "MISSED", runs["dropin"]["taken"], len(runs["dropin"]["left"]),
+        sum(len(keys) for keys in row["choices_differ"].values())))
 m = r.get("matmul")
 if m and "targets" in m:
     print("matmul 384 via drop-in\tPASS\tfirst call %.2f s (<=8 s %s), regret %.2f%% (<=1%% %s)" % (

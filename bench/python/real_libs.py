@@ -102,17 +102,38 @@ OPS = {"fla.chunk_gla": fla_chunk_gla, "liger.dyt": liger_dyt, "liger.swiglu": l
 
 
 def steady_ms(op):
-    """The median of STEADY_RUNS calls, each between two synchronizations."""
+    """(wall, device): the medians of STEADY_RUNS calls, each between two synchronizations, by
+    the host's clock and by device events around the call (host overhead tells them apart)."""
     import torch
 
-    times = []
+    walls, devices = [], []
     for _ in range(STEADY_RUNS):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         torch.cuda.synchronize()
         begin = time.perf_counter()
+        start.record()
         op()
+        stop.record()
         torch.cuda.synchronize()
-        times.append((time.perf_counter() - begin) * 1000.0)
-    return statistics.median(times)
+        walls.append((time.perf_counter() - begin) * 1000.0)
+        devices.append(start.elapsed_time(stop))
+    return statistics.median(walls), statistics.median(devices)
+
+
+def choices():
+    """Each Triton autotuner object alive that tuned something (its class's subclasses too):
+    its kernel's name -> {key: the chosen config}, to compare plain Triton's choices with the
+    drop-in's."""
+    import gc
+
+    from triton.runtime.autotuner import Autotuner
+
+    chosen = {}
+    for tuner in gc.get_objects():
+        if isinstance(tuner, Autotuner) and getattr(tuner, "cache", None):
+            name = getattr(tuner, "base_fn", tuner.fn).__name__
+            chosen.setdefault(name, {}).update({str(key): str(config) for key, config in tuner.cache.items()})
+    return chosen
 
 
 def child(name, mode, out_file):
@@ -130,7 +151,9 @@ def child(name, mode, out_file):
     torch.cuda.synchronize()
     first = time.perf_counter() - begin
     torch.save([value.detach().float().cpu() for value in values], out_file)
-    result = {"op": name, "mode": mode, "first_call_s": first, "steady_ms": steady_ms(op)}
+    wall_ms, device_ms = steady_ms(op)
+    result = {"op": name, "mode": mode, "first_call_s": first, "steady_ms": wall_ms, "steady_device_ms": device_ms,
+              "choices": choices()}
     if mode != "plain":
         import disttune.triton
 
@@ -177,6 +200,12 @@ def bench_op(name, out_dir):
         plain, dropin, again = runs["plain"], runs["dropin"], runs["again"]
         row["first_call_ratio"] = dropin["first_call_s"] / plain["first_call_s"]
         row["steady_ratio"] = dropin["steady_ms"] / plain["steady_ms"]
+        row["steady_device_ratio"] = dropin["steady_device_ms"] / plain["steady_device_ms"]
+        row["choices_differ"] = {kernel: {key: {"plain": config, "dropin": dropin["choices"].get(kernel, {}).get(key)}
+                                          for key, config in keys.items()
+                                          if dropin["choices"].get(kernel, {}).get(key) != config}
+                                 for kernel, keys in plain["choices"].items()}
+        row["choices_differ"] = {kernel: keys for kernel, keys in row["choices_differ"].items() if keys}
         row["l2_error"] = max(relative_l2(files["plain"], files["dropin"]), relative_l2(files["plain"], files["again"]))
         row["targets"] = {
             "first_call_at_most_1_8": row["first_call_ratio"] <= FIRST_CALL_RATIO,
@@ -272,7 +301,8 @@ def install_wheels(wheels):
 
 
 def table(summary):
-    lines = ["op | plain first s | drop-in first s | ratio | steady plain/drop-in ms | L2 err | 2nd process s | taken/left"]
+    lines = ["op | plain first s | drop-in first s | ratio | steady plain/drop-in ms (device) | L2 err | 2nd process s | "
+             "taken/left | choices differ"]
     for row in summary["ops"]:
         runs = row["runs"]
         if "first_call_ratio" not in row:
@@ -280,9 +310,11 @@ def table(summary):
             lines.append(f"{row['op']} | FAILED {errors}")
             continue
         lines.append(f"{row['op']} | {runs['plain']['first_call_s']:.1f} | {runs['dropin']['first_call_s']:.1f} | "
-                     f"x{row['first_call_ratio']:.3f} | {runs['plain']['steady_ms']:.3f}/{runs['dropin']['steady_ms']:.3f} | "
+                     f"x{row['first_call_ratio']:.3f} | {runs['plain']['steady_ms']:.3f}/{runs['dropin']['steady_ms']:.3f} "
+                     f"({runs['plain']['steady_device_ms']:.3f}/{runs['dropin']['steady_device_ms']:.3f}) | "
                      f"{row['l2_error']:.1e} | {runs['again']['first_call_s']:.2f} | "
-                     f"{runs['dropin']['taken']}/{len(runs['dropin']['left'])}")
+                     f"{runs['dropin']['taken']}/{len(runs['dropin']['left'])} | "
+                     f"{sum(len(keys) for keys in row['choices_differ'].values())}")
     matmul = summary.get("matmul")
     if matmul:
         lines.append(f"matmul 384 (drop-in) | first call {matmul.get('first_call_s', float('nan')):.2f} s | "
