@@ -293,15 +293,61 @@ def test_a_fresh_kernel_object_reads_the_choice_from_the_engine_store():
     assert third.last_report.source == "tuned" and sorted(bench.blocks) == [16, 64]
 
 
-def test_configs_with_a_pre_hook_are_tuned_but_not_stored():
+def _no_op_hook(nargs):
+    return None
+
+
+def _other_hook(nargs):
+    return nargs.get("n")  # other code: another identity
+
+
+def test_configs_with_a_pre_hook_are_stored_under_the_hooks_identity():
+    # A pre_hook (a TMA descriptor's block shape, as Liger's GEMMs set) is known by its module,
+    # name and a digest of its code: a later autotuner with the same hooks reads the choice.
     x, y, seen = tensors()
     bench = CostBench(seen, lambda block: block)
-    space = [triton.Config({"BLOCK": block}, pre_hook=lambda nargs: None) for block in (32, 64)]
+    first = dropin.autotune(configs=[triton.Config({"BLOCK": b}, pre_hook=_no_op_hook) for b in (64, 32)],
+                            key=["n"], do_bench=bench)(add_kernel)
+    first[grid_of(N)](x, y, seen, N)
+    assert first.last_report.source == "tuned" and sorted(bench.blocks) == [32, 64]
+    bench.blocks.clear()
+    space = [triton.Config({"BLOCK": b}, pre_hook=_no_op_hook) for b in (64, 32)]
+    second = dropin.autotune(configs=space, key=["n"], do_bench=bench)(add_kernel)
+    second[grid_of(N)](x, y, seen, N)
+    assert second.last_report.source == "disk" and bench.blocks == []
+    assert second.best_config is space[1]  # this autotuner's config, with its own hook
+    # A hook with other code is another config: tuned again.
+    third = dropin.autotune(configs=[triton.Config({"BLOCK": b}, pre_hook=_other_hook) for b in (64, 32)],
+                            key=["n"], do_bench=bench)(add_kernel)
+    third[grid_of(N)](x, y, seen, N)
+    assert third.last_report.source == "tuned" and sorted(bench.blocks) == [32, 64]
+
+
+def test_configs_with_a_hook_without_code_are_tuned_but_not_stored():
+    import functools
+
+    x, y, seen = tensors()
+    bench = CostBench(seen, lambda block: block)
+    hook = functools.partial(_no_op_hook)
+    space = [triton.Config({"BLOCK": block}, pre_hook=hook) for block in (32, 64)]
     for _ in range(2):
         kernel = dropin.autotune(configs=space, key=["n"], do_bench=bench)(add_kernel)
         kernel[grid_of(N)](x, y, seen, N)
         assert kernel.last_report.source == "tuned"
         assert kernel.best_config is space[0]
+
+
+def test_a_hooks_identity_is_the_same_in_another_process():
+    # Its bytecode, names and constants, whatever string hashing's seed (a set's order).
+    code = textwrap.dedent("""
+        from disttune.triton._kernel_tuning import _hook_identity
+        def hook(nargs):
+            return nargs["n"] in {"a", "b", "c"} and (lambda: 3)()
+        print(_hook_identity(hook))
+    """)
+    seen = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    assert len(seen) == 1 and seen.pop().startswith("__main__.hook#")
 
 
 def test_a_config_the_benchmarker_cannot_time_fails_alone():

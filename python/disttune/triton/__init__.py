@@ -46,7 +46,7 @@ def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_va
     that benchmarker once per config. Under torch.distributed every rank takes the config of
     the lowest MAX-over-ranks time, within the engine's collective deadline. Choices are kept
     in `cache` (this process) and in the engine's directory and Redis stores, whatever
-    `cache_results` says (a config with a pre_hook is not stored)."""
+    `cache_results` says (a config whose pre_hook is not a function is not stored)."""
 
     def decorator(fn: Any) -> Autotuner:
         return Autotuner(fn, fn.arg_names, configs, key, reset_to_zero, restore_value, pre_hook=pre_hook,

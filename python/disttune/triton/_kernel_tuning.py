@@ -3,10 +3,12 @@ library's subclass of it): what replaces Autotuner.run for a kernel the drop-in 
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import sys
 import time
+import types
 from typing import Any, Optional
 
 from triton import knobs
@@ -63,16 +65,54 @@ def _hardware_json(args: tuple, kwargs: dict) -> str:
     return json.dumps({"torch_device": {"type": device.type, "name": str(name)}})
 
 
+def _hook_identity(hook: Any) -> Optional[str]:
+    """A config pre_hook's identity across processes: its module and qualified name and a digest
+    of its code (bytecode, names and constants, nested functions' too; not its file's path nor
+    the values it captures); None for a hook without code (a partial, a callable object)."""
+    code = getattr(hook, "__code__", None)
+    if not isinstance(code, types.CodeType):
+        return None
+    digest = hashlib.sha256()
+
+    def add(code: types.CodeType) -> None:
+        digest.update(code.co_code)
+        digest.update(repr((code.co_names, code.co_varnames, code.co_freevars)).encode())
+        for constant in code.co_consts:
+            if isinstance(constant, types.CodeType):
+                add(constant)
+            else:  # a frozenset's order varies with string hashing between processes
+                digest.update(repr(sorted(map(repr, constant)) if isinstance(constant, frozenset) else constant).encode())
+
+    add(code)
+    return f"{getattr(hook, '__module__', None)}.{getattr(hook, '__qualname__', None)}#{digest.hexdigest()[:16]}"
+
+
+def _config_text(config: Any, index: int) -> Optional[str]:
+    """A config's canonical text: that of the function-level entry {"cfg": config}, and for a
+    config with a pre_hook, {"cfg": the config without it, "pre_hook": the hook's identity};
+    None when it has none (such a config is told apart by its place and str())."""
+    where = f"configs[{index}]"
+    try:
+        if config.pre_hook is None:
+            return _encoding.entry_text({"cfg": config}, where)
+        identity = _hook_identity(config.pre_hook)
+        if identity is None:
+            return None
+        hookless = copy.copy(config)
+        hookless.pre_hook = None
+        return _encoding.entry_text({"cfg": hookless, "pre_hook": identity}, where)
+    except _encoding.EncodingError:
+        return None
+
+
 def _candidates(configs: list) -> tuple[list, list[str], bool]:
-    """(distinct configs, their canonical texts, storable): a config's text is that of the
-    function-level entry {"cfg": config}; a config with a pre_hook (no canonical form) is told
-    apart by its place and str(), and its tuning is not stored. Equal configs count once, as
-    in Triton (its timings are a dict keyed by config)."""
+    """(distinct configs, their canonical texts, storable): each config's _config_text; a
+    config without one is told apart by its place and str(), and the tuning is not stored.
+    Equal configs count once, as in Triton (its timings are a dict keyed by config)."""
     distinct, texts, storable = [], [], True
     for index, config in enumerate(configs):
-        try:
-            text = _encoding.entry_text({"cfg": config}, f"configs[{index}]")
-        except _encoding.EncodingError:
+        text = _config_text(config, index)
+        if text is None:
             storable = False
             hook = getattr(config.pre_hook, "__qualname__", "hook")
             text = _encoding.value_text({"config": str(config), "pre_hook": hook, "index": index})
