@@ -6,7 +6,7 @@ one first call (`fla.chunk_gla`: fla-core's chunk_gla forward + backward under t
 `contextual32`: bench_gpu.py's 32-config contextual first call), and the median first call of
 each count.
 
-    python bench/python/compile_threads.py [--threads 16,32,48] [--rounds 2] [--ops fla.chunk_gla,matmul,contextual32]
+    python bench/python/compile_threads.py [--threads 8,16,32] [--rounds 2] [--ops fla.chunk_gla,matmul,contextual32]
 
 Prints one JSON object: per op, per thread count, the first calls and their median.
 """
@@ -40,7 +40,7 @@ def first_call(op, threads, out_dir):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threads", default="16,32,48")
+    parser.add_argument("--threads", default="8,16,32")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--ops", default="fla.chunk_gla,matmul,contextual32")
     parser.add_argument("--wheels", default=os.path.join(real_libs.ROOT, ".whl"))
