@@ -404,6 +404,26 @@ step_record_tables() {
   done
 }
 
+# The drop-in's first call against the compile pool's size (TRITON_DIST_AUTOTUNE_COMPILE_THREADS,
+# bench/python/compile_threads.py: fla's chunk_gla, the 384-config matmul and the 32-config
+# contextual call, 2 interleaved rounds of 8, 16 and 32 threads). Not in STEPS: ~8 min (estimated);
+# run on its own: `scripts/gpu_check.sh step_compile_threads`.
+step_compile_threads() {
+  local log=$LOG_DIR/compile_threads.log result=$OUT_DIR/compile_threads.json
+  pip_install_package "$log" "compile threads" || return 0
+  if PYTHONUNBUFFERED=1 python3 bench/python/compile_threads.py >"$result" 2>>"$log"; then
+    python3 - "$result" <<'PY' | while IFS=$'\t' read -r what figure; do record "$what" PASS "$figure"; done
+import json, sys
+r = json.load(open(sys.argv[1]))
+for op, counts in r["ops"].items():
+    print("compile threads: %s\t%s" % (op, ", ".join("%s threads %.2f s" % (n, c["median_s"]) for n, c in counts.items())))
+PY
+  else
+    tail -n 30 "$log"
+    record "compile threads" FAIL "see $log"
+  fi
+}
+
 # Compile/measure pipeline (issue 22, bench/python/pipeline_bench.py, ~4 min): (a) the 384-config
 # matmul first call per strategy with its text timeline and regret over fresh tunings while
 # the budget lasts, (b) the 32-config first call next to triton.autotune, (c) 2 ranks with
