@@ -239,19 +239,23 @@ struct Quality {
   int within_1_05;  ///< seeds whose choice is within 1.05x of the table's best
   double most_measured;
   double most_compiled;  ///< the largest share of the space a seed compiled (speculation included)
+  double median_first_call_s;  ///< the simulated first call (ReplayRun::wall_s), median
 };
 
-/// `strategy` with `options` against `table`, seeds 0 .. kQualitySeeds-1.
+/// `strategy` with `options` against `table`, seeds 0 .. kQualitySeeds-1, a first call
+/// simulated on `clock`.
 Quality quality(const ReplayTable& table, const std::string& strategy,
-                const std::map<std::string, std::string>& options = {}) {
+                const std::map<std::string, std::string>& options = {}, const WallClock& clock = {}) {
   Measurement m;
   m.strategy = strategy;
   m.strategy_options = options;
   std::vector<double> ratios;
+  std::vector<double> first_calls;
   Quality q{};
   for (std::uint64_t seed = 0; seed < kQualitySeeds; ++seed) {
-    const ReplayRun run = replay_tuning(table, m, seed);
+    const ReplayRun run = replay_tuning(table, m, seed, clock);
     ratios.push_back(run.chosen ? run.ratio : 1e9);
+    first_calls.push_back(run.wall_s);
     q.most_measured = std::max(q.most_measured, run.measured_fraction);
     q.most_compiled =
         std::max(q.most_compiled, static_cast<double>(run.compiled) / static_cast<double>(table.entries.size()));
@@ -260,6 +264,7 @@ Quality quality(const ReplayTable& table, const std::string& strategy,
       static_cast<int>(std::count_if(ratios.begin(), ratios.end(), [](double r) { return r <= 1.05; }));
   q.median_ratio = summarize(ratios, Statistic::median);
   q.worst_ratio = *std::max_element(ratios.begin(), ratios.end());
+  q.median_first_call_s = summarize(first_calls, Statistic::median);
   return q;
 }
 
@@ -375,6 +380,51 @@ TEST(ReplayQuality, SearchOnTablesItWasNotTunedOn) {
     EXPECT_LE(search.worst_ratio, bound.worst) << table.kernel;
     EXPECT_GE(search.within_1_05, bound.within_1_05) << table.kernel;
     EXPECT_LT(search.median_ratio, random.median_ratio) << table.kernel;
+  }
+}
+
+// Every recorded table replayed as one whose compiles take 2-3 s per config (each recorded
+// compile time mapped onto that range, their order kept), a first call simulated on 16
+// compile threads, seeds 0-49, default options. The search sees after its first round that
+// compiles are slow and spreads the rest of its budget over fewer, wider rounds: the median
+// first call is 13.0-15.4 s (at most 15 s on four of six tables; matmul 15.4 s), against
+// 19.3-24.0 s for the rounds of 4 it took before, while the choice stays
+// close to theirs (seeds within 1.05x: attention 37 against 41, split-K 34 against 42,
+// matmul 47 against 49, fp8 matmul 36 against 33, layer norm and softmax the same), with
+// at most 5% measured and 8% compiled. The bounds keep these figures from getting worse
+// (issue 37's target, the same quality at <= 15 s, is not met on attention, split-K and
+// matmul). docs/strategies.md has the table.
+TEST(ReplayQuality, SlowCompilesTakeFewerWiderRounds) {
+  struct Bound {
+    double median;
+    double worst;
+    int within_1_05;
+    double first_call_s;
+  };
+  const std::map<std::string, Bound> bounds = {
+      {"attention_fp16_causal_2x16x4096x128", {1.02, 1.14, 36, 15.0}},
+      {"layer_norm_fp16_32768x4096", {1.005, 1.06, 48, 15.0}},
+      {"matmul_fp16_3072", {1.006, 1.07, 46, 15.5}},
+      {"matmul_fp8_4096", {1.005, 1.26, 35, 14.0}},
+      {"softmax_fp16_16384x8192", {1.005, 1.035, 49, 13.5}},
+      {"split_k_fp16_128x8192x8192", {1.005, 1.27, 33, 15.0}},
+  };
+  const std::vector<ReplayTable> tables = recorded_tables();
+  ASSERT_EQ(tables.size(), bounds.size()) << "a recorded table without bounds, or one missing";
+  WallClock slow;
+  slow.compile_min_s = 2.0;
+  slow.compile_max_s = 3.0;
+  for (const ReplayTable& table : tables) {
+    const Quality search = quality(table, "search", {}, slow);
+    print_quality(table.kernel, "search, 2-3 s compiles", search);
+    std::cout << table.kernel << ": first call median " << search.median_first_call_s << " s\n";
+    const Bound& bound = bounds.at(table.kernel);
+    EXPECT_LE(search.most_measured, 0.05) << table.kernel;
+    EXPECT_LE(search.most_compiled, 0.08) << table.kernel;
+    EXPECT_LE(search.median_ratio, bound.median) << table.kernel;
+    EXPECT_LE(search.worst_ratio, bound.worst) << table.kernel;
+    EXPECT_GE(search.within_1_05, bound.within_1_05) << table.kernel;
+    EXPECT_LE(search.median_first_call_s, bound.first_call_s) << table.kernel;
   }
 }
 
