@@ -67,10 +67,13 @@ constexpr std::size_t kCompileThreads = 16;
 /// Compile cost in the round shape: each exploring round waits about one compile of its
 /// picks. Once the first round's compiles took c seconds each (their geometric mean), the
 /// rest of the budget is spread over at most kCompileWaits_s / c rounds, never narrower than
-/// `batch` nor wider than the compile threads: at c = 2.4 s 5 rounds; at the default budget
-/// `batch` stays below about 1 s per compile (docs/strategies.md, "Compile cost in the
-/// decision": 10 s chose worse, 12 s as well as rounds of 4 on the recorded tables).
-constexpr double kCompileWaits_s = 12.0;
+/// `batch` nor wider than the compile threads: at c = 2.4 s about 5 rounds; at the default
+/// budget `batch` stays below about 1.1 s per compile. Rounds that widen measure
+/// kWideBudget times the share (4.5% -> 5%): a wider round waits no longer than a narrower
+/// one, and the candidates pay back what fewer rounds lose (docs/strategies.md, "Compile
+/// cost in the decision").
+constexpr double kCompileWaits_s = 11.0;
+constexpr double kWideBudget = 10.0 / 9.0;
 
 /// A named effort level: the share of the space to measure and the fewest candidates.
 struct Effort {
@@ -410,15 +413,19 @@ class SearchStrategy final : public Strategy {
 
   /// Once, at the first standings with compile times (c: their geometric mean): spreads the
   /// rest of the budget over at most kCompileWaits_s / c exploring rounds, each at least
-  /// `batch` and at most kCompileThreads wide. A front end that tells no compile times keeps
-  /// `batch`.
+  /// `batch` and at most kCompileThreads wide, the budget then kWideBudget times the share.
+  /// A front end that tells no compile times keeps `batch` and the budget.
   void widen() {
     const double typical_s = CompileCostModel(features_, compiles_seen()).typical_seconds();
     if (typical_s <= 0.0) return;
     shaped_ = true;
     const double rounds = std::max(1.0, kCompileWaits_s / typical_s);
-    const double open = static_cast<double>(budget_ - std::min(budget_, named_count()));
-    const auto wide = static_cast<std::size_t>(std::ceil(open / rounds));
+    const auto open = [&] { return static_cast<double>(budget_ - std::min(budget_, named_count())); };
+    if (std::ceil(open() / rounds) <= static_cast<double>(batch_)) return;
+    const double count = static_cast<double>(named_.size());
+    budget_ = std::min(named_.size(),
+                       std::max(budget_, static_cast<std::size_t>(std::floor(fraction_ * kWideBudget * count + 1e-9))));
+    const auto wide = static_cast<std::size_t>(std::ceil(open() / rounds));
     batch_ = std::max(batch_, std::min(wide, kCompileThreads));
   }
 
