@@ -224,6 +224,7 @@ class FunctionTuning:
         pruned = [text for i, text in enumerate(self.candidates) if i not in kept]
         pipeline = self._compile_pipeline(surviving, candidates, args, kwargs, tuner, communicator)
         prepare = pipeline.prepare if pipeline is not None else None
+        prepared = pipeline.prepared if pipeline is not None else None
         options = self.candidate_options
         restorer = options.restorer(self.fn, args, kwargs)
         try:
@@ -231,7 +232,7 @@ class FunctionTuning:
                 tuning = options.worker_tuning(args, kwargs, candidates, self.candidates)
                 report = _isolation.resolve(
                     tuner, self.worker_timers[id(tuner)], tuning, options.timeout_s, prepare, text, verbose,
-                    communicator, pruned,
+                    communicator, pruned, prepared,
                 )
             else:
                 calls = [self.merge(kwargs, self.config_space[i], allow_overwrite) for i in surviving]
@@ -240,7 +241,7 @@ class FunctionTuning:
                     self.merge(kwargs, self.config_space[reference], allow_overwrite) if reference is not None else None
                 )
                 runs = launcher_runs(self.fn, args, kwargs, calls, restorer, options.output_check, reference_call)
-                report = tuner.resolve(text, candidates, runs.run, verbose, communicator, prepare, pruned)
+                report = tuner.resolve(text, candidates, runs.run, verbose, communicator, prepare, pruned, prepared)
         finally:
             if pipeline is not None:
                 pipeline.close()

@@ -50,6 +50,7 @@ class CompilePipeline:
         self._pool: Optional[ThreadPoolExecutor] = None
         self._futures: dict[int, Future] = {}
         self._started: dict[int, float] = {}
+        self._seconds: dict[int, float] = {}  # each ended compile's duration
         self._lock = threading.Lock()
         # (candidate, start, end, thread name) of each compile, as it ends: time.perf_counter().
         self.timeline: list[tuple[int, float, float, str]] = []
@@ -68,6 +69,7 @@ class CompilePipeline:
             ended = time.perf_counter()
             with self._lock:
                 self.timeline.append((candidate, began, ended, threading.current_thread().name))
+                self._seconds[candidate] = ended - began
 
     def _start(self, candidate: int) -> None:
         if candidate in self._futures or self._unrunnable.reason(candidate) is not None:
@@ -115,6 +117,16 @@ class CompilePipeline:
         for candidate in ahead:
             self._start(candidate)
         return [self._outcome(candidate) for candidate in now]
+
+    def prepared(self, candidate: int) -> Optional[float]:
+        """Without waiting: None while the candidate's compile is queued or running, or was
+        never asked for; else the seconds it took (0.0 for a config known not to run, which
+        fails without a compile). The engine tells the search (TuningRequest::prepared), which
+        shapes its rounds by the compile cost."""
+        if self._unrunnable.reason(candidate) is not None:
+            return 0.0
+        with self._lock:
+            return self._seconds.get(candidate)
 
     def close(self) -> None:
         """Drops the compiles not started; those running finish on their own."""

@@ -30,10 +30,12 @@ namespace {
 /// if given, is TuningRequest::prepare (lists of indices in, a list of reasons out). The GIL is
 /// released while the engine works and taken back for each run, each prepare and each Python
 /// collective. A KeyboardInterrupt in a run or a prepare ends the call (see InterruptGuard).
+/// `prepared(i)`, if given, is TuningRequest::prepared (None, or the seconds candidate i's
+/// compile took).
 TuningReport resolve(FunctionTuner& tuner, std::string key, std::vector<std::string> candidates,
                      nb::callable run, bool verbose,
                      std::shared_ptr<Communicator> communicator, std::optional<nb::callable> prepare,
-                     std::vector<std::string> pruned) {
+                     std::vector<std::string> pruned, std::optional<nb::callable> prepared) {
   TuningRequest request;
   request.key = std::move(key);
   request.candidates = std::move(candidates);
@@ -52,6 +54,14 @@ TuningReport resolve(FunctionTuner& tuner, std::string key, std::vector<std::str
                                                                 std::vector<std::size_t>(ahead.begin(), ahead.end())));
       });
       return reasons;
+    };
+  }
+  if (prepared) {
+    request.prepared = [&prepared, &guard](std::size_t index) {
+      nb::gil_scoped_acquire gil;
+      std::optional<double> seconds;
+      guard.run([&] { seconds = nb::cast<std::optional<double>>((*prepared)(index)); });
+      return seconds;
     };
   }
   request.verbose = verbose;
@@ -206,12 +216,15 @@ void bind_function_tuner(nb::module_& module) {
       .def("resolve", &resolve, nb::arg("key"), nb::arg("candidates"), nb::arg("run"),
            nb::arg("verbose") = false, nb::arg("communicator").none() = nb::none(),
            nb::arg("prepare").none() = nb::none(), nb::arg("pruned") = std::vector<std::string>{},
+           nb::arg("prepared").none() = nb::none(),
            "The best candidate for `key` (canonical text) among `candidates` (canonical JSON "
            "texts, in order), from the disk store or by tuning; run(i) runs candidate i once. "
            "prepare(now, ahead), if given, readies the candidates in `now` before their runs and "
            "returns one text per entry (empty: ready, else why it cannot run, which fails it); "
            "it may start `ahead` in the background. `pruned`: the configs prune_fn removed "
-           "(canonical JSON), named in the report and the record.")
+           "(canonical JSON), named in the report and the record. prepared(i), if given, says "
+           "without waiting whether candidate i is compiled: None, or the seconds its compile "
+           "took; the search learns compile costs from it.")
       .def_prop_ro("directory_root", &FunctionTuner::directory_root,
                    "The root of the first directory store of this function's stores, or None.")
       .def("stored_records", &FunctionTuner::stored_records, nb::arg("most"),

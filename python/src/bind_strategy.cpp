@@ -159,6 +159,10 @@ void bind_strategy(nb::module_& module) {
       .def_ro("time_ms", &CandidateStanding::time_ms, "Agreed statistic; meaningless when failed.")
       .def_ro("noise", &CandidateStanding::noise, "Agreed relative spread of the samples.")
       .def_ro("samples", &CandidateStanding::samples, "Samples so far (the same on every rank).")
+      .def_ro("prepared", &CandidateStanding::prepared,
+              "Whether its compile has ended on every rank (True when the front end cannot tell).")
+      .def_ro("prepare_s", &CandidateStanding::prepare_s,
+              "Its compile's seconds, the longest over ranks; 0 when not known or not prepared.")
       .def("__repr__", [](const CandidateStanding& s) {
         return "CandidateStanding(failed=" + std::string(s.failed ? "True" : "False") +
                ", time_ms=" + std::to_string(s.time_ms) + ", noise=" + std::to_string(s.noise) +

@@ -81,8 +81,16 @@ class TimerSite final : public detail::RunSite {
   std::string prepare(const Tuning& tuning, std::size_t candidate) override {
     return plan_ ? plan_->ready(tuning, candidate) : std::string();
   }
+  /// The request's answer, asked only of candidates named to the prepare hook and not yet
+  /// seen compiled (a compile that ended stays ended): a round's end costs one call per
+  /// compile in flight, not one per candidate (a Python answer takes the GIL each time).
   std::optional<double> prepared(std::size_t candidate) override {
-    return request_.prepared ? request_.prepared(candidate) : RunSite::prepared(candidate);
+    if (!request_.prepared) return RunSite::prepared(candidate);
+    if (compiled_s_.size() <= candidate) compiled_s_.resize(request_.candidates.size());
+    if (compiled_s_.at(candidate)) return compiled_s_[candidate];
+    if (plan_ && !plan_->named(candidate)) return std::nullopt;
+    compiled_s_[candidate] = request_.prepared(candidate);
+    return compiled_s_[candidate];
   }
   /// Candidates named to the request's prepare hook; nullopt without one.
   std::optional<std::size_t> prepared() const {
@@ -156,6 +164,7 @@ class TimerSite final : public detail::RunSite {
   std::vector<std::size_t> marked_;  ///< the candidate of each pair marked since the last settle
   std::map<std::size_t, detail::CollectedRuns> collected_;  ///< settled, until the collect
   std::optional<detail::PreparePlan> plan_;
+  std::vector<std::optional<double>> compiled_s_;  ///< per candidate: its compile seconds, once seen
 };
 
 /// The request over some of its candidates (`indices` into them): candidate i of the result

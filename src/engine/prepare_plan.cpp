@@ -44,6 +44,8 @@ void PreparePlan::name_ahead(std::size_t c, std::vector<std::size_t>& ahead) {
   ahead.push_back(c);
 }
 
+bool PreparePlan::named(std::size_t candidate) const { return candidate < named_.size() && named_[candidate]; }
+
 std::size_t PreparePlan::named_count() const {
   return static_cast<std::size_t>(std::count(named_.begin(), named_.end(), true));
 }

@@ -42,6 +42,8 @@ class PreparePlan {
   std::string ready(const Tuning& tuning, std::size_t candidate);
   /// Candidates named to the hook so far, in `now` or `ahead`: what it was asked to prepare.
   std::size_t named_count() const;
+  /// Whether `candidate` was named to the hook, in `now` or `ahead`.
+  bool named(std::size_t candidate) const;
 
  private:
   static constexpr std::size_t kNowhere = std::numeric_limits<std::size_t>::max();

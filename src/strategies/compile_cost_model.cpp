@@ -37,4 +37,6 @@ double CompileCostModel::seconds(std::size_t candidate) const {
   return std::exp(sum / weight);
 }
 
+double CompileCostModel::typical_seconds() const { return seen_.empty() ? 0.0 : std::exp(mean_log_); }
+
 }  // namespace disttune::detail

@@ -27,6 +27,8 @@ class CompileCostModel {
 
   /// Predicted seconds to compile `candidate` (0 when no compile was seen).
   double seconds(std::size_t candidate) const;
+  /// The geometric mean of the compiles seen (0 when none was seen).
+  double typical_seconds() const;
 
  private:
   const ConfigFeatures& features_;

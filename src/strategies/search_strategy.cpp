@@ -7,6 +7,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "disttune/strategy.hpp"
@@ -58,6 +59,21 @@ constexpr double kDefaultPreparedWindow = 1.0;
 /// another can be taken.
 constexpr double kSlowCompile = 2.0;
 constexpr double kSlowCompileMargin_s = 0.5;
+/// The compile threads a first call is taken to have (Python's `precompile_threads`
+/// default): the first round measures at most this many of the start sample, the rest
+/// compiling meanwhile, and a round's picks and the compiles named ahead of it fill at
+/// most this many threads (more would queue a round's own picks behind guesses).
+constexpr std::size_t kCompileThreads = 16;
+/// Compile cost in the round shape: each exploring round waits about one compile of its
+/// picks. Once the first round's compiles took c seconds each (their geometric mean), the
+/// rest of the budget is spread over at most kCompileWaits_s / c rounds, never narrower than
+/// `batch` nor wider than the compile threads: at c = 2.4 s about 5 rounds; at the default
+/// budget `batch` stays below about 1.1 s per compile. Rounds that widen measure
+/// kWideBudget times the share (4.5% -> 5%): a wider round waits no longer than a narrower
+/// one, and the candidates pay back what fewer rounds lose (docs/strategies.md, "Compile
+/// cost in the decision").
+constexpr double kCompileWaits_s = 11.0;
+constexpr double kWideBudget = 10.0 / 9.0;
 
 /// A named effort level: the share of the space to measure and the fewest candidates.
 struct Effort {
@@ -90,6 +106,7 @@ class SearchStrategy final : public Strategy {
     least_ = options.has("fraction") ? 1 : effort_.least;
     budget_ms_ = options.number("budget_s") * 1000.0;
     batch_ = static_cast<std::size_t>(options.integer("batch"));
+    batch_option_ = batch_;
     shortlist_ = static_cast<std::size_t>(options.integer("shortlist"));
     ahead_rounds_ = static_cast<std::size_t>(options.integer("ahead_rounds"));
     prepared_window_ = options.number("prepared_window");
@@ -119,15 +136,35 @@ class SearchStrategy final : public Strategy {
     for (std::size_t i : space_.prior) {
       if (first.size() < budget_) pick(i, first);
     }
+    const std::size_t given = std::min(first.size(), kCompileThreads);  // the baseline and prior
     const std::size_t sample = std::max(std::min(batch_, budget_), budget_ / 3);
     while (first.size() < sample)
       pick(modelled_ ? farthest_of_random(first) : random_unnamed(), first);
+    if (first.size() > kCompileThreads) {
+      // Beyond the threads, the sample (after the baseline and prior, its highest indices, so
+      // that the runs come in the order one round would make them) compiles during the first
+      // round and is measured in the second, with the second's picks when compiles are slow
+      // (widen()).
+      std::sort(first.begin() + static_cast<std::ptrdiff_t>(given), first.end());
+      unmeasured_start_.assign(first.begin() + static_cast<std::ptrdiff_t>(kCompileThreads), first.end());
+      first.resize(kCompileThreads);
+      ahead_ = unmeasured_start_;
+    }
     return explore(first);
   }
 
   Round next_round(const std::vector<CandidateStanding>& standings) override {
     if (race_) return race_->next_round(standings);
     observe(standings);
+    if (!unmeasured_start_.empty()) {
+      std::vector<std::size_t> picks = std::exchange(unmeasured_start_, {});
+      ahead_.clear();
+      if (batch_ > batch_option_) {
+        const std::vector<std::size_t> more = propose(std::min(batch_, budget_ - std::min(budget_, named_count())));
+        picks.insert(picks.end(), more.begin(), more.end());
+      }
+      return explore(std::move(picks));
+    }
     const bool spent = named_count() >= budget_ || (budget_ms_ > 0.0 && spent_ms_ >= budget_ms_);
     const std::vector<std::size_t> fastest = fastest_runs();
     if (spent && !fastest.empty()) {
@@ -218,9 +255,12 @@ class SearchStrategy final : public Strategy {
       prepared_[c] = standings[c].prepared;
       prepare_s_[c] = standings[c].prepare_s;
     }
+    if (!shaped_) widen();
     observed_.clear();
     for (std::size_t c = 0; c < named_.size(); ++c) {
-      if (named_[c]) observed_.push_back({c, standings[c].failed, standings[c].time_ms});
+      const bool unmeasured =
+          std::find(unmeasured_start_.begin(), unmeasured_start_.end(), c) != unmeasured_start_.end();
+      if (named_[c] && !unmeasured) observed_.push_back({c, standings[c].failed, standings[c].time_ms});
     }
   }
 
@@ -346,11 +386,7 @@ class SearchStrategy final : public Strategy {
     for (std::size_t c : window) {
       if (picks.size() < room && prepared_[c]) pick(c, picks);
     }
-    std::vector<CompileCost> seen;
-    for (std::size_t c = 0; c < named_.size(); ++c) {
-      if (prepared_[c] && prepare_s_[c] > 0.0) seen.push_back({c, prepare_s_[c]});
-    }
-    const CompileCostModel costs(features_, std::move(seen));
+    const CompileCostModel costs(features_, compiles_seen());
     double fastest_s = std::numeric_limits<double>::infinity();
     for (std::size_t c : window) {
       if (!named_[c]) fastest_s = std::min(fastest_s, costs.seconds(c));
@@ -366,6 +402,33 @@ class SearchStrategy final : public Strategy {
     }
   }
 
+  /// The compiles that ended, with their seconds.
+  std::vector<CompileCost> compiles_seen() const {
+    std::vector<CompileCost> seen;
+    for (std::size_t c = 0; c < named_.size(); ++c) {
+      if (prepared_[c] && prepare_s_[c] > 0.0) seen.push_back({c, prepare_s_[c]});
+    }
+    return seen;
+  }
+
+  /// Once, at the first standings with compile times (c: their geometric mean): spreads the
+  /// rest of the budget over at most kCompileWaits_s / c exploring rounds, each at least
+  /// `batch` and at most kCompileThreads wide, the budget then kWideBudget times the share.
+  /// A front end that tells no compile times keeps `batch` and the budget.
+  void widen() {
+    const double typical_s = CompileCostModel(features_, compiles_seen()).typical_seconds();
+    if (typical_s <= 0.0) return;
+    shaped_ = true;
+    const double rounds = std::max(1.0, kCompileWaits_s / typical_s);
+    const auto open = [&] { return static_cast<double>(budget_ - std::min(budget_, named_count())); };
+    if (std::ceil(open() / rounds) <= static_cast<double>(batch_)) return;
+    const double count = static_cast<double>(named_.size());
+    budget_ = std::min(named_.size(),
+                       std::max(budget_, static_cast<std::size_t>(std::floor(fraction_ * kWideBudget * count + 1e-9))));
+    const auto wide = static_cast<std::size_t>(std::ceil(open() / rounds));
+    batch_ = std::max(batch_, std::min(wide, kCompileThreads));
+  }
+
   /// What a front end may compile during the round of `picks`, ahead_rounds_ rounds' worth,
   /// as the coming rounds will likely take it (a compile named ahead in vain delays those
   /// queued after it, so fewer right names beat more). Exploring: the model's next best
@@ -378,7 +441,8 @@ class SearchStrategy final : public Strategy {
   /// has the simulated first call's waits).
   void speculate(const std::vector<std::size_t>& ranked, const std::vector<std::size_t>& picks) {
     ahead_.clear();
-    const std::size_t room = ahead_rounds_ * batch_;
+    const std::size_t room =
+        std::min(ahead_rounds_ * batch_, kCompileThreads > batch_ ? kCompileThreads - batch_ : 0);
     const std::vector<std::size_t> fastest = fastest_runs();
     if (room == 0 || (named_count() >= budget_ && !fastest.empty())) return;
     double best_ms = 0.0;
@@ -429,7 +493,8 @@ class SearchStrategy final : public Strategy {
   double fraction_ = 0.0;
   std::size_t least_ = 1;
   double budget_ms_ = 0.0;
-  std::size_t batch_ = 4;
+  std::size_t batch_ = 4;  ///< picks per exploring round: `batch`, or wider (widen())
+  std::size_t batch_option_ = 4;  ///< the `batch` option
   std::size_t shortlist_ = 5;
   std::size_t ahead_rounds_ = 4;
   double prepared_window_ = kDefaultPreparedWindow;
@@ -445,6 +510,8 @@ class SearchStrategy final : public Strategy {
   std::vector<bool> prepared_;      ///< per candidate, from the last standings
   std::vector<double> prepare_s_;   ///< per candidate, from the last standings (0: not known)
   std::vector<std::size_t> last_round_;
+  bool shaped_ = false;  ///< widen() has seen compile times
+  std::vector<std::size_t> unmeasured_start_;  ///< the start sample beyond the first round's
   std::vector<Observation> observed_;
   double spent_ms_ = 0.0;  ///< device time of the exploring rounds, by agreed times
   std::vector<std::size_t> ahead_;

@@ -3,10 +3,12 @@ while the pool compiles, configs out of resources failing before launch and reme
 across keys (in process and from stored records), compile_timeout_s, rank core slices."""
 
 import threading
+import time
 
 import pytest
 
-from disttune import _core, _prepare
+from disttune import _core, _prepare, _resources
+from disttune.strategy import Round, register_strategy
 from disttune.tune import autotune
 
 from step_timer import StepTimer
@@ -197,3 +199,61 @@ def test_contextual_candidates_out_of_resources_fail_before_launch_and_skip_late
     with pytest.raises(_core.EngineError, match="out of resources"):
         second.ready(1)
     second.ready(0)
+
+
+def test_the_pipeline_says_without_waiting_which_entries_are_compiled():
+    """CompilePipeline.prepared (the engine's TuningRequest::prepared): None while an entry's
+    compile is queued or running or was never asked for, then the seconds it took."""
+    release = threading.Event()
+
+    def compile_one(candidate):
+        if candidate == 1:
+            assert release.wait(30)
+
+    unrunnable = _resources.Unrunnable().of(str, ())
+    pipeline = _prepare.CompilePipeline(compile_one, 2, None, None, unrunnable)
+    try:
+        assert pipeline.prepare([0], [1]) == [""]
+        assert pipeline.prepared(0) is not None and pipeline.prepared(0) >= 0.0
+        assert pipeline.prepared(1) is None  # still compiling
+        assert pipeline.prepared(2) is None  # never asked for
+        release.set()
+        assert pipeline.prepare([1], []) == [""]
+        assert pipeline.prepared(1) is not None and pipeline.prepared(1) >= 0.0
+    finally:
+        release.set()
+        pipeline.close()
+
+
+def test_a_strategy_is_told_which_entries_are_compiled_and_how_long_each_took():
+    """autotune(precompile=...) hands the pipeline's answers to the engine: after a round, the
+    strategy's standings say which entries' compiles ended, with their seconds (at least the
+    precompile's 20 ms sleep), and that those never named were not compiled. The search shapes
+    its rounds by them (docs/strategies.md, "Rounds shaped by the compile cost")."""
+    seen = []
+
+    class MeasuresTheFirstTwo:
+        def __init__(self, warmup_runs, timed_runs, statistic):
+            pass
+
+        def first_round(self, count):
+            return Round([0, 1], 0, 1)
+
+        def next_round(self, standings):
+            seen.append([(s.prepared, s.prepare_s) for s in standings])
+            return Round([0, 1])
+
+    register_strategy("test_measures_the_first_two", MeasuresTheFirstTwo)
+    timer = StepTimer()
+
+    @autotune(config_space=SPACE, key_fn=lambda x: x, precompile=lambda entry, x: time.sleep(0.02), timer=timer,
+              strategy="test_measures_the_first_two", disk_cache=False)
+    def launch(x, tag, ms):
+        timer.current = ms
+        return tag
+
+    assert launch(1) == "b"
+    assert len(seen) == 1
+    assert [prepared for prepared, _ in seen[0]] == [True, True, False, False]
+    assert all(seconds >= 0.02 for _, seconds in seen[0][:2])
+    assert all(seconds == 0.0 for _, seconds in seen[0][2:])

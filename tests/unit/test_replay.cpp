@@ -239,19 +239,23 @@ struct Quality {
   int within_1_05;  ///< seeds whose choice is within 1.05x of the table's best
   double most_measured;
   double most_compiled;  ///< the largest share of the space a seed compiled (speculation included)
+  double median_first_call_s;  ///< the simulated first call (ReplayRun::wall_s), median
 };
 
-/// `strategy` with `options` against `table`, seeds 0 .. kQualitySeeds-1.
+/// `strategy` with `options` against `table`, seeds 0 .. kQualitySeeds-1, a first call
+/// simulated on `clock`.
 Quality quality(const ReplayTable& table, const std::string& strategy,
-                const std::map<std::string, std::string>& options = {}) {
+                const std::map<std::string, std::string>& options = {}, const WallClock& clock = {}) {
   Measurement m;
   m.strategy = strategy;
   m.strategy_options = options;
   std::vector<double> ratios;
+  std::vector<double> first_calls;
   Quality q{};
   for (std::uint64_t seed = 0; seed < kQualitySeeds; ++seed) {
-    const ReplayRun run = replay_tuning(table, m, seed);
+    const ReplayRun run = replay_tuning(table, m, seed, clock);
     ratios.push_back(run.chosen ? run.ratio : 1e9);
+    first_calls.push_back(run.wall_s);
     q.most_measured = std::max(q.most_measured, run.measured_fraction);
     q.most_compiled =
         std::max(q.most_compiled, static_cast<double>(run.compiled) / static_cast<double>(table.entries.size()));
@@ -260,6 +264,7 @@ Quality quality(const ReplayTable& table, const std::string& strategy,
       static_cast<int>(std::count_if(ratios.begin(), ratios.end(), [](double r) { return r <= 1.05; }));
   q.median_ratio = summarize(ratios, Statistic::median);
   q.worst_ratio = *std::max_element(ratios.begin(), ratios.end());
+  q.median_first_call_s = summarize(first_calls, Statistic::median);
   return q;
 }
 
@@ -296,7 +301,8 @@ void print_quality(const std::string& kernel, const std::string& label, const Qu
 // The recorded tables (tests/data/replay, measured on an H200), seeds 0-49: the search
 // reaches a median within 1.005x of the table's best (today at most 1.0033x, matmul) with at
 // most 5% of the space measured and at most 8% compiled, speculation included (today at most
-// 7.3%), at least 42 of 50 seeds within 1.05x (today 42 on split-K, 49 on the others), no seed beyond 1.22x (today's worst: 1.213x on split-K, whose three configs
+// 7.3%; layer norm, whose compiles take 1.8 s, widens its rounds and measures 5%, compiling
+// up to 7.6%), at least 42 of 50 seeds within 1.05x (today 42 on split-K, 49 on the others), no seed beyond 1.22x (today's worst: 1.213x on split-K, whose three configs
 // within 1.05x sit in a narrow basin), and beats random search on the same budget.
 // docs/strategies.md has the numbers. Replay is deterministic given the seed: no wall clock.
 TEST(ReplayQuality, SearchOnEveryRecordedTable) {
@@ -345,7 +351,8 @@ TEST(ReplayQuality, TheGaussianProcessModelOnEveryRecordedTable) {
 // Tables no constant of the search was chosen on (recorded on an H200 on 2026-12-05: a causal
 // flash-attention forward, an fp8 matmul, a row softmax), seeds 0-49, default options: what
 // the search does on kernel families it was never tuned on. Today: attention median x1.0177,
-// worst x1.114, 41 of 50 within 1.05x (its best basin, 64x64 tiles on 4 warps, is narrow;
+// worst x1.064, 42 of 50 within 1.05x (its compiles take 1.8 s: it widens its rounds and
+// measures up to 4.96%, compiling up to 7.9%; its best basin, 64x64 tiles on 4 warps, is narrow;
 // most seeds settle on the 128x128 one, 1.5-1.8% behind); fp8 matmul x1.0207, x1.106, 33 of
 // 50; softmax x1.0010, x1.025, 50 of 50. The bounds keep those figures from getting worse
 // (issue 37's target, median <= 1.02x and worst <= 1.05x on every table, is not met on the
@@ -375,6 +382,49 @@ TEST(ReplayQuality, SearchOnTablesItWasNotTunedOn) {
     EXPECT_LE(search.worst_ratio, bound.worst) << table.kernel;
     EXPECT_GE(search.within_1_05, bound.within_1_05) << table.kernel;
     EXPECT_LT(search.median_ratio, random.median_ratio) << table.kernel;
+  }
+}
+
+// Every recorded table replayed as one whose compiles take 2-3 s per config (each recorded
+// compile time mapped onto that range, their order kept), a first call simulated on 16
+// compile threads, seeds 0-49, default options. The search sees after its first round that
+// compiles are slow and spreads the rest of its budget, grown from 4.5% to 5%, over fewer,
+// wider rounds: the median first call is 13.0-15.2 s (matmul 15.2 s, layer norm 15.2 s),
+// against 19.3-24.0 s for the rounds of 4 it took before, and the choices are as good (261
+// of 300 seeds within 1.05x against 264; over seeds 0-99 513 of 600 against 515; split-K 37
+// of 50 against 42, fp8 matmul 37 against 33), with at most 5% measured and 8% compiled. The
+// bounds keep these figures from getting worse. docs/strategies.md has the table.
+TEST(ReplayQuality, SlowCompilesTakeFewerWiderRounds) {
+  struct Bound {
+    double median;
+    double worst;
+    int within_1_05;
+    double first_call_s;
+  };
+  const std::map<std::string, Bound> bounds = {
+      {"attention_fp16_causal_2x16x4096x128", {1.02, 1.07, 39, 15.0}},
+      {"layer_norm_fp16_32768x4096", {1.005, 1.06, 47, 15.5}},
+      {"matmul_fp16_3072", {1.005, 1.07, 46, 15.5}},
+      {"matmul_fp8_4096", {1.005, 1.22, 35, 14.5}},
+      {"softmax_fp16_16384x8192", {1.005, 1.03, 49, 13.5}},
+      {"split_k_fp16_128x8192x8192", {1.005, 1.22, 35, 15.0}},
+  };
+  const std::vector<ReplayTable> tables = recorded_tables();
+  ASSERT_EQ(tables.size(), bounds.size()) << "a recorded table without bounds, or one missing";
+  WallClock slow;
+  slow.compile_min_s = 2.0;
+  slow.compile_max_s = 3.0;
+  for (const ReplayTable& table : tables) {
+    const Quality search = quality(table, "search", {}, slow);
+    print_quality(table.kernel, "search, 2-3 s compiles", search);
+    std::cout << table.kernel << ": first call median " << search.median_first_call_s << " s\n";
+    const Bound& bound = bounds.at(table.kernel);
+    EXPECT_LE(search.most_measured, 0.05) << table.kernel;
+    EXPECT_LE(search.most_compiled, 0.08) << table.kernel;
+    EXPECT_LE(search.median_ratio, bound.median) << table.kernel;
+    EXPECT_LE(search.worst_ratio, bound.worst) << table.kernel;
+    EXPECT_GE(search.within_1_05, bound.within_1_05) << table.kernel;
+    EXPECT_LE(search.median_first_call_s, bound.first_call_s) << table.kernel;
   }
 }
 
@@ -408,11 +458,11 @@ TEST(ReplayQuality, SearchOnTheRecordedBucketsItWasNotTunedOn) {
 
 // Speculative compiles (the search's ahead(), issue 37) are bounded: named ahead and never
 // measured, at most 0.6 of the budget whatever ahead_rounds (so at most 7.2% of the space at
-// the default 4.5%, with ahead_rounds 64 too); with ahead_rounds 0 a first call compiles only
-// what it measures. The budget measured stays the same. Seeds 0-9.
+// the default 4.5%, 8% where slow compiles widen the rounds and the budget to 5%, with
+// ahead_rounds 64 too); with ahead_rounds 0 a first call compiles only what it measures. The
+// budget measured stays the same. Seeds 0-9.
 TEST(ReplayQuality, SpeculativeCompilesAreBounded) {
   for (const ReplayTable& table : recorded_tables()) {
-    const double space = static_cast<double>(table.entries.size());
     for (std::uint64_t seed = 0; seed < 10; ++seed) {
       Measurement m;
       m.strategy = "search";
@@ -423,7 +473,7 @@ TEST(ReplayQuality, SpeculativeCompilesAreBounded) {
       const ReplayRun most = replay_tuning(table, m, seed);
       for (const ReplayRun* run : {&usual, &none, &most}) {
         EXPECT_EQ(run->measured, usual.measured) << table.kernel << " seed " << seed;
-        EXPECT_LE(static_cast<double>(run->compiled), static_cast<double>(run->measured) + 0.6 * 0.045 * space + 1.0)
+        EXPECT_LE(static_cast<double>(run->compiled), 1.6 * static_cast<double>(run->measured) + 1.0)
             << table.kernel << " seed " << seed;
       }
       EXPECT_EQ(none.compiled, none.measured) << table.kernel << " seed " << seed;

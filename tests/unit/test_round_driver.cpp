@@ -300,5 +300,54 @@ TEST(RoundDriver, ATunersRequestSaysWhichCandidatesArePrepared) {
   EXPECT_FALSE(seen[2].prepared);
 }
 
+/// Measures candidates 0 and 1 in two rounds, keeping the standings at the end of each.
+class MeasuresTwice final : public Strategy {
+ public:
+  explicit MeasuresTwice(std::vector<CandidateStanding>& seen) : seen_(seen) {}
+  Round first_round(std::size_t) override { return Round{{0, 1}, 0, 1}; }
+  Round next_round(const std::vector<CandidateStanding>& standings) override {
+    seen_ = standings;
+    return Round{{0, 1}, 0, ++rounds_ < 2 ? 1 : 0};
+  }
+
+ private:
+  std::vector<CandidateStanding>& seen_;
+  int rounds_ = 0;
+};
+
+// The request's `prepared` is asked only of candidates named to the prepare hook, and never
+// again once it told their seconds (a compile that ended stays ended): a Python answer takes
+// the GIL, and asking every candidate at every round's end cost a search over 1,536 configs
+// 0.5-2 s of its first call (docs/strategies.md, "Compile cost in the decision").
+TEST(RoundDriver, ATunersRequestIsAskedOnlyOfCompilesNamedAndNotSeenEnded) {
+  static std::vector<CandidateStanding> seen;
+  register_strategy("test_measures_twice", [](const Measurement&) { return std::make_unique<MeasuresTwice>(seen); });
+  TunerOptions options;
+  options.measurement.strategy = "test_measures_twice";
+  options.timer = std::make_shared<BatchingTimer>();
+  options.disk_cache = false;
+  FunctionTuner tuner({"prepared_asked", "v1"}, options);
+  TuningRequest request;
+  request.key = "[1]";
+  request.candidates = {"0", "1", "2"};
+  request.run = [](std::size_t) {};
+  request.prepare = [](std::span<const std::size_t> now, std::span<const std::size_t>) {
+    return std::vector<std::string>(now.size());
+  };
+  std::map<std::size_t, int> asked;
+  request.prepared = [&asked](std::size_t c) {
+    // Candidate 1's compile is seen ended only at the second round's end.
+    return ++asked[c] == 1 && c == 1 ? std::nullopt : std::optional<double>(0.5);
+  };
+  (void)tuner.resolve(request);
+  EXPECT_EQ(asked.count(2), 0u);  // never named to the hook: not prepared, never asked
+  EXPECT_EQ(asked[0], 1);
+  EXPECT_EQ(asked[1], 2);
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_DOUBLE_EQ(seen[0].prepare_s, 0.5);
+  EXPECT_DOUBLE_EQ(seen[1].prepare_s, 0.5);
+  EXPECT_FALSE(seen[2].prepared);
+}
+
 }  // namespace
 }  // namespace disttune

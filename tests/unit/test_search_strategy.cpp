@@ -159,19 +159,22 @@ TEST(SearchStrategy, TwoRanksTakeTheSameRounds) {
   EXPECT_EQ(rank0.best(), rank1.best());
 }
 
+// Also when the start sample (20 of 60 at fraction 0.2) is more than the first round takes (16).
 TEST(SearchStrategy, ThePriorAndTheBaselineAreInTheFirstRound) {
   const Space space = bowl();
-  Measurement m = search();
-  m.baseline = space.configs[42];
-  std::unique_ptr<Strategy> strategy = make_strategy(m);
-  strategy->begin(SpaceInfo{space.configs, {250, 7}, 0});
-  const Round first = strategy->first_round(space.configs.size());
-  for (std::size_t c : {std::size_t{42}, std::size_t{250}, std::size_t{7}}) {
-    EXPECT_NE(std::find(first.candidates.begin(), first.candidates.end(), c),
-              first.candidates.end())
-        << c;
+  for (const char* fraction : {"0.08", "0.2"}) {
+    Measurement m = search({{"fraction", fraction}});
+    m.baseline = space.configs[42];
+    std::unique_ptr<Strategy> strategy = make_strategy(m);
+    strategy->begin(SpaceInfo{space.configs, {250, 7}, 0});
+    const Round first = strategy->first_round(space.configs.size());
+    for (std::size_t c : {std::size_t{42}, std::size_t{250}, std::size_t{7}}) {
+      EXPECT_NE(std::find(first.candidates.begin(), first.candidates.end(), c),
+                first.candidates.end())
+          << fraction << ": " << c;
+    }
+    EXPECT_TRUE(std::is_sorted(first.candidates.begin(), first.candidates.end()));
   }
-  EXPECT_TRUE(std::is_sorted(first.candidates.begin(), first.candidates.end()));
 }
 
 TEST(SearchStrategy, ASlowBaselineRacesAndLoses) {
@@ -203,7 +206,7 @@ TEST(SearchStrategy, AheadNamesUnmeasuredCandidatesWhileExploring) {
 // picks move towards them, and they were already named ahead during that round.
 TEST(SearchStrategy, AheadForeseesTheNextRoundWhenThisRoundIsFastest) {
   const Space space = bowl();
-  std::unique_ptr<Strategy> strategy = make_strategy(search({{"fraction", "0.2"}}));
+  std::unique_ptr<Strategy> strategy = make_strategy(search({{"fraction", "0.15"}}));
   strategy->begin(SpaceInfo{space.configs, {}, 0});
   const Round first = strategy->first_round(space.configs.size());
   std::vector<CandidateStanding> standings(space.configs.size());
@@ -386,14 +389,66 @@ std::vector<std::size_t> second_round(const std::map<std::string, std::string>& 
 // before better-ranked ones that are not, from two rounds' worth of the ranking; the default
 // (1) takes the best-ranked whatever is prepared.
 TEST(SearchStrategy, ARoundTakesPreparedCandidatesFirstWithinItsWindow) {
-  const std::map<std::string, std::string> options{{"fraction", "0.2"}, {"prepared_window", "2"}};
+  const std::map<std::string, std::string> options{{"fraction", "0.15"}, {"prepared_window", "2"}};
   const std::vector<std::size_t> best = second_round(options, [](std::size_t) { return true; });
   ASSERT_EQ(best.size(), 4u);
   const auto not_best = [&](std::size_t c) { return std::find(best.begin(), best.end(), c) == best.end(); };
   const std::vector<std::size_t> ready = second_round(options, not_best);
   ASSERT_EQ(ready.size(), 4u);
   for (std::size_t c : ready) EXPECT_TRUE(not_best(c)) << c;
-  EXPECT_EQ(second_round({{"fraction", "0.2"}}, not_best), best);
+  EXPECT_EQ(second_round({{"fraction", "0.15"}}, not_best), best);
+}
+
+/// The first three rounds of a search over bowl() (budget 60: a start sample of 20) whose
+/// compiles each took `compile_s` (0: the front end tells no compile times), and what ahead()
+/// named during the first.
+struct StartRounds {
+  Round first, second, third;
+  std::vector<std::size_t> ahead_of_first;
+};
+
+StartRounds start_rounds(double compile_s) {
+  const Space space = bowl();
+  const std::unique_ptr<Strategy> strategy = make_strategy(search({{"fraction", "0.2"}}));
+  strategy->begin(SpaceInfo{space.configs, {}, 0});
+  StartRounds rounds;
+  rounds.first = strategy->first_round(space.configs.size());
+  rounds.ahead_of_first = strategy->ahead();
+  std::vector<CandidateStanding> standings(space.configs.size());
+  for (CandidateStanding& standing : standings) standing.prepared = false;
+  const auto measure = [&](const Round& round) {
+    for (std::size_t c : round.candidates) {
+      const bool fails = std::find(space.failing.begin(), space.failing.end(), c) != space.failing.end();
+      standings[c] = {fails, space.times[c], 0.0, 3};
+      standings[c].prepared = true;
+      standings[c].prepare_s = compile_s;
+    }
+  };
+  measure(rounds.first);
+  rounds.second = strategy->next_round(standings);
+  measure(rounds.second);
+  rounds.third = strategy->next_round(standings);
+  return rounds;
+}
+
+// The start sample beyond the compile threads (its 20 less 16) compiles during the first round
+// (named ahead) and is measured in the second. Compiles of c seconds (their geometric mean)
+// spread the rest of the budget over at most 11 s / c rounds, and the budget grows by 10/9
+// (60 to 66 of 300): at 3 s, 46 candidates over 3.7 rounds of 13, at 1.6 s over 6.9 rounds of
+// 7, the first of them in the second round beside the start sample's rest. Quicker compiles
+// (22 rounds at 0.5 s), or none told, keep rounds of `batch` (4) after the start sample.
+TEST(SearchStrategy, SlowCompilesSpreadTheBudgetOverFewerWiderRounds) {
+  for (const double compile_s : {0.0, 0.5, 1.6, 3.0}) {
+    const StartRounds rounds = start_rounds(compile_s);
+    ASSERT_EQ(rounds.first.candidates.size(), 16u) << compile_s;
+    ASSERT_EQ(rounds.ahead_of_first.size(), 4u) << compile_s;
+    std::set<std::size_t> second(rounds.second.candidates.begin(), rounds.second.candidates.end());
+    for (std::size_t c : rounds.ahead_of_first) EXPECT_EQ(second.count(c), 1u) << compile_s << ": " << c;
+    for (std::size_t c : rounds.first.candidates) EXPECT_EQ(second.count(c), 0u) << compile_s << ": " << c;
+    const std::size_t wide = compile_s == 3.0 ? 13 : compile_s == 1.6 ? 7 : 4;
+    EXPECT_EQ(rounds.second.candidates.size(), wide > 4 ? 4 + wide : 4) << compile_s;
+    EXPECT_EQ(rounds.third.candidates.size(), wide) << compile_s;
+  }
 }
 
 TEST(SearchStrategy, ASpaceWithinTheBudgetIsRacedWhole) {
