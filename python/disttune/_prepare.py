@@ -25,6 +25,30 @@ def rank_cores(local_rank: int, local_size: int) -> Optional[list[int]]:
     return cores[local_rank * per_rank : (local_rank + 1) * per_rank]
 
 
+class CompileSeconds:
+    """Each ended compile's seconds, noted by the compile threads, and what the engine's
+    TuningRequest::prepared reads of them without waiting: the search shapes its rounds by the
+    compile cost (docs/strategies.md). Shared by autotune(precompile=) and the Triton drop-in."""
+
+    def __init__(self, unrunnable: _resources.CallUnrunnable) -> None:
+        self._unrunnable = unrunnable
+        self._seconds: dict[int, float] = {}
+        self._lock = threading.Lock()
+
+    def note(self, candidate: int, seconds: float) -> None:
+        with self._lock:
+            self._seconds[candidate] = seconds
+
+    def prepared(self, candidate: int) -> Optional[float]:
+        """None while the candidate's compile is queued or running, or was never asked for;
+        else the seconds it took (0.0 for a config known not to run, which fails without a
+        compile)."""
+        if self._unrunnable.reason(candidate) is not None:
+            return 0.0
+        with self._lock:
+            return self._seconds.get(candidate)
+
+
 class CompilePipeline:
     """prepare(now, ahead) for one tuning: starts compiling every candidate of `now`, then of
     `ahead`, in that order, on `threads` threads (pinned to `cores` if given); returns when
@@ -50,8 +74,9 @@ class CompilePipeline:
         self._pool: Optional[ThreadPoolExecutor] = None
         self._futures: dict[int, Future] = {}
         self._started: dict[int, float] = {}
-        self._seconds: dict[int, float] = {}  # each ended compile's duration
         self._lock = threading.Lock()
+        self.compile_seconds = CompileSeconds(unrunnable)
+        self.prepared = self.compile_seconds.prepared  # the engine's TuningRequest::prepared
         # (candidate, start, end, thread name) of each compile, as it ends: time.perf_counter().
         self.timeline: list[tuple[int, float, float, str]] = []
 
@@ -69,7 +94,7 @@ class CompilePipeline:
             ended = time.perf_counter()
             with self._lock:
                 self.timeline.append((candidate, began, ended, threading.current_thread().name))
-                self._seconds[candidate] = ended - began
+            self.compile_seconds.note(candidate, ended - began)
 
     def _start(self, candidate: int) -> None:
         if candidate in self._futures or self._unrunnable.reason(candidate) is not None:
@@ -117,16 +142,6 @@ class CompilePipeline:
         for candidate in ahead:
             self._start(candidate)
         return [self._outcome(candidate) for candidate in now]
-
-    def prepared(self, candidate: int) -> Optional[float]:
-        """Without waiting: None while the candidate's compile is queued or running, or was
-        never asked for; else the seconds it took (0.0 for a config known not to run, which
-        fails without a compile). The engine tells the search (TuningRequest::prepared), which
-        shapes its rounds by the compile cost."""
-        if self._unrunnable.reason(candidate) is not None:
-            return 0.0
-        with self._lock:
-            return self._seconds.get(candidate)
 
     def close(self) -> None:
         """Drops the compiles not started; those running finish on their own."""

@@ -10,7 +10,7 @@ import time
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any, Callable, Optional
 
-from disttune import _core, _resources
+from disttune import _core, _prepare, _resources
 
 _pool_lock = threading.Lock()
 _pool: Optional[ThreadPoolExecutor] = None
@@ -128,7 +128,8 @@ class KernelCompiles:
     resources (`unrunnable`, by its text and the call's dtypes) fails without a
     launch; a config error in the compile (`config_errors`) fails its config; any other
     compile error is left to the config's launch, which raises it. What compiled, when, and
-    how long prepare waited are kept (`events`, `waited_s`)."""
+    how long prepare waited are kept (`events`, `waited_s`); `prepared` tells the engine which
+    compiles ended and how long each took."""
 
     def __init__(self, kernel: Any, configs: list, args: tuple, kwargs: dict,
                  unrunnable: _resources.CallUnrunnable, config_errors: tuple) -> None:
@@ -143,6 +144,8 @@ class KernelCompiles:
         self._lock = threading.Lock()
         self.events: list[tuple[int, float, float]] = []  # (config index, start, end), perf_counter s
         self.waited_s = 0.0
+        self.compile_seconds = _prepare.CompileSeconds(unrunnable)
+        self.prepared = self.compile_seconds.prepared  # the engine's TuningRequest::prepared
 
     def _start(self, indices: list[int]) -> None:
         new = [i for i in indices if i not in self._started and self._unrunnable.reason(i) is None]
@@ -155,6 +158,7 @@ class KernelCompiles:
     def _note(self, index: int, began: float, ended: float) -> None:
         with self._lock:
             self.events.append((index, began, ended))
+        self.compile_seconds.note(index, ended - began)
 
     def _outcome(self, index: int) -> str:
         known = self._unrunnable.reason(index)

@@ -214,7 +214,7 @@ def _tune(kernel: Any, key: tuple, args: tuple, kwargs: dict) -> bool:
     began = time.perf_counter()
     try:
         report = tuner.resolve(key_text, texts, runs.run, bool(knobs.autotuning.print), communicator,
-                               compiles.prepare)
+                               compiles.prepare, prepared=compiles.prepared)
     except _EndTuning as end:
         raise end.error from None
     finally:
