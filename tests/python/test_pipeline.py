@@ -8,9 +8,9 @@ import time
 import pytest
 
 from disttune import _core, _prepare, _resources
-from disttune.strategy import Round, register_strategy
 from disttune.tune import autotune
 
+import compile_seen_strategy
 from step_timer import StepTimer
 
 SPACE = [{"tag": tag, "ms": ms} for tag, ms in (("a", 3.0), ("b", 1.0), ("c", 2.0), ("d", 4.0))]
@@ -230,29 +230,17 @@ def test_a_strategy_is_told_which_entries_are_compiled_and_how_long_each_took():
     strategy's standings say which entries' compiles ended, with their seconds (at least the
     precompile's 20 ms sleep), and that those never named were not compiled. The search shapes
     its rounds by them (docs/strategies.md, "Rounds shaped by the compile cost")."""
-    seen = []
-
-    class MeasuresTheFirstTwo:
-        def __init__(self, warmup_runs, timed_runs, statistic):
-            pass
-
-        def first_round(self, count):
-            return Round([0, 1], 0, 1)
-
-        def next_round(self, standings):
-            seen.append([(s.prepared, s.prepare_s) for s in standings])
-            return Round([0, 1])
-
-    register_strategy("test_measures_the_first_two", MeasuresTheFirstTwo)
+    compile_seen_strategy.seen.clear()
     timer = StepTimer()
 
     @autotune(config_space=SPACE, key_fn=lambda x: x, precompile=lambda entry, x: time.sleep(0.02), timer=timer,
-              strategy="test_measures_the_first_two", disk_cache=False)
+              strategy=compile_seen_strategy.NAME, disk_cache=False)
     def launch(x, tag, ms):
         timer.current = ms
         return tag
 
     assert launch(1) == "b"
+    seen = compile_seen_strategy.seen
     assert len(seen) == 1
     assert [prepared for prepared, _ in seen[0]] == [True, True, False, False]
     assert all(seconds >= 0.02 for _, seconds in seen[0][:2])

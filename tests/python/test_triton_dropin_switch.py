@@ -432,33 +432,21 @@ def test_the_drop_in_tells_the_strategy_which_configs_compiled_and_how_long_each
     # 20 ms sleep on the drop-in's executor, where Triton's AsyncCompileMode would queue one.
     import time
 
+    import compile_seen_strategy
     from disttune import _triton_compile
-    from disttune.strategy import Round, register_strategy
 
     def compile_by_sleeping(kernel, configs, args, kwargs, executor, indices=None):
         for index in indices:
             executor.submit(lambda: time.sleep(0.02)).result()
         return {}
 
-    seen = []
-
-    class MeasuresTheFirstTwo:
-        def __init__(self, warmup_runs, timed_runs, statistic):
-            pass
-
-        def first_round(self, count):
-            return Round([0, 1], 0, 1)
-
-        def next_round(self, standings):
-            seen.append([(s.prepared, s.prepare_s) for s in standings])
-            return Round([0, 1])
-
-    register_strategy("test_dropin_measures_the_first_two", MeasuresTheFirstTwo)
+    compile_seen_strategy.seen.clear()
     monkeypatch.setattr(_triton_compile, "start_compiles", compile_by_sleeping)
-    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_STRATEGY", "test_dropin_measures_the_first_two")
+    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_STRATEGY", compile_seen_strategy.NAME)
     x, y, seen_block = tensors()
     kernel = dropin.autotune(configs=configs(), key=["n"])(add_kernel)
     kernel[grid_of(N)](x, y, seen_block, N)
+    seen = compile_seen_strategy.seen
     assert len(seen) == 1
     assert [prepared for prepared, _ in seen[0]] == [True, True, False, False]
     assert all(seconds >= 0.02 for _, seconds in seen[0][:2])
