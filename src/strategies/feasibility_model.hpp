@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "strategies/config_features.hpp"
+#include "strategies/regression_forest.hpp"
 
 namespace disttune::detail {
 
@@ -16,11 +17,23 @@ namespace disttune::detail {
 /// failed, with a flat prior of half a vote each. Kept apart from the speed model so that
 /// failures lower the score of their neighbourhood only, not of every config sharing one of
 /// their parameter values (a fast config often sits next to the configs that do not fit).
+///
+/// With `forest` (the search's option feasibility=forest), the chance is half that vote and
+/// half a RegressionForest of ran (1) against failed (0), at least kLeastForestChance: trees
+/// split on thresholds and sets of categories, so they also learn a limit far from any
+/// measured neighbour ("PROMOTE every_4 fails", "BLOCK_N 256 with 5 stages fails"), where the
+/// vote, whose kernel is one level wide, is near its prior. The forest is grown only once
+/// something failed and something ran.
 class FeasibilityModel {
  public:
+  /// The forest's share of the chance, and the least chance it gives (a leaf of failures
+  /// is not certain).
+  static constexpr double kForestShare = 0.5;
+  static constexpr double kLeastForestChance = 0.02;
+
   /// Keeps a reference to `features`, which must outlive the model.
   FeasibilityModel(const ConfigFeatures& features, std::vector<std::size_t> ran,
-                   std::vector<std::size_t> failed);
+                   std::vector<std::size_t> failed, bool forest = false);
 
   /// log of the chance that `candidate` runs, in (-inf, 0].
   double log_runs(std::size_t candidate) const;
@@ -32,6 +45,7 @@ class FeasibilityModel {
   std::vector<std::size_t> ran_;
   std::vector<std::size_t> failed_;
   std::vector<double> kernel_;  ///< the kernel by squared distance (an integer: levels and mismatches)
+  RegressionForest forest_;     ///< ran (1) against failed (0); empty unless asked for and both seen
 };
 
 }  // namespace disttune::detail

@@ -94,6 +94,7 @@ class SearchStrategy final : public Strategy {
     ahead_rounds_ = static_cast<std::size_t>(options.integer("ahead_rounds"));
     prepared_window_ = options.number("prepared_window");
     gaussian_process_ = options.text("model") == "gp";
+    forest_feasibility_ = options.text("feasibility") == "forest";
   }
 
   void begin(const SpaceInfo& space) override {
@@ -246,10 +247,10 @@ class SearchStrategy final : public Strategy {
       if (!named_[c]) ranked.push_back(c);
     }
     if (gaussian_process_) {
-      const detail::GaussianProcessModel model(features_, observed);
+      const detail::GaussianProcessModel model(features_, observed, forest_feasibility_);
       for (std::size_t c : ranked) score[c] = model.log_score(c);
     } else {
-      const detail::SearchModel model(features_, observed);
+      const detail::SearchModel model(features_, observed, forest_feasibility_);
       for (std::size_t c : ranked) score[c] = model.log_score(c);
     }
     std::stable_sort(ranked.begin(), ranked.end(),
@@ -267,7 +268,7 @@ class SearchStrategy final : public Strategy {
     std::vector<bool> taken(named_.size(), false);
     std::vector<std::size_t> batch;
     while (batch.size() < room) {
-      const detail::GaussianProcessModel model(features_, believed);
+      const detail::GaussianProcessModel model(features_, believed, forest_feasibility_);
       std::optional<std::size_t> best;
       if (batch.empty()) {
         if (!ranked.empty()) best = ranked.front();  // scored by this same model in ranked_by()
@@ -434,6 +435,7 @@ class SearchStrategy final : public Strategy {
   std::size_t ahead_rounds_ = 4;
   double prepared_window_ = kDefaultPreparedWindow;
   bool gaussian_process_ = false;  ///< `model`: gp (GaussianProcessModel), else tpe (SearchModel)
+  bool forest_feasibility_ = false;  ///< `feasibility`: forest (FeasibilityModel's forest), else near
 
   SpaceInfo space_;
   detail::ConfigFeatures features_;
@@ -467,7 +469,8 @@ const std::vector<StrategyOption>& search_options() {
                                     StrategyOption::integer("shortlist", 5, 1, 256),
                                     StrategyOption::integer("ahead_rounds", kDefaultAheadRounds, 0, 64),
                                     StrategyOption::number("prepared_window", kDefaultPreparedWindow, 1.0, 64.0),
-                                    StrategyOption::text("model", "tpe", {"tpe", "gp"})};
+                                    StrategyOption::text("model", "tpe", {"tpe", "gp"}),
+                                    StrategyOption::text("feasibility", "near", {"near", "forest"})};
     // The race's parameters, as converge declares them.
     for (const StrategyOption& option : converge_options()) {
       if (std::find(kRaceParameters.begin(), kRaceParameters.end(), option.name) != kRaceParameters.end())
