@@ -381,11 +381,11 @@ TEST(ReplayQuality, SearchOnTablesItWasNotTunedOn) {
 // The search with feasibility=forest (the chance to run half from a forest of which configs
 // ran, session 15) on every recorded table, tuned-on and held-out alike (no constant of it was
 // chosen on any single table: its share, 0.5, was the best of 0.3, 0.5 and 0.7 over all six),
-// seeds 0-49: the same budget, and at least as many seeds within 1.05x as the default on every
-// table (today attention 43 against 41, layer norm 49 / 49, matmul 49 / 49, fp8 matmul 40
-// against 33, softmax 50 / 50, split-K 43 against 42), each table's median, worst seed and
-// count held at today's (worst: split-K 1.237x against the default's 1.213x, which is why it
-// is an option, not the default). docs/strategies.md has the numbers.
+// seeds 0-49: the same budget, and each table's median, worst seed and seeds within 1.05x held
+// at today's, which are at least the default's counts (attention 43 against 41, layer norm
+// 49 / 49, matmul 49 / 49, fp8 matmul 40 against 33, softmax 50 / 50, split-K 43 against 42;
+// worst: split-K 1.237x against the default's 1.213x, which is why it is an option, not the
+// default). docs/strategies.md has the numbers. About 22 s on one core (dev build).
 TEST(ReplayQuality, TheForestFeasibilityOnEveryRecordedTable) {
   struct Bound {
     double median;
@@ -401,7 +401,6 @@ TEST(ReplayQuality, TheForestFeasibilityOnEveryRecordedTable) {
   ASSERT_EQ(tables.size(), bounds.size()) << "a recorded table without bounds, or one missing";
   for (const ReplayTable& table : tables) {
     const Quality forest = quality(table, "search", {{"feasibility", "forest"}});
-    const Quality near = quality(table, "search");
     print_quality(table.kernel, "feasibility=forest", forest);
     const Bound& bound = bounds.at(table.kernel);
     EXPECT_LE(forest.most_measured, 0.05) << table.kernel;
@@ -409,7 +408,6 @@ TEST(ReplayQuality, TheForestFeasibilityOnEveryRecordedTable) {
     EXPECT_LE(forest.median_ratio, bound.median) << table.kernel;
     EXPECT_LE(forest.worst_ratio, bound.worst) << table.kernel;
     EXPECT_GE(forest.within_1_05, bound.within_1_05) << table.kernel;
-    EXPECT_GE(forest.within_1_05, near.within_1_05) << table.kernel;
   }
 }
 
@@ -443,7 +441,7 @@ TEST(ReplayQuality, SearchOnTheRecordedBucketsItWasNotTunedOn) {
 
 // feasibility=forest on the recorded buckets (few of whose configs fail, 4 of 384), seeds
 // 0-49: the median within 1.02x on 14 of 16 as the default's (M = 128: 1.086x against 1.030x,
-// M = 768: 1.051x), the worst seed 1.08-1.23x, every median below random's.
+// M = 768: 1.051x), the worst seed 1.08-1.23x, every median below random's. About 8 s.
 TEST(ReplayQuality, TheForestFeasibilityOnTheRecordedBuckets) {
   int within = 0;
   for (const int m : kBucketSizes) {
