@@ -28,7 +28,8 @@ std::vector<std::size_t> forest_candidates(bool forest, const std::vector<std::s
 }
 
 /// ... and their targets: 1 ran, 0 failed.
-std::vector<double> forest_targets(const std::vector<std::size_t>& ran, const std::vector<std::size_t>& failed) {
+std::vector<double> forest_targets(const std::vector<std::size_t>& ran,
+                                   const std::vector<std::size_t>& failed) {
   std::vector<double> targets(ran.size(), 1.0);
   targets.resize(ran.size() + failed.size(), 0.0);
   return targets;
@@ -41,7 +42,8 @@ FeasibilityModel::FeasibilityModel(const ConfigFeatures& features, std::vector<s
     : features_(features),
       ran_(std::move(ran)),
       failed_(std::move(failed)),
-      forest_(features, forest_candidates(forest, ran_, failed_), forest_targets(ran_, failed_), kForestSeed) {
+      forest_(features, forest_candidates(forest, ran_, failed_), forest_targets(ran_, failed_),
+              kForestSeed) {
   const int widest = features_.widest_squared_level_gap() + static_cast<int>(features_.categorical_names.size());
   for (int squared = 0; squared <= widest; ++squared) {
     const double distance = std::sqrt(static_cast<double>(squared));

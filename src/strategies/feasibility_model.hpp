@@ -45,7 +45,7 @@ class FeasibilityModel {
   std::vector<std::size_t> ran_;
   std::vector<std::size_t> failed_;
   std::vector<double> kernel_;  ///< the kernel by squared distance (an integer: levels and mismatches)
-  RegressionForest forest_;     ///< ran (1) against failed (0); empty unless asked for and both seen
+  RegressionForest forest_;  ///< ran (1) against failed (0); empty unless asked for and both seen
 };
 
 }  // namespace disttune::detail

@@ -22,8 +22,9 @@ constexpr int kMostCategories = 64;
 
 }  // namespace
 
-RegressionForest::RegressionForest(const ConfigFeatures& features, std::vector<std::size_t> candidates,
-                                   std::vector<double> targets, std::uint64_t seed)
+RegressionForest::RegressionForest(const ConfigFeatures& features,
+                                   std::vector<std::size_t> candidates, std::vector<double> targets,
+                                   std::uint64_t seed)
     : features_(features), candidates_(std::move(candidates)), targets_(std::move(targets)) {
   const std::size_t n = candidates_.size();
   if (n == 0) return;
@@ -39,12 +40,13 @@ bool RegressionForest::goes_left(const Node& split, std::size_t candidate) const
   const auto numeric = static_cast<int>(features_.numeric_names.size());
   if (split.dimension < numeric)
     return features_.level[candidate][static_cast<std::size_t>(split.dimension)] <= split.threshold;
-  const int category = features_.categorical[candidate][static_cast<std::size_t>(split.dimension - numeric)];
+  const int category =
+      features_.categorical[candidate][static_cast<std::size_t>(split.dimension - numeric)];
   return ((split.left_categories >> category) & 1ULL) != 0;
 }
 
 std::size_t RegressionForest::grow(std::vector<Node>& tree, std::vector<std::size_t> samples,
-                                    std::uint64_t& state) {
+                                   std::uint64_t& state) {
   const std::size_t at = tree.size();
   tree.emplace_back();
   double mean = 0.0;
@@ -90,7 +92,8 @@ std::size_t RegressionForest::grow(std::vector<Node>& tree, std::vector<std::siz
     const auto d = static_cast<std::size_t>(split.dimension);
     if (d < numeric) {
       split.threshold =
-          lowest[d] + static_cast<int>(next_random(state) % static_cast<std::uint64_t>(highest[d] - lowest[d]));
+          lowest[d] +
+          static_cast<int>(next_random(state) % static_cast<std::uint64_t>(highest[d] - lowest[d]));
     } else {
       const std::uint64_t categories = present[d - numeric];
       do split.left_categories = categories & next_random(state);
@@ -105,7 +108,8 @@ std::size_t RegressionForest::grow(std::vector<Node>& tree, std::vector<std::siz
       squared[side] += targets_[i] * targets_[i];
       counts[side] += 1.0;
     }
-    const double error = squared[0] - sums[0] * sums[0] / counts[0] + squared[1] - sums[1] * sums[1] / counts[1];
+    const double error =
+        squared[0] - sums[0] * sums[0] / counts[0] + squared[1] - sums[1] * sums[1] / counts[1];
     if (error < best_error) best_error = error, best = split;
   }
   std::vector<std::size_t> left;
@@ -129,8 +133,7 @@ RegressionForest::Prediction RegressionForest::predict(std::size_t candidate) co
     std::size_t at = 0;
     while (tree[at].dimension >= 0) {
       const Node& node = tree[at];
-      at = goes_left(node, candidate) ? node.left
-                                                                                             : node.right;
+      at = goes_left(node, candidate) ? node.left : node.right;
     }
     sum += tree[at].mean;
     squares += tree[at].mean * tree[at].mean;
