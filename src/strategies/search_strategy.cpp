@@ -12,6 +12,7 @@
 #include "disttune/strategy.hpp"
 #include "strategies/compile_cost_model.hpp"
 #include "strategies/config_features.hpp"
+#include "strategies/flat_knobs.hpp"
 #include "strategies/gaussian_process_model.hpp"
 #include "strategies/search_model.hpp"
 #include "strategies/shortlist_race.hpp"
@@ -44,6 +45,10 @@ constexpr double kLieShare = 0.999;
 /// fastest candidates so far, this many of them.
 constexpr double kPolishShare = 0.30;
 constexpr std::size_t kPolishCentres = 3;
+/// `flat_knob`: polish takes neighbours along a knob whose measured pairs differ by less than
+/// this share on average last (flat_knobs(); on all 22 recorded tables 0.5%, 1% and 2% each
+/// put as many seeds or more within 1.05x as none, docs/strategies.md).
+constexpr double kDefaultFlatKnob = 0.01;
 /// Compiles named ahead and never measured are at most this share of the budget (so at the
 /// default effort at most 4.5% x 1.6 = 7.2% of the space is compiled).
 constexpr double kSpeculationShare = 0.6;
@@ -94,6 +99,7 @@ class SearchStrategy final : public Strategy {
     ahead_rounds_ = static_cast<std::size_t>(options.integer("ahead_rounds"));
     prepared_window_ = options.number("prepared_window");
     gaussian_process_ = options.text("model") == "gp";
+    flat_knob_ = options.number("flat_knob");
     forest_feasibility_ = options.text("feasibility") == "forest";
   }
 
@@ -297,16 +303,22 @@ class SearchStrategy final : public Strategy {
   }
 
   /// The order in which a polishing round takes candidates: the neighbours of each of the
-  /// first kPolishCentres `centres` in turn, best ranked first, then the rest of `ranked`
-  /// (the taker skips repeats and named candidates).
+  /// first kPolishCentres `centres` in turn, best ranked first, those along a flat knob
+  /// (flat_knobs(), `flat_knob`) after every centre's others; then the rest of `ranked` (the
+  /// taker skips repeats and named candidates).
   std::vector<std::size_t> polish_order(const std::vector<std::size_t>& centres,
                                         const std::vector<std::size_t>& ranked) const {
+    const std::vector<bool> flat = detail::flat_knobs(features_, observed_, flat_knob_);
     std::vector<std::size_t> order;
+    std::vector<std::size_t> along_flat;
     for (std::size_t k = 0; k < std::min(kPolishCentres, centres.size()); ++k) {
       for (std::size_t c : ranked) {
-        if (features_.neighbours(c, centres[k])) order.push_back(c);
+        if (!features_.neighbours(c, centres[k])) continue;
+        const auto knob = static_cast<std::size_t>(features_.only_difference(c, centres[k]));
+        (flat[knob] ? along_flat : order).push_back(c);
       }
     }
+    order.insert(order.end(), along_flat.begin(), along_flat.end());
     order.insert(order.end(), ranked.begin(), ranked.end());
     return order;
   }
@@ -435,6 +447,7 @@ class SearchStrategy final : public Strategy {
   std::size_t ahead_rounds_ = 4;
   double prepared_window_ = kDefaultPreparedWindow;
   bool gaussian_process_ = false;  ///< `model`: gp (GaussianProcessModel), else tpe (SearchModel)
+  double flat_knob_ = kDefaultFlatKnob;
   bool forest_feasibility_ = false;  ///< `feasibility`: forest (FeasibilityModel's forest), else near
 
   SpaceInfo space_;
@@ -470,7 +483,8 @@ const std::vector<StrategyOption>& search_options() {
                                     StrategyOption::integer("ahead_rounds", kDefaultAheadRounds, 0, 64),
                                     StrategyOption::number("prepared_window", kDefaultPreparedWindow, 1.0, 64.0),
                                     StrategyOption::text("model", "tpe", {"tpe", "gp"}),
-                                    StrategyOption::text("feasibility", "near", {"near", "forest"})};
+                                    StrategyOption::text("feasibility", "near", {"near", "forest"}),
+                                    StrategyOption::number("flat_knob", kDefaultFlatKnob, 0.0, 1.0)};
     // The race's parameters, as converge declares them.
     for (const StrategyOption& option : converge_options()) {
       if (std::find(kRaceParameters.begin(), kRaceParameters.end(), option.name) != kRaceParameters.end())

@@ -20,6 +20,7 @@
 #include "strategies/compile_cost_model.hpp"
 #include "strategies/config_features.hpp"
 #include "strategies/feasibility_model.hpp"
+#include "strategies/flat_knobs.hpp"
 #include "strategies/gaussian_process_model.hpp"
 #include "strategies/regression_forest.hpp"
 #include "tuning_replay.hpp"
@@ -373,6 +374,41 @@ std::size_t bowl_index(const Space& space, int block, int warps, const char* mod
       Value{{"cfg", {{"BLOCK", block}, {"WARPS", warps}, {"MODE", mode}, {"STAGES", stages}}}});
   return static_cast<std::size_t>(std::find(space.configs.begin(), space.configs.end(), config) -
                                   space.configs.begin());
+}
+
+// A knob is flat when at least two measured pairs differ in it alone and their times differ
+// by less than the bound on average: in bowl(), pairs that differ in STAGES alone by 0.2% make
+// STAGES flat at 1%, not at 0.1%; pairs that differ in BLOCK alone by 50% do not make BLOCK
+// flat; one pair is not enough; failures do not count; bound 0 makes none flat.
+TEST(FlatKnobs, AreTheKnobsWhoseMeasuredPairsRunAlike) {
+  const Space space = bowl();
+  const detail::ConfigFeatures features = detail::config_features(space.configs);
+  const std::size_t a = bowl_index(space, 64, 4, "b", 3);
+  const std::size_t a_stages = bowl_index(space, 64, 4, "b", 4);
+  const std::size_t b = bowl_index(space, 32, 4, "a", 3);
+  const std::size_t b_stages = bowl_index(space, 32, 4, "a", 2);
+  const std::size_t a_block = bowl_index(space, 128, 4, "b", 3);
+  const std::size_t b_block = bowl_index(space, 16, 4, "a", 3);
+  ASSERT_EQ(features.only_difference(a, a_stages), features.only_difference(b, b_stages));
+  ASSERT_EQ(features.only_difference(a, a_block), features.only_difference(b, b_block));
+  EXPECT_EQ(features.only_difference(a, b), -1);  // BLOCK and MODE
+  EXPECT_EQ(features.only_difference(a, a), -1);
+  const auto stages = static_cast<std::size_t>(features.only_difference(a, a_stages));
+  const auto block = static_cast<std::size_t>(features.only_difference(a, a_block));
+  const std::vector<detail::Observation> observed{{a, false, 1.000},       {a_stages, false, 1.002},
+                                                  {b, false, 2.000},       {b_stages, false, 2.004},
+                                                  {a_block, false, 1.500}, {b_block, false, 3.000}};
+  const std::vector<bool> flat = detail::flat_knobs(features, observed, 0.01);
+  ASSERT_EQ(flat.size(), features.dimensions());
+  EXPECT_TRUE(flat[stages]);
+  EXPECT_FALSE(flat[block]);
+  EXPECT_FALSE(detail::flat_knobs(features, observed, 0.001)[stages]);
+  EXPECT_FALSE(detail::flat_knobs(features, observed, 0.0)[stages]);
+  const std::vector<detail::Observation> one_pair(observed.begin(), observed.begin() + 2);
+  EXPECT_FALSE(detail::flat_knobs(features, one_pair, 0.01)[stages]);
+  std::vector<detail::Observation> one_failed = observed;
+  one_failed[3].failed = true;
+  EXPECT_FALSE(detail::flat_knobs(features, one_failed, 0.01)[stages]);
 }
 
 // A regression forest is a function of its inputs and seed (ranks grow the same trees), and it
