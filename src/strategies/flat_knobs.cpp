@@ -28,4 +28,17 @@ std::vector<bool> flat_knobs(const ConfigFeatures& features,
   return flat;
 }
 
+bool flat_twins(const ConfigFeatures& features, std::size_t a, std::size_t b,
+                const std::vector<bool>& flat) {
+  const std::size_t numeric = features.numeric_names.size();
+  for (std::size_t d = 0; d < numeric; ++d) {
+    if (features.level[a][d] != features.level[b][d] && !flat[d]) return false;
+  }
+  for (std::size_t d = 0; d < features.categorical_names.size(); ++d) {
+    if (features.categorical[a][d] != features.categorical[b][d] && !flat[numeric + d])
+      return false;
+  }
+  return true;
+}
+
 }  // namespace disttune::detail

@@ -2,6 +2,7 @@
 // along them last.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 #include "strategies/config_features.hpp"
@@ -17,6 +18,11 @@ namespace disttune::detail {
 /// search nothing. `bound` 0: none is flat.
 std::vector<bool> flat_knobs(const ConfigFeatures& features,
                              const std::vector<Observation>& observed, double bound);
+
+/// Whether configs a and b differ only along knobs that `flat` (flat_knobs()) marks, or not at
+/// all: "twins" as far as the measured times can tell.
+bool flat_twins(const ConfigFeatures& features, std::size_t a, std::size_t b,
+                const std::vector<bool>& flat);
 
 /// The fewest measured pairs that make a knob flat.
 inline constexpr int kLeastPairs = 2;

@@ -303,18 +303,26 @@ class SearchStrategy final : public Strategy {
   }
 
   /// The order in which a polishing round takes candidates: the neighbours of each of the
-  /// first kPolishCentres `centres` in turn, best ranked first, those along a flat knob
-  /// (flat_knobs(), `flat_knob`) after every centre's others; then the rest of `ranked` (the
-  /// taker skips repeats and named candidates).
+  /// first kPolishCentres of `centres` that are not flat twins of one before (flat_knobs(),
+  /// `flat_knob`), in turn, best ranked first, those along a flat knob after every centre's
+  /// others; then the rest of `ranked` (the taker skips repeats and named candidates).
   std::vector<std::size_t> polish_order(const std::vector<std::size_t>& centres,
                                         const std::vector<std::size_t>& ranked) const {
     const std::vector<bool> flat = detail::flat_knobs(features_, observed_, flat_knob_);
+    std::vector<std::size_t> distinct;
+    for (std::size_t centre : centres) {
+      if (distinct.size() >= kPolishCentres) break;
+      if (std::none_of(distinct.begin(), distinct.end(), [&](std::size_t before) {
+            return detail::flat_twins(features_, centre, before, flat);
+          }))
+        distinct.push_back(centre);
+    }
     std::vector<std::size_t> order;
     std::vector<std::size_t> along_flat;
-    for (std::size_t k = 0; k < std::min(kPolishCentres, centres.size()); ++k) {
+    for (std::size_t centre : distinct) {
       for (std::size_t c : ranked) {
-        if (!features_.neighbours(c, centres[k])) continue;
-        const auto knob = static_cast<std::size_t>(features_.only_difference(c, centres[k]));
+        if (!features_.neighbours(c, centre)) continue;
+        const auto knob = static_cast<std::size_t>(features_.only_difference(c, centre));
         (flat[knob] ? along_flat : order).push_back(c);
       }
     }

@@ -347,10 +347,10 @@ TEST(ReplayQuality, TheGaussianProcessModelOnEveryRecordedTable) {
 // Tables no constant of the search was chosen on (recorded on an H200 on 2026-12-05: a causal
 // flash-attention forward, an fp8 matmul, a row softmax), seeds 0-49, default options: what
 // the search does on kernel families it was never tuned on. Today: attention median x1.0155,
-// worst x1.054, 46 of 50 within 1.05x (its best basin, 64x64 tiles on 4 warps, is narrow;
+// worst x1.054, 48 of 50 within 1.05x (its best basin, 64x64 tiles on 4 warps, is narrow;
 // most seeds settle on the 128x128 one, 1.5-1.8% behind; before flat knobs were polished
 // last, session 15: x1.0177, x1.114, 41); fp8 matmul x1.0205, x1.106, 33 of 50; softmax
-// x1.0010, x1.025, 50 of 50. The bounds keep those figures from getting worse
+// x1.0010, x1.023, 50 of 50. The bounds keep those figures from getting worse
 // (issue 37's target, median <= 1.02x and worst <= 1.05x on every table, is not met on the
 // first two); model=gp does worse on the first two (32 and 28 of 50 within 1.05x), which
 // is why it is not the default. docs/strategies.md has the table.
@@ -361,7 +361,7 @@ TEST(ReplayQuality, SearchOnTablesItWasNotTunedOn) {
     int within_1_05;
   };
   const std::map<std::string, Bound> bounds = {
-      {"attention_fp16_causal_2x16x4096x128", {1.02, 1.06, 45}},
+      {"attention_fp16_causal_2x16x4096x128", {1.02, 1.06, 47}},
       {"matmul_fp8_4096", {1.025, 1.11, 31}},
       {"softmax_fp16_16384x8192", {1.005, 1.03, 48}},
   };
@@ -385,8 +385,8 @@ TEST(ReplayQuality, SearchOnTablesItWasNotTunedOn) {
 // ran, session 15) on every recorded table, tuned-on and held-out alike (no constant of it was
 // chosen on any single table: its share, 0.5, was the best of 0.3, 0.5 and 0.7 over all six),
 // seeds 0-49: the same budget, and each table's median, worst seed and seeds within 1.05x held
-// at today's (against the default: attention 44 against 46, layer norm 49 / 49, matmul 49
-// against 50, fp8 matmul 40 against 33, softmax 50 / 50, split-K 43 against 42; worst:
+// at today's (against the default: attention 45 against 48, layer norm 49 / 49, matmul 49
+// against 50, fp8 matmul 39 against 33, softmax 50 / 50, split-K 43 against 42; worst:
 // attention 1.065x against 1.054x, split-K 1.237x against 1.213x, which is why it is an
 // option, for spaces where many configs fail, not the default). docs/strategies.md has the
 // numbers. About 22 s on one core (dev build).
@@ -397,8 +397,8 @@ TEST(ReplayQuality, TheForestFeasibilityOnEveryRecordedTable) {
     int within_1_05;
   };
   const std::map<std::string, Bound> bounds = {
-      {"attention_fp16_causal_2x16x4096x128", {1.02, 1.07, 44}}, {"layer_norm_fp16_32768x4096", {1.005, 1.06, 49}},
-      {"matmul_fp16_3072", {1.005, 1.07, 49}},                    {"matmul_fp8_4096", {1.005, 1.11, 40}},
+      {"attention_fp16_causal_2x16x4096x128", {1.02, 1.07, 45}}, {"layer_norm_fp16_32768x4096", {1.005, 1.06, 49}},
+      {"matmul_fp16_3072", {1.005, 1.07, 49}},                    {"matmul_fp8_4096", {1.005, 1.11, 39}},
       {"softmax_fp16_16384x8192", {1.005, 1.03, 50}},             {"split_k_fp16_128x8192x8192", {1.005, 1.24, 43}},
   };
   const std::vector<ReplayTable> tables = recorded_tables();

@@ -409,6 +409,11 @@ TEST(FlatKnobs, AreTheKnobsWhoseMeasuredPairsRunAlike) {
   std::vector<detail::Observation> one_failed = observed;
   one_failed[3].failed = true;
   EXPECT_FALSE(detail::flat_knobs(features, one_failed, 0.01)[stages]);
+  // Configs that differ along flat knobs only are twins (polish takes one of them as a centre).
+  EXPECT_TRUE(detail::flat_twins(features, a, bowl_index(space, 64, 4, "b", 1), flat));
+  EXPECT_TRUE(detail::flat_twins(features, a, a, flat));
+  EXPECT_FALSE(detail::flat_twins(features, a, a_block, flat));
+  EXPECT_FALSE(detail::flat_twins(features, a, bowl_index(space, 64, 4, "c", 1), flat));
 }
 
 // A regression forest is a function of its inputs and seed (ranks grow the same trees), and it
