@@ -46,8 +46,9 @@ constexpr double kLieShare = 0.999;
 constexpr double kPolishShare = 0.30;
 constexpr std::size_t kPolishCentres = 3;
 /// `flat_knob`: polish takes neighbours along a knob whose measured pairs differ by less than
-/// this share on average last (flat_knobs(); on all 22 recorded tables 0.5%, 1% and 2% each
-/// put as many seeds or more within 1.05x as none, docs/strategies.md).
+/// this share on average last, and flat twins of a centre are no centres (flat_knobs(); 1%
+/// puts as many seeds within 1.05x as none or more on each of the 22 recorded tables, no worst
+/// seed higher; 2% has fewer on two buckets; docs/strategies.md).
 constexpr double kDefaultFlatKnob = 0.01;
 /// Compiles named ahead and never measured are at most this share of the budget (so at the
 /// default effort at most 4.5% x 1.6 = 7.2% of the space is compiled).
