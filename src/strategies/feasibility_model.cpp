@@ -17,11 +17,13 @@ constexpr double kPriorVote = 0.5;
 /// The forest's seed: any constant (every rank grows the same trees from the same runs).
 constexpr std::uint64_t kForestSeed = 0x5eed;
 
-/// The forest's samples: the candidates that ran, then those that failed (none unless
-/// `forest` and both groups are there) ...
-std::vector<std::size_t> forest_candidates(bool forest, const std::vector<std::size_t>& ran,
+/// The forest's samples: the candidates that ran, then those that failed (none unless both
+/// groups are there and at least `forest_from` of them failed) ...
+std::vector<std::size_t> forest_candidates(double forest_from, const std::vector<std::size_t>& ran,
                                            const std::vector<std::size_t>& failed) {
-  if (!forest || ran.empty() || failed.empty()) return {};
+  const auto measured = static_cast<double>(ran.size() + failed.size());
+  if (ran.empty() || failed.empty() || static_cast<double>(failed.size()) < forest_from * measured)
+    return {};
   std::vector<std::size_t> both = ran;
   both.insert(both.end(), failed.begin(), failed.end());
   return both;
@@ -38,11 +40,11 @@ std::vector<double> forest_targets(const std::vector<std::size_t>& ran,
 }  // namespace
 
 FeasibilityModel::FeasibilityModel(const ConfigFeatures& features, std::vector<std::size_t> ran,
-                                   std::vector<std::size_t> failed, bool forest)
+                                   std::vector<std::size_t> failed, double forest_from)
     : features_(features),
       ran_(std::move(ran)),
       failed_(std::move(failed)),
-      forest_(features, forest_candidates(forest, ran_, failed_), forest_targets(ran_, failed_),
+      forest_(features, forest_candidates(forest_from, ran_, failed_), forest_targets(ran_, failed_),
               kForestSeed) {
   const int widest = features_.widest_squared_level_gap() + static_cast<int>(features_.categorical_names.size());
   for (int squared = 0; squared <= widest; ++squared) {

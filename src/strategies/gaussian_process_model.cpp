@@ -10,10 +10,10 @@
 namespace disttune::detail {
 GaussianProcessModel::GaussianProcessModel(const ConfigFeatures& features,
                                            const std::vector<Observation>& observed,
-                                           bool forest_feasibility)
+                                           double forest_from)
     : features_(features),
       feasibility_(features, candidates_of(observed, false), candidates_of(observed, true),
-                   forest_feasibility),
+                   forest_from),
       runs_(candidates_of(observed, false)) {
   const std::size_t n = runs_.size();
   if (n < 2) return;

@@ -33,10 +33,10 @@ std::vector<std::size_t> candidates_of(const std::vector<Observation>& observed,
 }
 
 SearchModel::SearchModel(const ConfigFeatures& features, const std::vector<Observation>& observed,
-                         bool forest_feasibility)
+                         double forest_from)
     : features_(features),
       feasibility_(features, candidates_of(observed, false), candidates_of(observed, true),
-                   forest_feasibility) {
+                   forest_from) {
   std::vector<const Observation*> runs;
   for (const Observation& o : observed) {
     if (!o.failed) runs.push_back(&o);

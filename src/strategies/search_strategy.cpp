@@ -12,6 +12,7 @@
 #include "disttune/strategy.hpp"
 #include "strategies/compile_cost_model.hpp"
 #include "strategies/config_features.hpp"
+#include "strategies/feasibility_model.hpp"
 #include "strategies/flat_knobs.hpp"
 #include "strategies/gaussian_process_model.hpp"
 #include "strategies/search_model.hpp"
@@ -101,7 +102,10 @@ class SearchStrategy final : public Strategy {
     prepared_window_ = options.number("prepared_window");
     gaussian_process_ = options.text("model") == "gp";
     flat_knob_ = options.number("flat_knob");
-    forest_feasibility_ = options.text("feasibility") == "forest";
+    const std::string& feasibility = options.text("feasibility");
+    forest_from_ = feasibility == "forest" ? 0.0
+                   : feasibility == "auto" ? detail::FeasibilityModel::kAutoForestFrom
+                                           : detail::FeasibilityModel::kNoForest;
   }
 
   void begin(const SpaceInfo& space) override {
@@ -254,10 +258,10 @@ class SearchStrategy final : public Strategy {
       if (!named_[c]) ranked.push_back(c);
     }
     if (gaussian_process_) {
-      const detail::GaussianProcessModel model(features_, observed, forest_feasibility_);
+      const detail::GaussianProcessModel model(features_, observed, forest_from_);
       for (std::size_t c : ranked) score[c] = model.log_score(c);
     } else {
-      const detail::SearchModel model(features_, observed, forest_feasibility_);
+      const detail::SearchModel model(features_, observed, forest_from_);
       for (std::size_t c : ranked) score[c] = model.log_score(c);
     }
     std::stable_sort(ranked.begin(), ranked.end(),
@@ -275,7 +279,7 @@ class SearchStrategy final : public Strategy {
     std::vector<bool> taken(named_.size(), false);
     std::vector<std::size_t> batch;
     while (batch.size() < room) {
-      const detail::GaussianProcessModel model(features_, believed, forest_feasibility_);
+      const detail::GaussianProcessModel model(features_, believed, forest_from_);
       std::optional<std::size_t> best;
       if (batch.empty()) {
         if (!ranked.empty()) best = ranked.front();  // scored by this same model in ranked_by()
@@ -457,7 +461,9 @@ class SearchStrategy final : public Strategy {
   double prepared_window_ = kDefaultPreparedWindow;
   bool gaussian_process_ = false;  ///< `model`: gp (GaussianProcessModel), else tpe (SearchModel)
   double flat_knob_ = kDefaultFlatKnob;
-  bool forest_feasibility_ = false;  ///< `feasibility`: forest (FeasibilityModel's forest), else near
+  /// `feasibility`: the share of failures from which the chance to run is also a forest's
+  /// (forest 0, auto FeasibilityModel::kAutoForestFrom, near never).
+  double forest_from_ = detail::FeasibilityModel::kNoForest;
 
   SpaceInfo space_;
   detail::ConfigFeatures features_;
@@ -492,7 +498,7 @@ const std::vector<StrategyOption>& search_options() {
                                     StrategyOption::integer("ahead_rounds", kDefaultAheadRounds, 0, 64),
                                     StrategyOption::number("prepared_window", kDefaultPreparedWindow, 1.0, 64.0),
                                     StrategyOption::text("model", "tpe", {"tpe", "gp"}),
-                                    StrategyOption::text("feasibility", "near", {"near", "forest"}),
+                                    StrategyOption::text("feasibility", "near", {"near", "forest", "auto"}),
                                     StrategyOption::number("flat_knob", kDefaultFlatKnob, 0.0, 1.0)};
     // The race's parameters, as converge declares them.
     for (const StrategyOption& option : converge_options()) {

@@ -454,15 +454,20 @@ TEST(FeasibilityModel, AForestLearnsALimitFarFromTheMeasuredConfigs) {
     }
   }
   const detail::FeasibilityModel near(features, ran, failed);
-  const detail::FeasibilityModel forest(features, ran, failed, true);
+  const detail::FeasibilityModel forest(features, ran, failed, 0.0);
   const std::size_t far_c = bowl_index(space, 256, 8, "c", 2);
   const std::size_t far_a = bowl_index(space, 256, 8, "a", 2);
   EXPECT_NEAR(near.log_runs(far_c), std::log(0.5), 0.01);
   EXPECT_LT(forest.log_runs(far_c), near.log_runs(far_c) - 0.3);
   EXPECT_LT(forest.log_runs(far_c), forest.log_runs(far_a) - 0.3);
-  // With no failure seen, the forest is not grown: the near vote alone.
-  const detail::FeasibilityModel none(features, ran, {}, true);
+  // With no failure seen, the forest is not grown: the near vote alone; nor with fewer
+  // failures than its share (here half failed: grown from 0.2, feasibility=auto's, not from 0.6).
+  const detail::FeasibilityModel none(features, ran, {}, 0.0);
   EXPECT_DOUBLE_EQ(none.log_runs(far_c), detail::FeasibilityModel(features, ran, {}).log_runs(far_c));
+  EXPECT_DOUBLE_EQ(detail::FeasibilityModel(features, ran, failed, 0.6).log_runs(far_c), near.log_runs(far_c));
+  EXPECT_DOUBLE_EQ(
+      detail::FeasibilityModel(features, ran, failed, detail::FeasibilityModel::kAutoForestFrom).log_runs(far_c),
+      forest.log_runs(far_c));
 }
 
 // The search with feasibility=forest measures its budget, finds the bowl's fastest, and on a
@@ -476,6 +481,7 @@ TEST(SearchStrategy, TheForestFeasibilityFindsTheFastestAndAvoidsFailures) {
   ASSERT_TRUE(tuning.best());
   EXPECT_DOUBLE_EQ(space.times[*tuning.best()], 1.0);
   EXPECT_THROW((void)make_strategy(search({{"feasibility", "trees"}})), InvalidSetting);
+  EXPECT_NO_THROW((void)make_strategy(search({{"feasibility", "auto"}})));
 
   Space failing = bowl();
   failing.failing.clear();
