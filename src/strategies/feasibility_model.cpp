@@ -44,8 +44,8 @@ FeasibilityModel::FeasibilityModel(const ConfigFeatures& features, std::vector<s
     : features_(features),
       ran_(std::move(ran)),
       failed_(std::move(failed)),
-      forest_(features, forest_candidates(forest_from, ran_, failed_), forest_targets(ran_, failed_),
-              kForestSeed) {
+      forest_(features, forest_candidates(forest_from, ran_, failed_),
+              forest_targets(ran_, failed_), kForestSeed) {
   const int widest = features_.widest_squared_level_gap() + static_cast<int>(features_.categorical_names.size());
   for (int squared = 0; squared <= widest; ++squared) {
     const double distance = std::sqrt(static_cast<double>(squared));
