@@ -73,6 +73,22 @@ bool ConfigFeatures::neighbours(std::size_t a, std::size_t b) const {
   return steps == 1;
 }
 
+int ConfigFeatures::only_difference(std::size_t a, std::size_t b) const {
+  int found = -1;
+  const auto differs = [&found](std::size_t d) {
+    if (found >= 0) return false;
+    found = static_cast<int>(d);
+    return true;
+  };
+  for (std::size_t d = 0; d < numeric_names.size(); ++d) {
+    if (level[a][d] != level[b][d] && !differs(d)) return -1;
+  }
+  for (std::size_t d = 0; d < categorical_names.size(); ++d) {
+    if (categorical[a][d] != categorical[b][d] && !differs(numeric_names.size() + d)) return -1;
+  }
+  return found;
+}
+
 ConfigFeatures config_features(const std::vector<std::string>& candidates) {
   std::vector<Leaves> all;
   all.reserve(candidates.size());

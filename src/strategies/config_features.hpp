@@ -36,6 +36,11 @@ struct ConfigFeatures {
   int widest_squared_level_gap() const;
   /// Whether a and b differ in exactly one dimension, by one level if it is numeric.
   bool neighbours(std::size_t a, std::size_t b) const;
+  /// The one dimension in which a and b differ (numeric dimensions first, then categorical
+  /// ones after them: numeric_names.size() + d), or -1 if they differ in none or in several.
+  int only_difference(std::size_t a, std::size_t b) const;
+  /// numeric_names.size() + categorical_names.size().
+  std::size_t dimensions() const { return numeric_names.size() + categorical_names.size(); }
 };
 
 /// The features of `candidates` (canonical JSON texts).

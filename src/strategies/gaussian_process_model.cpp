@@ -9,9 +9,11 @@
 
 namespace disttune::detail {
 GaussianProcessModel::GaussianProcessModel(const ConfigFeatures& features,
-                                           const std::vector<Observation>& observed)
+                                           const std::vector<Observation>& observed,
+                                           double forest_from)
     : features_(features),
-      feasibility_(features, candidates_of(observed, false), candidates_of(observed, true)),
+      feasibility_(features, candidates_of(observed, false), candidates_of(observed, true),
+                   forest_from),
       runs_(candidates_of(observed, false)) {
   const std::size_t n = runs_.size();
   if (n < 2) return;

@@ -32,9 +32,11 @@ std::vector<std::size_t> candidates_of(const std::vector<Observation>& observed,
   return candidates;
 }
 
-SearchModel::SearchModel(const ConfigFeatures& features, const std::vector<Observation>& observed)
+SearchModel::SearchModel(const ConfigFeatures& features, const std::vector<Observation>& observed,
+                         double forest_from)
     : features_(features),
-      feasibility_(features, candidates_of(observed, false), candidates_of(observed, true)) {
+      feasibility_(features, candidates_of(observed, false), candidates_of(observed, true),
+                   forest_from) {
   std::vector<const Observation*> runs;
   for (const Observation& o : observed) {
     if (!o.failed) runs.push_back(&o);

@@ -36,8 +36,10 @@ class SearchModel {
   static constexpr std::size_t kLeastGood = 3;
   static constexpr double kJointWeight = 0.6;
 
-  /// Keeps a reference to `features`, which must outlive the model.
-  SearchModel(const ConfigFeatures& features, const std::vector<Observation>& observed);
+  /// Keeps a reference to `features`, which must outlive the model. `forest_from`: the chance
+  /// to run also from a forest from this share of failures on (FeasibilityModel's).
+  SearchModel(const ConfigFeatures& features, const std::vector<Observation>& observed,
+              double forest_from = FeasibilityModel::kNoForest);
 
   /// log(good density / slow density) + log(chance to run) at `candidate`: higher is more
   /// promising. Its cost is one pass over the measured candidates; the factored estimate is

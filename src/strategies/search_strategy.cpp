@@ -13,6 +13,8 @@
 #include "disttune/strategy.hpp"
 #include "strategies/compile_cost_model.hpp"
 #include "strategies/config_features.hpp"
+#include "strategies/feasibility_model.hpp"
+#include "strategies/flat_knobs.hpp"
 #include "strategies/gaussian_process_model.hpp"
 #include "strategies/search_model.hpp"
 #include "strategies/shortlist_race.hpp"
@@ -45,6 +47,11 @@ constexpr double kLieShare = 0.999;
 /// fastest candidates so far, this many of them.
 constexpr double kPolishShare = 0.30;
 constexpr std::size_t kPolishCentres = 3;
+/// `flat_knob`: polish takes neighbours along a knob whose measured pairs differ by less than
+/// this share on average last, and flat twins of a centre are no centres (flat_knobs(); 1%
+/// puts as many seeds within 1.05x as none or more on each of the 22 recorded tables, no worst
+/// seed higher; 2% has fewer on two buckets; docs/strategies.md).
+constexpr double kDefaultFlatKnob = 0.01;
 /// Compiles named ahead and never measured are at most this share of the budget (so at the
 /// default effort at most 4.5% x 1.6 = 7.2% of the space is compiled).
 constexpr double kSpeculationShare = 0.6;
@@ -111,6 +118,11 @@ class SearchStrategy final : public Strategy {
     ahead_rounds_ = static_cast<std::size_t>(options.integer("ahead_rounds"));
     prepared_window_ = options.number("prepared_window");
     gaussian_process_ = options.text("model") == "gp";
+    flat_knob_ = options.number("flat_knob");
+    const std::string& feasibility = options.text("feasibility");
+    forest_from_ = feasibility == "forest" ? 0.0
+                   : feasibility == "auto" ? detail::FeasibilityModel::kAutoForestFrom
+                                           : detail::FeasibilityModel::kNoForest;
   }
 
   void begin(const SpaceInfo& space) override {
@@ -286,10 +298,10 @@ class SearchStrategy final : public Strategy {
       if (!named_[c]) ranked.push_back(c);
     }
     if (gaussian_process_) {
-      const detail::GaussianProcessModel model(features_, observed);
+      const detail::GaussianProcessModel model(features_, observed, forest_from_);
       for (std::size_t c : ranked) score[c] = model.log_score(c);
     } else {
-      const detail::SearchModel model(features_, observed);
+      const detail::SearchModel model(features_, observed, forest_from_);
       for (std::size_t c : ranked) score[c] = model.log_score(c);
     }
     std::stable_sort(ranked.begin(), ranked.end(),
@@ -307,7 +319,7 @@ class SearchStrategy final : public Strategy {
     std::vector<bool> taken(named_.size(), false);
     std::vector<std::size_t> batch;
     while (batch.size() < room) {
-      const detail::GaussianProcessModel model(features_, believed);
+      const detail::GaussianProcessModel model(features_, believed, forest_from_);
       std::optional<std::size_t> best;
       if (batch.empty()) {
         if (!ranked.empty()) best = ranked.front();  // scored by this same model in ranked_by()
@@ -336,16 +348,30 @@ class SearchStrategy final : public Strategy {
   }
 
   /// The order in which a polishing round takes candidates: the neighbours of each of the
-  /// first kPolishCentres `centres` in turn, best ranked first, then the rest of `ranked`
-  /// (the taker skips repeats and named candidates).
+  /// first kPolishCentres of `centres` that are not flat twins of one before (flat_knobs(),
+  /// `flat_knob`), in turn, best ranked first, those along a flat knob after every centre's
+  /// others; then the rest of `ranked` (the taker skips repeats and named candidates).
   std::vector<std::size_t> polish_order(const std::vector<std::size_t>& centres,
                                         const std::vector<std::size_t>& ranked) const {
+    const std::vector<bool> flat = detail::flat_knobs(features_, observed_, flat_knob_);
+    std::vector<std::size_t> distinct;
+    for (std::size_t centre : centres) {
+      if (distinct.size() >= kPolishCentres) break;
+      if (std::none_of(distinct.begin(), distinct.end(), [&](std::size_t before) {
+            return detail::flat_twins(features_, centre, before, flat);
+          }))
+        distinct.push_back(centre);
+    }
     std::vector<std::size_t> order;
-    for (std::size_t k = 0; k < std::min(kPolishCentres, centres.size()); ++k) {
+    std::vector<std::size_t> along_flat;
+    for (std::size_t centre : distinct) {
       for (std::size_t c : ranked) {
-        if (features_.neighbours(c, centres[k])) order.push_back(c);
+        if (!features_.neighbours(c, centre)) continue;
+        const auto knob = static_cast<std::size_t>(features_.only_difference(c, centre));
+        (flat[knob] ? along_flat : order).push_back(c);
       }
     }
+    order.insert(order.end(), along_flat.begin(), along_flat.end());
     order.insert(order.end(), ranked.begin(), ranked.end());
     return order;
   }
@@ -499,6 +525,10 @@ class SearchStrategy final : public Strategy {
   std::size_t ahead_rounds_ = 4;
   double prepared_window_ = kDefaultPreparedWindow;
   bool gaussian_process_ = false;  ///< `model`: gp (GaussianProcessModel), else tpe (SearchModel)
+  double flat_knob_ = kDefaultFlatKnob;
+  /// `feasibility`: the share of failures from which the chance to run is also a forest's
+  /// (forest 0, auto FeasibilityModel::kAutoForestFrom, near never).
+  double forest_from_ = detail::FeasibilityModel::kNoForest;
 
   SpaceInfo space_;
   detail::ConfigFeatures features_;
@@ -534,7 +564,9 @@ const std::vector<StrategyOption>& search_options() {
                                     StrategyOption::integer("shortlist", 5, 1, 256),
                                     StrategyOption::integer("ahead_rounds", kDefaultAheadRounds, 0, 64),
                                     StrategyOption::number("prepared_window", kDefaultPreparedWindow, 1.0, 64.0),
-                                    StrategyOption::text("model", "tpe", {"tpe", "gp"})};
+                                    StrategyOption::text("model", "tpe", {"tpe", "gp"}),
+                                    StrategyOption::text("feasibility", "near", {"near", "forest", "auto"}),
+                                    StrategyOption::number("flat_knob", kDefaultFlatKnob, 0.0, 1.0)};
     // The race's parameters, as converge declares them.
     for (const StrategyOption& option : converge_options()) {
       if (std::find(kRaceParameters.begin(), kRaceParameters.end(), option.name) != kRaceParameters.end())
