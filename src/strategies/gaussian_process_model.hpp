@@ -30,8 +30,9 @@ class GaussianProcessModel {
   static constexpr double kNoise = 0.01;
 
   /// Keeps a reference to `features`, which must outlive the model. Its cost is one Cholesky
-  /// factorisation of the runs' kernel matrix per length scale tried (cubic in the runs). `forest_from`: the chance to run also from a forest from
-  /// this share of failures on (FeasibilityModel's).
+  /// factorisation of the runs' kernel matrix per length scale tried (cubic in the runs).
+  /// `forest_from`: the chance to run also from a forest from this share of failures on
+  /// (FeasibilityModel's).
   GaussianProcessModel(const ConfigFeatures& features, const std::vector<Observation>& observed,
                        double forest_from = FeasibilityModel::kNoForest);
 
