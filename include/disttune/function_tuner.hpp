@@ -92,7 +92,8 @@ struct TuningRequest {
   /// else the seconds it took (0: not known). The engine tells the strategy at each round's
   /// end, agreed across ranks (CandidateStanding::prepared, prepare_s), so that a search
   /// takes prepared candidates first and learns compile costs; without it every candidate
-  /// stands prepared.
+  /// stands prepared. With `prepare`, it is asked only of candidates named there, and never
+  /// again of one once it told that one's seconds (a preparation that ended stays ended).
   std::function<std::optional<double>(std::size_t)> prepared;
 };
 
