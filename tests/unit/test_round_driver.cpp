@@ -277,20 +277,31 @@ TEST(RoundDriver, TheStrategySeesWhichCandidatesArePrepared) {
   EXPECT_THROW(tuning.agree_preparation({1.0}), std::invalid_argument);
 }
 
+// Options of a tuner measured by `strategy` on a BatchingTimer, with no disk store.
+TunerOptions batching_options(const std::string& strategy) {
+  TunerOptions options;
+  options.measurement.strategy = strategy;
+  options.timer = std::make_shared<BatchingTimer>();
+  options.disk_cache = false;
+  return options;
+}
+
+// A request for key [1] over the candidates "0", "1", "2", whose runs do nothing.
+TuningRequest three_candidates() {
+  TuningRequest request;
+  request.key = "[1]";
+  request.candidates = {"0", "1", "2"};
+  request.run = [](std::size_t) {};
+  return request;
+}
+
 // Through FunctionTuner: the request's `prepared` reaches the strategy's standings.
 TEST(RoundDriver, ATunersRequestSaysWhichCandidatesArePrepared) {
   static std::vector<CandidateStanding> seen;
   register_strategy("test_keeps_standings_tuned",
                     [](const Measurement&) { return std::make_unique<KeepsStandings>(seen); });
-  TunerOptions options;
-  options.measurement.strategy = "test_keeps_standings_tuned";
-  options.timer = std::make_shared<BatchingTimer>();
-  options.disk_cache = false;
-  FunctionTuner tuner({"prepared_request", "v1"}, options);
-  TuningRequest request;
-  request.key = "[1]";
-  request.candidates = {"0", "1", "2"};
-  request.run = [](std::size_t) {};
+  FunctionTuner tuner({"prepared_request", "v1"}, batching_options("test_keeps_standings_tuned"));
+  TuningRequest request = three_candidates();
   request.prepared = [](std::size_t c) { return c == 2 ? std::nullopt : std::optional<double>(0.25 * static_cast<double>(c + 1)); };
   EXPECT_EQ(tuner.resolve(request).best, 0u);
   ASSERT_EQ(seen.size(), 3u);
@@ -322,15 +333,8 @@ class MeasuresTwice final : public Strategy {
 TEST(RoundDriver, ATunersRequestIsAskedOnlyOfCompilesNamedAndNotSeenEnded) {
   static std::vector<CandidateStanding> seen;
   register_strategy("test_measures_twice", [](const Measurement&) { return std::make_unique<MeasuresTwice>(seen); });
-  TunerOptions options;
-  options.measurement.strategy = "test_measures_twice";
-  options.timer = std::make_shared<BatchingTimer>();
-  options.disk_cache = false;
-  FunctionTuner tuner({"prepared_asked", "v1"}, options);
-  TuningRequest request;
-  request.key = "[1]";
-  request.candidates = {"0", "1", "2"};
-  request.run = [](std::size_t) {};
+  FunctionTuner tuner({"prepared_asked", "v1"}, batching_options("test_measures_twice"));
+  TuningRequest request = three_candidates();
   request.prepare = [](std::span<const std::size_t> now, std::span<const std::size_t>) {
     return std::vector<std::string>(now.size());
   };
