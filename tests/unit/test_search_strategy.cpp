@@ -58,6 +58,19 @@ Space bowl() {
   return space;
 }
 
+/// bowl() with half of it failing: MODE "c" everywhere, and the big tiles (BLOCK 256).
+Space half_failing() {
+  Space space = bowl();
+  space.failing.clear();
+  for (std::size_t c = 0; c < space.configs.size(); ++c) {
+    if (space.configs[c].find("\"c\"") != std::string::npos ||
+        space.configs[c].find("256") != std::string::npos) {
+      space.failing.push_back(c);
+    }
+  }
+  return space;
+}
+
 Measurement search(std::map<std::string, std::string> options = {}) {
   Measurement m;
   m.strategy = "search";
@@ -120,14 +133,7 @@ TEST(SearchStrategy, BeatsRandomSearchOnTheSameBudget) {
 TEST(SearchStrategy, LearnsFromFailures) {
   // Half the space fails (MODE "c" everywhere, and the big tiles): the search, which counts
   // failures as bad outcomes, names fewer failing configs than random search.
-  Space space = bowl();
-  space.failing.clear();
-  for (std::size_t c = 0; c < space.configs.size(); ++c) {
-    if (space.configs[c].find("\"c\"") != std::string::npos ||
-        space.configs[c].find("256") != std::string::npos) {
-      space.failing.push_back(c);
-    }
-  }
+  const Space space = half_failing();
   std::size_t search_failures = 0;
   std::size_t random_failures = 0;
   for (int seed = 0; seed < 5; ++seed) {
@@ -486,14 +492,7 @@ TEST(SearchStrategy, TheForestFeasibilityFindsTheFastestAndAvoidsFailures) {
   EXPECT_THROW((void)make_strategy(search({{"feasibility", "trees"}})), InvalidSetting);
   EXPECT_NO_THROW((void)make_strategy(search({{"feasibility", "auto"}})));
 
-  Space failing = bowl();
-  failing.failing.clear();
-  for (std::size_t c = 0; c < failing.configs.size(); ++c) {
-    if (failing.configs[c].find("\"c\"") != std::string::npos ||
-        failing.configs[c].find("256") != std::string::npos) {
-      failing.failing.push_back(c);
-    }
-  }
+  const Space failing = half_failing();
   std::size_t forest_failures = 0;
   std::size_t near_failures = 0;
   std::size_t random_failures = 0;
