@@ -129,7 +129,7 @@ class KernelCompiles:
     launch; a config error in the compile (`config_errors`) fails its config; any other
     compile error is left to the config's launch, which raises it. What compiled, when, and
     how long prepare waited are kept (`events`, `waited_s`); `prepared` tells the engine which
-    compiles ended and how long each took."""
+    compiles ended and how long each took (0 s, not known, for one Triton's cache held)."""
 
     def __init__(self, kernel: Any, configs: list, args: tuple, kwargs: dict,
                  unrunnable: _resources.CallUnrunnable, config_errors: tuple) -> None:
@@ -152,8 +152,11 @@ class KernelCompiles:
         self._started.update(new)
         for index in new:
             executor = _Timed(process_pool(), lambda began, ended, index=index: self._note(index, began, ended))
-            self._compiles.update(start_compiles(self._kernel, self._configs, self._args, self._kwargs,
-                                                 executor, [index]))
+            started = start_compiles(self._kernel, self._configs, self._args, self._kwargs, executor, [index])
+            for compiled in started.values():
+                if not hasattr(compiled, "result"):  # Triton's cache held it: prepared, no compile timed
+                    self.compile_seconds.note(index, 0.0)
+            self._compiles.update(started)
 
     def _note(self, index: int, began: float, ended: float) -> None:
         with self._lock:

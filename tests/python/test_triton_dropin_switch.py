@@ -450,3 +450,19 @@ def test_the_drop_in_tells_the_strategy_which_configs_compiled_and_how_long_each
     assert len(seen) == 1
     assert [prepared for prepared, _ in seen[0]] == [True, True, False, False]
     assert all(seconds >= 0.02 for _, seconds in seen[0][:2])
+
+
+def test_a_config_tritons_cache_already_held_stands_compiled(monkeypatch):
+    # start_compiles hands back the compiled kernel itself when Triton's cache held it: no
+    # compile runs on the pool, so none reports its seconds; the engine is still told it is
+    # prepared (0 s: no compile time to learn from), not that it is compiling.
+    from disttune import _resources, _triton_compile
+
+    def held_by_tritons_cache(kernel, configs, args, kwargs, executor, indices=None):
+        return {index: object() for index in indices}  # a CompiledKernel has no result()
+
+    monkeypatch.setattr(_triton_compile, "start_compiles", held_by_tritons_cache)
+    compiles = _triton_compile.KernelCompiles(None, [None, None], (), {}, _resources.Unrunnable().of(str, ()), ())
+    assert compiles.prepare([], [0]) == []
+    assert compiles.prepared(0) == 0.0
+    assert compiles.prepared(1) is None  # never named
