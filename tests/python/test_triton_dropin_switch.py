@@ -337,6 +337,27 @@ def test_configs_with_a_hook_without_code_are_tuned_but_not_stored():
         assert kernel.best_config is space[0]
 
 
+def _hook_returning(value):
+    def hook(nargs):
+        return value
+
+    return hook
+
+
+def test_configs_whose_hooks_differ_only_in_what_they_capture_stay_apart():
+    # Their hooks have one identity (same code), but Triton keeps two such configs apart (a
+    # config's equality takes its pre_hook object); the same hook object makes them one.
+    from disttune.triton import _kernel_tuning
+
+    apart = [triton.Config({"BLOCK": 32}, pre_hook=_hook_returning(value)) for value in (1, 2)]
+    distinct, texts, storable = _kernel_tuning._candidates(apart)
+    assert distinct == apart and len(set(texts)) == 2 and storable
+    assert _kernel_tuning._candidates(apart) == (distinct, texts, storable)  # the same texts again
+    hook = _hook_returning(1)
+    same = [triton.Config({"BLOCK": 32}, pre_hook=hook) for _ in range(2)]
+    assert _kernel_tuning._candidates(same)[0] == same[:1]
+
+
 def test_a_hooks_identity_is_the_same_in_another_process():
     # Its bytecode, names and constants, whatever string hashing's seed (a set's order).
     code = textwrap.dedent("""

@@ -108,7 +108,9 @@ def _config_text(config: Any, index: int) -> Optional[str]:
 def _candidates(configs: list) -> tuple[list, list[str], bool]:
     """(distinct configs, their canonical texts, storable): each config's _config_text; a
     config without one is told apart by its place and str(), and the tuning is not stored.
-    Equal configs count once, as in Triton (its timings are a dict keyed by config)."""
+    Equal configs count once, as in Triton (its timings are a dict keyed by config, whose
+    equality takes the pre_hook object): two whose texts match but whose hooks are two objects
+    of the same code (closures over other values) are told apart by their place."""
     distinct, texts, storable = [], [], True
     for index, config in enumerate(configs):
         text = _config_text(config, index)
@@ -116,6 +118,8 @@ def _candidates(configs: list) -> tuple[list, list[str], bool]:
             storable = False
             hook = getattr(config.pre_hook, "__qualname__", "hook")
             text = _encoding.value_text({"config": str(config), "pre_hook": hook, "index": index})
+        elif text in texts and config.pre_hook is not distinct[texts.index(text)].pre_hook:
+            text = _encoding.value_text({"config": text, "index": index})
         if text not in texts:
             distinct.append(config)
             texts.append(text)
