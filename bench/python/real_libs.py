@@ -136,6 +136,19 @@ def choices():
     return chosen
 
 
+def choices_differ(plain, dropin):
+    """{kernel: {key: {"plain": config, "dropin": config}}} for each key of plain Triton's
+    choices (choices()) that the drop-in chose otherwise; kernels with none are left out."""
+    differ = {}
+    for kernel, keys in plain.items():
+        chosen = dropin.get(kernel, {})
+        other = {key: {"plain": config, "dropin": chosen.get(key)} for key, config in keys.items()
+                 if chosen.get(key) != config}
+        if other:
+            differ[kernel] = other
+    return differ
+
+
 def child(name, mode, out_file):
     """One process: the op's first call timed, then its steady time; outputs saved."""
     if mode != "plain":
@@ -201,11 +214,7 @@ def bench_op(name, out_dir):
         row["first_call_ratio"] = dropin["first_call_s"] / plain["first_call_s"]
         row["steady_ratio"] = dropin["steady_ms"] / plain["steady_ms"]
         row["steady_device_ratio"] = dropin["steady_device_ms"] / plain["steady_device_ms"]
-        row["choices_differ"] = {kernel: {key: {"plain": config, "dropin": dropin["choices"].get(kernel, {}).get(key)}
-                                          for key, config in keys.items()
-                                          if dropin["choices"].get(kernel, {}).get(key) != config}
-                                 for kernel, keys in plain["choices"].items()}
-        row["choices_differ"] = {kernel: keys for kernel, keys in row["choices_differ"].items() if keys}
+        row["choices_differ"] = choices_differ(plain["choices"], dropin["choices"])
         row["l2_error"] = max(relative_l2(files["plain"], files["dropin"]), relative_l2(files["plain"], files["again"]))
         row["targets"] = {
             "first_call_at_most_1_8": row["first_call_ratio"] <= FIRST_CALL_RATIO,
