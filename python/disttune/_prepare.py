@@ -75,8 +75,7 @@ class CompilePipeline:
         self._futures: dict[int, Future] = {}
         self._started: dict[int, float] = {}
         self._lock = threading.Lock()
-        self.compile_seconds = CompileSeconds(unrunnable)
-        self.prepared = self.compile_seconds.prepared  # the engine's TuningRequest::prepared
+        self._compile_seconds = CompileSeconds(unrunnable)
         # (candidate, start, end, thread name) of each compile, as it ends: time.perf_counter().
         self.timeline: list[tuple[int, float, float, str]] = []
 
@@ -94,7 +93,7 @@ class CompilePipeline:
             ended = time.perf_counter()
             with self._lock:
                 self.timeline.append((candidate, began, ended, threading.current_thread().name))
-            self.compile_seconds.note(candidate, ended - began)
+            self._compile_seconds.note(candidate, ended - began)
 
     def _start(self, candidate: int) -> None:
         if candidate in self._futures or self._unrunnable.reason(candidate) is not None:
@@ -142,6 +141,10 @@ class CompilePipeline:
         for candidate in ahead:
             self._start(candidate)
         return [self._outcome(candidate) for candidate in now]
+
+    def prepared(self, candidate: int) -> Optional[float]:
+        """The engine's TuningRequest::prepared: CompileSeconds.prepared."""
+        return self._compile_seconds.prepared(candidate)
 
     def close(self) -> None:
         """Drops the compiles not started; those running finish on their own."""

@@ -144,8 +144,7 @@ class KernelCompiles:
         self._lock = threading.Lock()
         self.events: list[tuple[int, float, float]] = []  # (config index, start, end), perf_counter s
         self.waited_s = 0.0
-        self.compile_seconds = _prepare.CompileSeconds(unrunnable)
-        self.prepared = self.compile_seconds.prepared  # the engine's TuningRequest::prepared
+        self._compile_seconds = _prepare.CompileSeconds(unrunnable)
 
     def _start(self, indices: list[int]) -> None:
         new = [i for i in indices if i not in self._started and self._unrunnable.reason(i) is None]
@@ -155,13 +154,13 @@ class KernelCompiles:
             started = start_compiles(self._kernel, self._configs, self._args, self._kwargs, executor, [index])
             for compiled in started.values():
                 if not hasattr(compiled, "result"):  # Triton's cache held it: prepared, no compile timed
-                    self.compile_seconds.note(index, 0.0)
+                    self._compile_seconds.note(index, 0.0)
             self._compiles.update(started)
 
     def _note(self, index: int, began: float, ended: float) -> None:
         with self._lock:
             self.events.append((index, began, ended))
-        self.compile_seconds.note(index, ended - began)
+        self._compile_seconds.note(index, ended - began)
 
     def _outcome(self, index: int) -> str:
         known = self._unrunnable.reason(index)
@@ -183,6 +182,10 @@ class KernelCompiles:
         reasons = [self._outcome(index) for index in now]
         self.waited_s += time.perf_counter() - began
         return reasons
+
+    def prepared(self, candidate: int) -> Optional[float]:
+        """The engine's TuningRequest::prepared: CompileSeconds.prepared."""
+        return self._compile_seconds.prepared(candidate)
 
     def close(self) -> None:
         """Drops the compiles not yet started (those running finish on their own)."""
