@@ -58,6 +58,36 @@ step_build() {
 # pytest_summary LOG: pytest's last summary line ("N passed, ..."), not a warning printed after it.
 pytest_summary() { grep -E '[0-9]+ (passed|failed|errors?)' "$1" | tail -n 1; }
 
+# json_rows WHAT LOG RESULT SUMMARY CMD...: runs CMD, its stdout to RESULT and its stderr to LOG.
+# On success shows RESULT and records the rows SUMMARY prints: Python that reads the result as
+# `r` (the file's JSON, else its last line's) and prints either a figure (the row WHAT, PASS)
+# or whole rows "what<TAB>status<TAB>figure". On failure, of CMD or of SUMMARY, shows LOG's tail
+# and records WHAT as FAILed.
+json_rows() {
+  local what=$1 log=$2 result=$3 summary=$4 rows
+  shift 4
+  if ! "$@" >"$result" 2>>"$log"; then
+    tail -n 30 "$log"
+    record "$what" FAIL "see $log"
+    return 0
+  fi
+  cat "$result"
+  if ! rows=$(python3 -c "import json, sys
+text = open(sys.argv[1]).read().strip()
+try:
+    r = json.loads(text)
+except ValueError:
+    r = json.loads(text.splitlines()[-1])
+$summary" "$result" 2>>"$log"); then
+    record "$what" FAIL "its result did not read; see $log"
+    return 0
+  fi
+  local line
+  while IFS= read -r line; do
+    if [[ $line == *$'\t'* ]]; then printf '%s\n' "$line" >>"$RESULTS"; else record "$what" PASS "$line"; fi
+  done <<<"$rows"
+}
+
 # ctest_label LABEL [SKIPS_OK]: runs the tests of one label and shows the output of those
 # that fail. Skipped tests fail the row unless SKIPS_OK is given (the unit label holds
 # tests that only run where there is no driver).
@@ -239,14 +269,8 @@ pip_install_package() {
 # Python package: installs it into the machine's python3 (offline build), runs tests/python
 # (the GPU tests included) and bench/python/bench_gpu.py (result JSON in $OUT_DIR).
 step_python() {
-  local log=$LOG_DIR/python.log bench=$OUT_DIR/python_bench.json
-  # The module must link the system's shared libstdc++ (torch does); /opt/gcc's g++ does not.
-  local cxx=${PYTHON_CXX:-/usr/bin/g++}
-  if ! CXX=$cxx python3 -m pip install --no-build-isolation --no-deps -q . >"$log" 2>&1; then
-    tail -n 30 "$log"
-    record "python: pip install ." FAIL "see $log"
-    return 0
-  fi
+  local log=$LOG_DIR/python.log
+  pip_install_package "$log" "python: pip install ." || return 0
   # The HTML report test needs headless Chromium (CI has it); it checks no GPU behaviour.
   # test_multi_gpu.py runs in step_multi_gpu, one GPU per rank; test_allgather_gemm.py and
   # test_missing_ranks.py are CPU tests (gloo ranks, Triton's interpreter) that CI runs.
@@ -267,19 +291,14 @@ step_python() {
   fi
   if [[ ${DISTTUNE_GPU_CHECK_PYTHON_BENCH:-1} == 0 ]]; then
     record "python bench (32-config matmul)" SKIP "DISTTUNE_GPU_CHECK_PYTHON_BENCH=0"
-  elif python3 bench/python/bench_gpu.py >"$bench" 2>>"$log"; then
-    cat "$bench"
-    record "python bench (32-config matmul)" PASS "$(python3 -c 'import json, sys
-r = json.load(open(sys.argv[1]))
+    return 0
+  fi
+  json_rows "python bench (32-config matmul)" "$log" "$OUT_DIR/python_bench.json" '
 within, regret = r["regret_within_0.5pct"], r["regret"]
 print("first call x%.1f vs spec (function x%.1f), hit +%.0f ns; regret<=0.5%%: " % (
     r["speedup_contextual_vs_spec"], r["speedup_function_vs_spec"], r["cache_hit"]["overhead_ns"])
     + ", ".join("%s %d/%d (max %.2f%%)" % (mode, within[mode], len(regret[mode]), 100 * max(regret[mode]))
-                for mode in within))' "$bench")"
-  else
-    tail -n 30 "$log"
-    record "python bench (32-config matmul)" FAIL "see $log"
-  fi
+                for mode in within))' python3 bench/python/bench_gpu.py
 }
 STEPS+=(step_python)
 
@@ -287,27 +306,15 @@ STEPS+=(step_python)
 # tunings per mode against do_bench's oracle: contextual, and the function path as users get
 # it, with flush_l2 and with the mean), every mode's row shown.
 step_near_ties() {
-  local log=$LOG_DIR/near_ties.log result=$OUT_DIR/near_ties.json cxx=${PYTHON_CXX:-/usr/bin/g++}
-  if ! python3 -c 'import disttune' 2>/dev/null &&
-     ! CXX=$cxx python3 -m pip install --no-build-isolation --no-deps -q . >"$log" 2>&1; then
-    tail -n 30 "$log"
-    record "near-ties (32-config matmul)" FAIL "pip install . failed; see $log"
-    return 0
-  fi
-  if python3 bench/python/bench_gpu.py regret >"$result" 2>>"$log"; then
-    cat "$result"
-    local mode figure
-    while IFS=$'\t' read -r mode figure; do record "  regret<=0.5%: $mode" INFO "$figure"; done < <(python3 -c 'import json, sys
-r = json.load(open(sys.argv[1]))
+  local log=$LOG_DIR/near_ties.log
+  python3 -c 'import disttune' 2>/dev/null || pip_install_package "$log" "near-ties (32-config matmul)" || return 0
+  json_rows "near-ties (32-config matmul)" "$log" "$OUT_DIR/near_ties.json" '
 for mode, count in r["regret_within_0.5pct"].items():
     regret = r["regret"][mode]
     chosen = r["regret"]["chosen"].get(mode)
-    print("%s\t%d/%d (max %.2f%%)%s" % (mode, count, len(regret), 100 * max(regret),
-                                        "; chose %s" % chosen if chosen else ""))' "$result")
-  else
-    tail -n 30 "$log"
-    record "near-ties (32-config matmul)" FAIL "see $log"
-  fi
+    print("  regret<=0.5%%: %s\tINFO\t%d/%d (max %.2f%%)%s" % (mode, count, len(regret), 100 * max(regret),
+                                                            "; chose %s" % chosen if chosen else ""))' \
+    python3 bench/python/bench_gpu.py regret
 }
 STEPS+=(step_near_ties)
 
@@ -315,18 +322,10 @@ STEPS+=(step_near_ties)
 # independent tunings (6 buckets, scaled to 16), each choice vs an interleaved oracle on 6
 # buckets; sizes as tl.constexpr and as run-time arguments. JSON in $OUT_DIR; 6-8 minutes.
 step_many_shapes() {
-  local log=$LOG_DIR/many_shapes.log result=$OUT_DIR/many_shapes.json cxx=${PYTHON_CXX:-/usr/bin/g++}
-  if ! CXX=$cxx python3 -m pip install --no-build-isolation --no-deps -q . >"$log" 2>&1; then
-    tail -n 30 "$log"
-    record "many shapes: pip install ." FAIL "see $log"
-    return 0
-  fi
+  local log=$LOG_DIR/many_shapes.log
+  pip_install_package "$log" "many shapes: pip install ." || return 0
   # shellcheck disable=SC2086  # DISTTUNE_MANY_SHAPES_ARGS: extra flags (--skip-runtime)
-  if python3 bench/python/many_shapes.py ${DISTTUNE_MANY_SHAPES_ARGS:-} >"$result" 2>>"$log"; then
-    cat "$result"
-    python3 - "$result" >>"$RESULTS" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
+  json_rows "many shapes bench" "$log" "$OUT_DIR/many_shapes.json" '
 c = r["constexpr"]
 gapped = {name: sum(n or 0 for n in runs) for name, runs in c["gapped_runs"].items()}
 kept = {name: sum(n or 0 for n in runs) for name, runs in c["host_bound_runs"].items()}
@@ -341,47 +340,30 @@ if "runtime" in r:
     print("many shapes: run-time sizes later keys\t%s\tfirst %.1f s, later max %.3f s median %.3f s (target <= 0.15; the slowest: %d samples, %.1f ms timed); within 2%%: %d/6" % (
         "MET" if t["later_keys_max_s"] <= 0.15 and t["within_2pct_of_best"] >= 6 else "MISSED",
         t["first_key_s"], t["later_keys_max_s"], t["later_keys_median_s"], t["samples"][slowest],
-        t["timed_ms"][slowest], t["within_2pct_of_best"]))
-PY
-  else
-    tail -n 30 "$log"
-    record "many shapes bench" FAIL "see $log"
-  fi
+        t["timed_ms"][slowest], t["within_2pct_of_best"]))' python3 bench/python/many_shapes.py ${DISTTUNE_MANY_SHAPES_ARGS:-}
 }
 STEPS+=(step_many_shapes)
 
 # Isolated vs in-process measurement phase (issue 16) on the 32-config matmul; the Python GPU
 # tests of isolation (illegal address, endless kernel, wrong results) run in step_python.
 step_isolation_bench() {
-  local log=$LOG_DIR/isolation_bench.log result=$OUT_DIR/isolation_bench.json
+  local log=$LOG_DIR/isolation_bench.log
   pip_install_package "$log" "isolation bench (32-config matmul)" || return 0
-  if python3 bench/python/isolation_overhead.py >"$result" 2>>"$log"; then
-    cat "$result"
-    record "isolation bench (32-config matmul)" PASS "$(python3 -c 'import json, sys
-r = json.load(open(sys.argv[1]))
+  json_rows "isolation bench (32-config matmul)" "$log" "$OUT_DIR/isolation_bench.json" '
 print("isolated/in-process x%.2f (target <= 1.5: %s)" % (
-    r["median_ratio_isolated_vs_in_process"], "MET" if r["met"] else "MISSED"))' "$result")"
-  else
-    tail -n 30 "$log"
-    record "isolation bench (32-config matmul)" FAIL "see $log"
-  fi
+    r["median_ratio_isolated_vs_in_process"], "MET" if r["met"] else "MISSED"))' python3 bench/python/isolation_overhead.py
 }
 STEPS+=(step_isolation_bench)
 
 # The search strategy live on the recorded matmul space (issue 22): configs JIT-compiled only
 # when the search names them; the choice's recorded time over the table's best.
 step_search_live() {
-  local log=$LOG_DIR/search_live.log result=$OUT_DIR/search_live.jsonl
+  local log=$LOG_DIR/search_live.log
   pip_install_package "$log" "search live (1,536-config matmul)" || return 0
-  if python3 bench/replay/search_live.py --case matmul_fp16_3072 --seeds 2 >"$result" 2>>"$log"; then
-    cat "$result"
-    record "search live (1,536-config matmul)" PASS "$(python3 -c 'import json, sys
-runs = [json.loads(line) for line in open(sys.argv[1])]
-print("; ".join("seed %d: %.1f s, %d measured (%d failed), x%s of table best" % (r["seed"], r["first_call_s"], r["measured"], r["failed"], r["ratio_to_table_best"]) for r in runs))' "$result")"
-  else
-    tail -n 30 "$log"
-    record "search live (1,536-config matmul)" FAIL "see $log"
-  fi
+  json_rows "search live (1,536-config matmul)" "$log" "$OUT_DIR/search_live.jsonl" '
+runs = [json.loads(line) for line in text.splitlines()]
+print("; ".join("seed %d: %.1f s, %d measured (%d failed), x%s of table best" % (run["seed"], run["first_call_s"], run["measured"], run["failed"], run["ratio_to_table_best"]) for run in runs))' \
+    python3 bench/replay/search_live.py --case matmul_fp16_3072 --seeds 2
 }
 STEPS+=(step_search_live)
 
@@ -409,19 +391,12 @@ step_record_tables() {
 # contextual call, 2 interleaved rounds of 8, 16 and 32 threads). Not in STEPS: ~8 min (estimated);
 # run on its own: `scripts/gpu_check.sh step_compile_threads`.
 step_compile_threads() {
-  local log=$LOG_DIR/compile_threads.log result=$OUT_DIR/compile_threads.json
+  local log=$LOG_DIR/compile_threads.log
   pip_install_package "$log" "compile threads" || return 0
-  if PYTHONUNBUFFERED=1 python3 bench/python/compile_threads.py >"$result" 2>>"$log"; then
-    python3 - "$result" <<'PY' | while IFS=$'\t' read -r what figure; do record "$what" PASS "$figure"; done
-import json, sys
-r = json.load(open(sys.argv[1]))
+  json_rows "compile threads" "$log" "$OUT_DIR/compile_threads.json" '
 for op, counts in r["ops"].items():
-    print("compile threads: %s\t%s" % (op, ", ".join("%s threads %.2f s" % (n, c["median_s"]) for n, c in counts.items())))
-PY
-  else
-    tail -n 30 "$log"
-    record "compile threads" FAIL "see $log"
-  fi
+    print("compile threads: %s\tPASS\t%s" % (op, ", ".join("%s threads %.2f s" % (n, c["median_s"]) for n, c in counts.items())))' \
+    env PYTHONUNBUFFERED=1 python3 bench/python/compile_threads.py
 }
 
 # Compile/measure pipeline (issue 22, bench/python/pipeline_bench.py, ~4 min): (a) the 384-config
@@ -430,7 +405,7 @@ PY
 # disjoint cores and split vs one rank. DISTTUNE_PIPELINE_STRATEGIES (default converge, plus
 # search when registered) picks the strategies of (a). Output in $OUT_DIR/pipeline_bench.txt.
 step_pipeline_bench() {
-  local log=$LOG_DIR/pipeline_bench.log result=$OUT_DIR/pipeline_bench.txt
+  local log=$LOG_DIR/pipeline_bench.log
   pip_install_package "$log" "pipeline bench (384-config matmul)" || return 0
   local strategies=${DISTTUNE_PIPELINE_STRATEGIES:-}
   if [[ -z $strategies ]]; then
@@ -439,20 +414,13 @@ step_pipeline_bench() {
       strategies=converge,search
     fi
   fi
-  if PYTHONUNBUFFERED=1 python3 bench/python/pipeline_bench.py --strategies "$strategies" --tunings 10 \
-       --budget-s 90 >"$result" 2>>"$log"; then
-    cat "$result"
-    record "pipeline bench (384-config matmul)" PASS "$(python3 -c 'import json, sys
-r = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+  json_rows "pipeline bench (384-config matmul)" "$log" "$OUT_DIR/pipeline_bench.txt" '
 parts = ["%s first call %.1f s (<= 8), regret<=1%%: %d/%d" % (name, s["first_call_median_s"], s["within_1pct"], s["tunings"])
          for name, s in r["space_384"].items()]
 parts.append("32 configs %.2f s (<= 2.5) vs triton.autotune %.1f s" % (r["first_call_32"]["disttune"], r["first_call_32"]["triton"]))
 parts.append("2 ranks x%.2f (<= 0.6)" % r["ranks"]["ratio"])
-print("; ".join(parts))' "$result")"
-  else
-    tail -n 30 "$log"
-    record "pipeline bench (384-config matmul)" FAIL "see $log"
-  fi
+print("; ".join(parts))' \
+    env PYTHONUNBUFFERED=1 python3 bench/python/pipeline_bench.py --strategies "$strategies" --tunings 10 --budget-s 90
 }
 STEPS+=(step_pipeline_bench)
 
@@ -461,7 +429,7 @@ STEPS+=(step_pipeline_bench)
 # bench/python/dropin_bench.py (dropin_bench.json in $OUT_DIR): first call vs triton.autotune,
 # regret vs an interleaved oracle (real libraries: step_real_libs).
 step_triton_dropin() {
-  local log=$LOG_DIR/triton_dropin.log result=$OUT_DIR/dropin_bench.json
+  local log=$LOG_DIR/triton_dropin.log
   pip_install_package "$log" "triton drop-in: conformance" || return 0
   if python3 -m pytest tests/python/test_triton_dropin.py tests/python/test_triton_dropin_switch.py -q -rxXs \
        -p no:cacheprovider >>"$log" 2>&1; then
@@ -470,18 +438,11 @@ step_triton_dropin() {
     tail -n 60 "$log"
     record "triton drop-in: conformance" FAIL "$(pytest_summary "$log")"
   fi
-  if python3 bench/python/dropin_bench.py >"$result" 2>>"$log"; then
-    cat "$result"
-    record "triton drop-in: bench" PASS "$(python3 -c 'import json, sys
-r = json.load(open(sys.argv[1]))
+  json_rows "triton drop-in: bench" "$log" "$OUT_DIR/dropin_bench.json" '
 f, t = r["first_call_s"], r["targets"]
 print("first call %.1f s vs triton %.1f s (x%.2f, <=0.2: %s); within 1%%: %d/10" % (
     f["dropin"], f["triton"], r["first_call_ratio_dropin_over_triton"],
-    "MET" if t["first_call_at_most_one_fifth"] else "MISSED", r["regret"]["within_1pct"]))' "$result")"
-  else
-    tail -n 30 "$log"
-    record "triton drop-in: bench" FAIL "see $log"
-  fi
+    "MET" if t["first_call_at_most_one_fifth"] else "MISSED", r["regret"]["within_1pct"]))' python3 bench/python/dropin_bench.py
 }
 STEPS+=(step_triton_dropin)
 
