@@ -6,11 +6,12 @@ a round, and the median first call of each.
     python bench/python/compile_order_ab.py [--rounds 2] [--variants shipped,memo,before] [--wheels .whl]
         [--timeline-out timeline.json]
 
-Variants: `shipped` (compiles queued predicted-longest first, num_stages variants last, later
-stages shared by configs that reach the same TTGIR); `memo` (shared later stages, configs queued
-in their order but num_stages variants last); `before` (neither: the configs' order, every config
-compiled through). The last two replace the drop-in's submission_order and the stage memo's
-install in the child process before the switch is installed.
+Variants: `shipped` (compiles queued predicted-longest first, num_stages variants last; what
+configs have in common compiled once: the stages after a TTGIR several reach, the codegen of
+num_stages variants); `memo` (that sharing, configs queued in their order but num_stages
+variants last); `before` (neither: the configs' order, every config compiled through). The last
+two replace the drop-in's submission_order and the memo's install in the child process before
+the switch is installed.
 Prints one JSON object: per variant, the first calls, their median and the stage runs reused.
 """
 

@@ -5,27 +5,28 @@ index) and compile_stages.py's rows (each config's CPU seconds per stage, its nu
 digest of its TTGIR), and simulates each tuning's compiles on a pool of threads.
 
     python3 bench/replay/compile_order.py --timeline real_libs.json --stages stages.json
-        [--threads 16] [--capacity 9] [--submit-s 0.045]
+        [--threads 16] [--capacity 8] [--submit-s 0.045]
 
 Two models of a compile's length. `observed`: each config takes what it took in the timeline
 (its length under the contention it met there). `shared`: each config's CPU seconds from the
-stages file, scaled so that the timeline's order reproduces the timeline's total, run on
+stages file, scaled so that the configs' order reproduces the timeline's total, run on
 `capacity` cores' worth of CPU shared by the running compiles (k compiles each go at
-min(1, capacity / k)). Orders: `index` (the configs' order, as the drop-in submits them),
-`oracle` (longest first, knowing every length), `warps` (fewest warps first, then larger
-blocks times stages: what a config tells before it compiles), `learned` (by the mean length per
-num_warps of the compiles of earlier tunings in the process, `warps` for the first). `memo`
-adds to `warps` that a config whose TTGIR an earlier config of the tuning reached skips LLIR,
-PTX and ptxas (it waits for that one's instead), its variants by num_stages queued after the
-first of each. `--submit-s` is the caller thread's time to queue one config (it queues them one
-by one while the first compiles run; the timeline's first waves show about 45 ms); `gated`
-queues them all before any starts.
+min(1, capacity / k)). Orders: `index` (the configs' order, as the drop-in queued them before),
+`oracle` (longest first, knowing every length), `warps` (fewest warps first, then the larger
+tile times stages: what a config tells before it compiles), `learned` (by the mean length per
+num_warps of the compiles of earlier tunings in the process; `warps` for the first), `gated`
+(`index` with every config queued before any starts). With the memo, a config whose TTGIR an
+earlier config of the tuning reached skips LLIR, PTX and ptxas (and waits for that one's):
+`memo_in_place` (in `index` order), `memo` (`index`, num_stages variants after the first of
+each), `memo_warps` (`warps`, variants last), `memo_gated`, and `shipped` (`memo_warps`, and a
+num_stages variant skips the codegen too). `--submit-s` is the caller thread's time to queue one
+config (it queues them one by one while the first compiles run; the timeline's first waves show
+about 45 ms).
 """
 
 from __future__ import annotations
 
 import argparse
-import heapq
 import json
 import re
 import statistics
@@ -166,7 +167,7 @@ class Tuning:
             waits = waits_in(self.rows, order)
             lengths = [f * scale if n in waits else w for n, (f, w) in enumerate(zip(self.front, work))]
             result[f"shared.{name}"] = run(lengths, order, submit_s, waits)
-        # Not built: codegen and TTIR once per distinct TTIR as well (later configs of a TTIR skip them).
+        # As shipped: the codegen too once per TTIR and num_warps (num_stages variants share it).
         order = memo_order(self.rows, self.orders["warps"])
         waits = waits_in(self.rows, order)
         seen_ttir: set = set()
@@ -176,9 +177,9 @@ class Tuning:
         for n in order:
             row = self.rows[n]
             if (row["digest"]["ttir"], row["num_warps"]) in seen_ttir:
-                lengths[n] -= (row["seconds"]["ast"] + row["seconds"]["ttir"]) * scale
+                lengths[n] -= row["seconds"]["ast"] * scale
             seen_ttir.add((row["digest"]["ttir"], row["num_warps"]))
-        result["shared.memo_warps_codegen"] = run(lengths, order, args.submit_s, waits)
+        result["shared.shipped"] = run(lengths, order, args.submit_s, waits)
         return result
 
 
@@ -228,7 +229,7 @@ def main() -> None:
     parser.add_argument("--timeline", required=True, help="real_libs.py's JSON (its first op's drop-in run)")
     parser.add_argument("--stages", required=True, help="compile_stages.py --out's JSON for the same op")
     parser.add_argument("--threads", type=int, default=16)
-    parser.add_argument("--capacity", type=float, default=9.0, help="cores' worth of CPU the compiles share")
+    parser.add_argument("--capacity", type=float, default=8.0, help="cores' worth of CPU the compiles share")
     parser.add_argument("--submit-s", type=float, default=0.045, help="seconds to queue one config")
     args = parser.parse_args()
     report = replay(args)

@@ -148,8 +148,8 @@ class KernelCompiles:
     """The engine's prepare(now, ahead) for one tuning of a Triton autotuner: queues the
     compiles of `now`, then of `ahead`, on the process's compile pool (each in
     `submission_order`) and returns once those of `now` are done, one reason per entry ('' when
-    ready). Configs that reach the same TTGIR compile its later stages once (`stages_reused`
-    counts the stage runs saved: disttune._triton_stages). A config known or found out of
+    ready). What its configs have in common compiles once (`stages_reused` counts the steps
+    taken from another config's compile: disttune._triton_stages). A config known or found out of
     resources (`unrunnable`, by its text and the call's dtypes) fails without a
     launch; a config error in the compile (`config_errors`) fails its config; any other
     compile error is left to the config's launch, which raises it. What compiled, when, and

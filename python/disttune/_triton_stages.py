@@ -1,10 +1,13 @@
-"""One binary per TTGIR in a tuning: configs of one tuning that reach the same TTGIR (variants by
-num_stages of a kernel whose loops Triton does not pipeline) compile the stages after it (LLIR,
-PTX, ptxas: about three quarters of a compile) once, through Triton's add_stages_inspection_hook."""
+"""What the compiles of one tuning share, made once: configs that reach the same TTGIR (variants by
+num_stages of a kernel whose loops Triton does not pipeline) run the stages after it (LLIR, PTX,
+ptxas: about four fifths of a compile) once, through Triton's add_stages_inspection_hook, and
+variants by num_stages share the codegen (AST to TTIR: the part of a compile that holds the GIL)."""
 
 from __future__ import annotations
 
 import hashlib
+import os
+import tempfile
 import threading
 from typing import Any, Callable, Optional
 
@@ -18,30 +21,29 @@ _installed = False
 
 
 class _Made:
-    """A stage's output for one input, and what it wrote into the metadata; `done` is set once
-    either is known, or the stage raised (output None)."""
+    """What the first compile to reach a step shares with the others, once `done` is set (None:
+    the step raised, and the next compile to reach it runs it again)."""
 
     def __init__(self) -> None:
         self.done = threading.Event()
-        self.output: Any = None
-        self.metadata: dict = {}
+        self.shared: Any = None
 
 
 class StageMemo:
-    """What the stages after TTGIR made in one tuning, by stage, input and options but num_stages:
-    a compile whose stage input was already seen takes that output (waiting while it is made)
-    instead of running the stage. A stage that raised is run again by the next compile that
-    reaches it. `reused` counts the stage runs saved."""
+    """What the compiles of one tuning made that others of it can take, by step, input and
+    options but num_stages: the codegen's TTIR (for the same source, specialisation and options,
+    so between num_stages variants) and the output of each stage after TTGIR (with what it wrote
+    into the metadata). A compile whose step was already reached takes that (waiting while it
+    is made) instead of running it. `reused` counts the steps saved."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._made: dict[tuple, _Made] = {}
         self.reused = 0
 
-    def run(self, name: str, stage: Callable[[Any, dict], Any], source: Any, metadata: dict,
-            options_key: str) -> Any:
-        text = source if isinstance(source, bytes) else str(source).encode()
-        key = (name, options_key, hashlib.sha256(text).digest())
+    def _once(self, key: tuple, make: Callable[[], tuple[Any, Any]]) -> tuple[Any, Any]:
+        """(make()'s result, None) for the first compile that reaches `key`, which keeps what
+        make() returned to share; (None, that) for the later ones."""
         with self._lock:
             made = self._made.get(key)
             first = made is None
@@ -49,23 +51,61 @@ class StageMemo:
                 made = self._made[key] = _Made()
         if not first:
             made.done.wait()
-            if made.output is not None:
-                metadata.update(made.metadata)
-                with self._lock:
-                    self.reused += 1
-                return made.output
-            return stage(source, metadata)
-        before = dict(metadata)
+            if made.shared is None:
+                return make()[0], None
+            with self._lock:
+                self.reused += 1
+            return None, made.shared
         try:
-            made.output = stage(source, metadata)
-            made.metadata = {k: v for k, v in metadata.items() if k not in before or before[k] != v}
+            result, made.shared = make()
         except BaseException:
             with self._lock:
                 del self._made[key]
             raise
         finally:
             made.done.set()
-        return made.output
+        return result, None
+
+    def run(self, name: str, stage: Callable[[Any, dict], Any], source: Any, metadata: dict,
+            options_key: str) -> Any:
+        """stage(source, metadata), or what it made for the same input and options."""
+        text = source if isinstance(source, bytes) else str(source).encode()
+
+        def make() -> tuple[Any, Any]:
+            before = dict(metadata)
+            output = stage(source, metadata)
+            return output, (output, {k: v for k, v in metadata.items() if k not in before or before[k] != v})
+
+        output, shared = self._once((name, options_key, hashlib.sha256(text).digest()), make)
+        if shared is None:
+            return output
+        metadata.update(shared[1])
+        return shared[0]
+
+    def codegen(self, make_ir: Callable[[], Any], source_hash: str, target: Any, options: Any, context: Any) -> Any:
+        """make_ir() (Triton's AST to TTIR), or the TTIR it made for the same source and options,
+        parsed into `context`."""
+
+        def make() -> tuple[Any, Any]:
+            module = make_ir()
+            return module, str(module)
+
+        module, text = self._once(("ast", source_hash, repr(target), _options_key(options)), make)
+        return module if text is None else _parsed(text, context)
+
+
+def _parsed(text: str, context: Any) -> Any:
+    """The module of TTIR `text` in `context`, as Triton reads an IR file."""
+    from triton._C.libtriton import ir
+
+    with tempfile.NamedTemporaryFile("w", suffix=".ttir", delete=False) as file:
+        file.write(text)
+    try:
+        module = ir.parse_mlir_module(file.name, context)
+    finally:
+        os.unlink(file.name)
+    module.context = context  # the module keeps its context alive, as IRSource's does
+    return module
 
 
 def _options_key(options: Any) -> str:
@@ -73,14 +113,16 @@ def _options_key(options: Any) -> str:
 
 
 def install() -> None:
-    """Puts the memo's hook in Triton's knobs.runtime.add_stages_inspection_hook once per
-    process (calling the hook that was there first); it acts only in compiles run `within` a
-    memo, and leaves every other compile's stages as they are."""
+    """Puts the memo's hooks into Triton once per process: a hook in
+    knobs.runtime.add_stages_inspection_hook (calling the one that was there first) and a
+    wrapper of ASTSource.make_ir. Both act only in compiles run `within` a memo, and leave every
+    other compile as it is."""
     global _installed
     with _install_lock:
         if _installed:
             return
         from triton import knobs
+        from triton.compiler import ASTSource
 
         earlier = knobs.runtime.add_stages_inspection_hook
 
@@ -96,7 +138,18 @@ def install() -> None:
                     stages[name] = (lambda source, metadata, name=name, stage=stages[name]:
                                     memo.run(name, stage, source, metadata, key))
 
+        make_ir = ASTSource.make_ir
+
+        def shared_make_ir(self: Any, target: Any, options: Any, codegen_fns: dict, module_map: dict,
+                           context: Any) -> Any:
+            memo: Optional[StageMemo] = getattr(_scope, "memo", None)
+            if memo is None:
+                return make_ir(self, target, options, codegen_fns, module_map, context)
+            return memo.codegen(lambda: make_ir(self, target, options, codegen_fns, module_map, context),
+                                self.hash(), target, options, context)
+
         knobs.runtime.add_stages_inspection_hook = hook
+        ASTSource.make_ir = shared_make_ir
         _installed = True
 
 

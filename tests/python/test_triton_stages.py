@@ -1,6 +1,7 @@
-"""Configs of one tuning that reach the same TTGIR compile its later stages (LLIR, PTX, ptxas) once
-(disttune._triton_stages): real compiles for sm_90 on the CPU, with the ptxas Triton ships, in a
-child without Triton's interpreter; the memo's own rules on plain stage functions."""
+"""What the compiles of one tuning share is made once (disttune._triton_stages): the codegen of
+num_stages variants, and the stages after a TTGIR that several configs reach (LLIR, PTX,
+ptxas). Real compiles for sm_90 on the CPU, with the ptxas Triton ships, in a child without
+Triton's interpreter; the memo's own rules on plain stage functions."""
 
 import json
 import os
@@ -52,6 +53,8 @@ CHILD = textwrap.dedent('''
                                   options={"num_warps": 4, "num_stages": stages})
         return hashlib.sha256(compiled.asm["cubin"]).hexdigest(), compiled.metadata.shared, compiled.metadata.name
 
+    earlier_calls = []  # a hook someone set before: the memo's hook calls it first
+    triton.knobs.runtime.add_stages_inspection_hook = lambda *args: earlier_calls.append(args[1])
     _triton_stages.install()
     result = {}
     for name in KERNELS:
@@ -61,6 +64,7 @@ CHILD = textwrap.dedent('''
             shared = list(pool.map(lambda stages: _triton_stages.within(memo, lambda: cubin(name, stages)),
                                    (2, 3, 4)))
         result[name] = {"alone": alone, "shared": shared, "reused": memo.reused}
+    result["earlier_hook_calls"] = len(earlier_calls)
     print(json.dumps(result))
 ''')
 
@@ -75,18 +79,20 @@ def compile_in_child(tmp_path) -> dict:
     return json.loads(done.stdout.splitlines()[-1])
 
 
-def test_variants_by_num_stages_of_a_kernel_without_a_pipelined_loop_make_one_binary_once(tmp_path):
+def test_num_stages_variants_share_their_codegen_and_without_a_pipelined_loop_make_one_binary_once(tmp_path):
     result = compile_in_child(tmp_path)
     scale = result["scale"]
     # The same binary (and shared memory, and name) whichever num_stages, with or without the memo;
-    # with it, two of the three compiles took LLIR, PTX and the cubin from the first.
+    # with it, two of the three compiles took the TTIR, LLIR, PTX and the cubin from the first.
     assert len({tuple(made) for made in scale["alone"] + scale["shared"]}) == 1
-    assert scale["reused"] == 2 * len(_triton_stages.LATER_STAGES)
-    # A loop Triton pipelines: each num_stages is its own binary, and the memo gives none the other's.
+    assert scale["reused"] == 2 * (1 + len(_triton_stages.LATER_STAGES))
+    # A loop Triton pipelines: each num_stages is its own binary, the one Triton makes alone;
+    # only the codegen (before num_stages matters) is shared.
     loop = result["dot_loop"]
     assert len({made[0] for made in loop["alone"]}) == 3
     assert loop["shared"] == loop["alone"]
-    assert loop["reused"] == 0
+    assert loop["reused"] == 2
+    assert result["earlier_hook_calls"] == 2 * 6  # every compile, with the memo or without
 
 
 def stage_recording(calls: list, fail_first: bool = False):
