@@ -63,7 +63,7 @@ def memo_order(rows: list[dict], order: list[int]) -> list[int]:
 
 
 def simulate(work: list[float], order: list[int], threads: int, capacity: Optional[float],
-             submit_s: float, waits_for: Optional[dict[int, int]] = None, tail: Optional[list[float]] = None) -> float:
+             submit_s: float, waits_for: Optional[dict[int, int]] = None) -> float:
     """Seconds from the first submit to the last compile's end: configs queued in `order`, one
     every `submit_s`, taken by the first free of `threads`; each runs its `work` at
     min(1, capacity / running) (capacity None: always 1). A config in `waits_for` runs its work,

@@ -53,7 +53,8 @@ class _Timed:
     after TTGIR shared through `memo`, and reports (start, end) of it, in time.perf_counter()
     seconds, to `done`."""
 
-    def __init__(self, pool: Executor, memo: _triton_stages.StageMemo, done: Callable[[float, float], None]) -> None:
+    def __init__(self, pool: Executor, memo: _triton_stages.StageMemo,
+                 done: Callable[[float, float], None]) -> None:
         self._pool = pool
         self._memo = memo
         self._done = done

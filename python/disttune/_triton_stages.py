@@ -11,9 +11,11 @@ import tempfile
 import threading
 from typing import Any, Callable, Optional
 
-# Triton 3.6's stages after TTGIR, each a function of its input text and the options but
+# Triton 3.6's CUDA stages after TTGIR, each a function of its input text and the options but
 # num_stages (read by the TTGIR stage only), writing only what it derives into the metadata.
+# Other backends' compiles are left as they are.
 LATER_STAGES = ("llir", "ptx", "cubin")
+BACKEND = "cuda"
 
 _scope = threading.local()  # .memo: the StageMemo of the tuning this compile thread compiles for
 _install_lock = threading.Lock()
@@ -82,7 +84,8 @@ class StageMemo:
         metadata.update(shared[1])
         return shared[0]
 
-    def codegen(self, make_ir: Callable[[], Any], source_hash: str, target: Any, options: Any, context: Any) -> Any:
+    def codegen(self, make_ir: Callable[[], Any], source_hash: str, target: Any, options: Any,
+                context: Any) -> Any:
         """make_ir() (Triton's AST to TTIR), or the TTIR it made for the same source and options,
         parsed into `context`."""
 
@@ -115,8 +118,8 @@ def _options_key(options: Any) -> str:
 def install() -> None:
     """Puts the memo's hooks into Triton once per process: a hook in
     knobs.runtime.add_stages_inspection_hook (calling the one that was there first) and a
-    wrapper of ASTSource.make_ir. Both act only in compiles run `within` a memo, and leave every
-    other compile as it is."""
+    wrapper of ASTSource.make_ir. Both act only in CUDA compiles run `within` a memo, and leave
+    every other compile as it is."""
     global _installed
     with _install_lock:
         if _installed:
@@ -130,7 +133,7 @@ def install() -> None:
             if earlier is not None:
                 earlier(backend, stages, options, language, capability)
             memo: Optional[StageMemo] = getattr(_scope, "memo", None)
-            if memo is None:
+            if memo is None or backend.target.backend != BACKEND:
                 return
             key = _options_key(options)
             for name in LATER_STAGES:
@@ -143,7 +146,7 @@ def install() -> None:
         def shared_make_ir(self: Any, target: Any, options: Any, codegen_fns: dict, module_map: dict,
                            context: Any) -> Any:
             memo: Optional[StageMemo] = getattr(_scope, "memo", None)
-            if memo is None:
+            if memo is None or target.backend != BACKEND:
                 return make_ir(self, target, options, codegen_fns, module_map, context)
             return memo.codegen(lambda: make_ir(self, target, options, codegen_fns, module_map, context),
                                 self.hash(), target, options, context)
