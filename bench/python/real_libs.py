@@ -177,12 +177,13 @@ def child(name, mode, out_file):
     return result
 
 
-def run_child(arguments, caches):
-    """Runs `real_libs.py child ...` with the given Triton and disttune cache folders."""
+def run_child(arguments, caches, script=__file__):
+    """Runs `script child ...` (this file's by default) with the given Triton and disttune cache
+    folders."""
     env = dict(os.environ, TRITON_CACHE_DIR=caches[0], TRITON_DIST_AUTOTUNE_CACHE_DIR=caches[1],
                PYTHONUNBUFFERED="1")
     env.pop("TRITON_DIST_AUTOTUNE_TRITON_DROPIN", None)
-    done = subprocess.run([sys.executable, __file__, *arguments], env=env, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, script, *arguments], env=env, capture_output=True, text=True)
     if done.returncode != 0:
         return {"error": done.stderr[-2000:]}
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -10,7 +10,7 @@ import time
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any, Callable, Optional
 
-from disttune import _core, _prepare, _resources
+from disttune import _core, _prepare, _resources, _triton_stages
 
 _pool_lock = threading.Lock()
 _pool: Optional[ThreadPoolExecutor] = None
@@ -49,18 +49,21 @@ class Cancellable:
 
 
 class _Timed:
-    """The executor Triton's AsyncCompileMode is given: runs each compile on `pool` and reports
-    (start, end) of it, in time.perf_counter() seconds, to `done`."""
+    """The executor Triton's AsyncCompileMode is given: runs each compile on `pool`, its stages
+    after TTGIR shared through `memo`, and reports (start, end) of it, in time.perf_counter()
+    seconds, to `done`."""
 
-    def __init__(self, pool: Executor, done: Callable[[float, float], None]) -> None:
+    def __init__(self, pool: Executor, memo: _triton_stages.StageMemo,
+                 done: Callable[[float, float], None]) -> None:
         self._pool = pool
+        self._memo = memo
         self._done = done
 
     def submit(self, compile_fn: Callable[[], Any]) -> Future:
         def timed() -> Any:
             began = time.perf_counter()
             try:
-                return compile_fn()
+                return _triton_stages.within(self._memo, compile_fn)
             finally:
                 self._done(began, time.perf_counter())
 
@@ -121,10 +124,33 @@ def start_compiles(
     return compiles
 
 
+def _predicted_length(config: Any) -> tuple:
+    """What orders a config's compile before it runs, longest first: fewer warps make longer
+    compiles (each thread's share of the tile is larger: measured on fla's kernels,
+    docs/triton-dropin.md), then a larger tile (the product of the integer meta-parameters)
+    times num_stages."""
+    tile = 1
+    for value in config.kwargs.values():
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            tile *= value
+    return (config.num_warps or 0, -tile * (config.num_stages or 1))
+
+
+def submission_order(configs: list, indices: list[int]) -> list[int]:
+    """The order in which a tuning queues the compiles of `indices`: predicted longest first
+    (the last compiles then are short ones, and the tuning waits less for a long one started
+    late), each config that differs from one queued before it only in num_stages after the
+    others (it may reach that one's TTGIR and take its later stages: disttune._triton_stages)."""
+    longest_first = sorted(indices, key=lambda index: (_predicted_length(configs[index]), index))
+    return _triton_stages.stage_variants_last(configs, longest_first)
+
+
 class KernelCompiles:
     """The engine's prepare(now, ahead) for one tuning of a Triton autotuner: queues the
-    compiles of `now`, then of `ahead`, on the process's compile pool and returns once those
-    of `now` are done, one reason per entry ('' when ready). A config known or found out of
+    compiles of `now`, then of `ahead`, on the process's compile pool (each in
+    `submission_order`) and returns once those of `now` are done, one reason per entry ('' when
+    ready). What its configs have in common compiles once (`stages_reused` counts the steps
+    taken from another config's compile: disttune._triton_stages). A config known or found out of
     resources (`unrunnable`, by its text and the call's dtypes) fails without a
     launch; a config error in the compile (`config_errors`) fails its config; any other
     compile error is left to the config's launch, which raises it. What compiled, when, and
@@ -145,12 +171,19 @@ class KernelCompiles:
         self.events: list[tuple[int, float, float]] = []  # (config index, start, end), perf_counter s
         self.waited_s = 0.0
         self._compile_seconds = _prepare.CompileSeconds(unrunnable)
+        self._memo = _triton_stages.StageMemo()
+        _triton_stages.install()
+
+    @property
+    def stages_reused(self) -> int:
+        return self._memo.reused
 
     def _start(self, indices: list[int]) -> None:
         new = [i for i in indices if i not in self._started and self._unrunnable.reason(i) is None]
         self._started.update(new)
-        for index in new:
-            executor = _Timed(process_pool(), lambda began, ended, index=index: self._note(index, began, ended))
+        for index in submission_order(self._configs, new):
+            executor = _Timed(process_pool(), self._memo,
+                              lambda began, ended, index=index: self._note(index, began, ended))
             started = start_compiles(self._kernel, self._configs, self._args, self._kwargs, executor, [index])
             for compiled in started.values():
                 if not hasattr(compiled, "result"):  # Triton's cache held it: prepared, no compile timed

@@ -483,7 +483,8 @@ def test_a_config_tritons_cache_already_held_stands_compiled(monkeypatch):
         return {index: object() for index in indices}  # a CompiledKernel has no result()
 
     monkeypatch.setattr(_triton_compile, "start_compiles", held_by_tritons_cache)
-    compiles = _triton_compile.KernelCompiles(None, [None, None], (), {}, _resources.Unrunnable().of(str, ()), ())
+    configs = [triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 64})]
+    compiles = _triton_compile.KernelCompiles(None, configs, (), {}, _resources.Unrunnable().of(str, ()), ())
     assert compiles.prepare([], [0]) == []
     assert compiles.prepared(0) == 0.0
     assert compiles.prepared(1) is None  # never named

@@ -50,6 +50,7 @@ def note(kernel: str, key: str, strategy: str, report: Any, compiles: Any, began
         "measured": sum(1 for result in report.candidates if result.measured),
         "failed": sum(1 for result in report.candidates if result.failed),
         "compiled": len(events),
+        "stages_reused": compiles.stages_reused,
         "total_s": ended - began,
         "compile_busy_s": _busy_s([(start, end) for _, start, end in events]),
         "compile_cpu_s": sum(end - start for _, start, end in events),
