@@ -453,23 +453,15 @@ STEPS+=(step_triton_dropin)
 # replayed over the first round's timeline of `before` (bench/replay/compile_order.py). Not in
 # STEPS: ~8 min (estimated); run on its own: `scripts/gpu_check.sh step_compile_order`.
 step_compile_order() {
-  local log=$LOG_DIR/compile_order.log result=$OUT_DIR/compile_order.json
+  local log=$LOG_DIR/compile_order.log
   local timeline=$OUT_DIR/compile_order_timeline.json stages=$OUT_DIR/compile_stages.json
   pip_install_package "$log" "compile order" || return 0
-  if PYTHONUNBUFFERED=1 python3 bench/python/compile_order_ab.py --variants before,memo,shipped \
-       --timeline-out "$timeline" >"$result" 2>>"$log"; then
-    python3 - "$result" <<'PY' | while IFS=$'\t' read -r what figure; do record "$what" PASS "$figure"; done
-import json, sys
-r = json.load(open(sys.argv[1]))
+  json_rows "compile order" "$log" "$OUT_DIR/compile_order.json" '
 for name, v in r["variants"].items():
-    print("compile order: fla.chunk_gla %s\tfirst call median %.2f s (%s), %d compiled, %d stage runs reused" % (
-        name, v["median_s"], ", ".join("%.2f" % s for s in v["first_calls_s"]), v["compiled"], v["stages_reused"]))
-PY
-  else
-    tail -n 30 "$log"
-    record "compile order" FAIL "see $log"
-    return 0
-  fi
+    print("compile order: fla.chunk_gla %s\tPASS\tfirst call median %.2f s (%s), %d compiled, %d stage runs reused" % (
+        name, v["median_s"], ", ".join("%.2f" % s for s in v["first_calls_s"]), v["compiled"], v["stages_reused"]))' \
+    env PYTHONUNBUFFERED=1 python3 bench/python/compile_order_ab.py --variants before,memo,shipped --timeline-out "$timeline"
+  [[ -s $timeline ]] || return 0
   if PYTHONUNBUFFERED=1 python3 bench/python/compile_stages.py --out "$stages" >>"$log" 2>&1 \
      && python3 bench/replay/compile_order.py --timeline "$timeline" --stages "$stages" >>"$log" 2>&1; then
     record "compile stages and order replay" PASS "$(grep -E '^\| all \|' "$log" | tail -n 2 | tr '\n' ' ')"
