@@ -670,6 +670,9 @@ STEPS+=(step_multi_gpu_stress)
 print_table() {
   echo
   echo "== GPU check: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)"
+  # The compile threads' cores: logical CPUs, and the physical cores under them (hyperthreads
+  # share one), which bound what more compile threads or ranks on one host can gain.
+  echo "== CPU: $(nproc) logical CPUs; $(lscpu 2>/dev/null | grep -E '^(Thread\(s\) per core|Core\(s\) per socket|Socket\(s\))' | tr -s ' ' | paste -sd';' -)"
   printf '%-34s | %-6s | %s\n' "test / benchmark" "result" "key figure"
   printf '%-34s-+-%-6s-+-%s\n' "----------------------------------" "------" "----------"
   while IFS=$'\t' read -r what result figure; do
