@@ -16,6 +16,7 @@
 #include "strategies/feasibility_model.hpp"
 #include "strategies/flat_knobs.hpp"
 #include "strategies/gaussian_process_model.hpp"
+#include "strategies/late_fastest.hpp"
 #include "strategies/search_model.hpp"
 #include "strategies/shortlist_race.hpp"
 #include "strategies/strategy_options.hpp"
@@ -78,7 +79,8 @@ constexpr std::size_t kCompileThreads = 16;
 /// budget `batch` stays below about 1.1 s per compile. Rounds that widen measure
 /// kWideBudget times the share (4.5% -> 5%): a wider round waits no longer than a narrower
 /// one, and the candidates pay back what fewer rounds lose (docs/strategies.md, "Compile
-/// cost in the decision").
+/// cost in the decision"). The same share bounds the budget's growth after a late fastest
+/// (budget_after_fastest()).
 constexpr double kCompileWaits_s = 11.0;
 constexpr double kWideBudget = 10.0 / 9.0;
 
@@ -94,10 +96,11 @@ constexpr Effort kEfforts[] = {{"quick", 0.02, 12}, {"default", 0.045, 24}, {"th
 /// (Mitchell's best candidate), so that a third of the budget is measured; (2) rounds of
 /// `batch` candidates, the best scores of the SearchModel (Parzen estimates of what fast
 /// candidates look like against slow ones, times the chance to run), until the budget (candidates,
-/// or device seconds) is spent; (3) the `shortlist` fastest race with the converge strategy, which
-/// makes the choice (with the baseline, if it ran). A space no larger than the budget is raced
-/// whole. Exploring rounds never name a candidate twice; every choice is a function of the seed and
-/// the agreed numbers, ties to the lower index.
+/// or device seconds) is spent, the last share polishing around the fastest so far, and on while
+/// that fastest is recent (`after_fastest`, budget_after_fastest()); (3) the `shortlist` fastest
+/// race with the converge strategy, which makes the choice (with the baseline, if it ran). A
+/// space no larger than the budget is raced whole. Exploring rounds never name a candidate twice;
+/// every choice is a function of the seed and the agreed numbers, ties to the lower index.
 class SearchStrategy final : public Strategy {
  public:
   /// `modelled`: picks by the model (the search); else uniformly at random (the baseline).
@@ -119,6 +122,7 @@ class SearchStrategy final : public Strategy {
     prepared_window_ = options.number("prepared_window");
     gaussian_process_ = options.text("model") == "gp";
     flat_knob_ = options.number("flat_knob");
+    after_fastest_ = static_cast<std::size_t>(options.integer("after_fastest"));
     const std::string& feasibility = options.text("feasibility");
     forest_from_ = feasibility == "forest" ? 0.0
                    : feasibility == "auto" ? detail::FeasibilityModel::kAutoForestFrom
@@ -135,6 +139,7 @@ class SearchStrategy final : public Strategy {
       begin(SpaceInfo{std::vector<std::string>(count), {}, space_.seed});
     features_ = detail::config_features(space_.candidates);
     named_.assign(count, false);
+    named_at_.assign(count, 0);
     speculated_.assign(count, false);
     prepared_.assign(count, false);
     prepare_s_.assign(count, 0.0);
@@ -177,8 +182,11 @@ class SearchStrategy final : public Strategy {
       }
       return explore(std::move(picks));
     }
-    const bool spent = named_count() >= budget_ || (budget_ms_ > 0.0 && spent_ms_ >= budget_ms_);
     const std::vector<std::size_t> fastest = fastest_runs();
+    if (modelled_ && !fastest.empty())
+      budget_ = detail::budget_after_fastest(budget_, named_count(), named_at_[fastest.front()],
+                                             after_fastest_, grown_budget());
+    const bool spent = named_count() >= budget_ || (budget_ms_ > 0.0 && spent_ms_ >= budget_ms_);
     if (spent && !fastest.empty()) {
       std::vector<std::size_t> shortlist(
           fastest.begin(),
@@ -216,6 +224,7 @@ class SearchStrategy final : public Strategy {
   void pick(std::size_t candidate, std::vector<std::size_t>& picks) {
     if (named_.at(candidate)) return;
     named_[candidate] = true;
+    named_at_[candidate] = named_count();
     if (speculated_[candidate]) --speculating_;
     picks.push_back(candidate);
   }
@@ -448,11 +457,17 @@ class SearchStrategy final : public Strategy {
     const double rounds = std::max(1.0, kCompileWaits_s / typical_s);
     const auto open = [&] { return static_cast<double>(budget_ - std::min(budget_, named_count())); };
     if (std::ceil(open() / rounds) <= static_cast<double>(batch_)) return;
-    const double count = static_cast<double>(named_.size());
-    budget_ = std::min(named_.size(),
-                       std::max(budget_, static_cast<std::size_t>(std::floor(fraction_ * kWideBudget * count + 1e-9))));
+    budget_ = std::max(budget_, grown_budget());
     const auto wide = static_cast<std::size_t>(std::ceil(open() / rounds));
     batch_ = std::max(batch_, std::min(wide, kCompileThreads));
+  }
+
+  /// The most candidates the budget grows to (widen(), budget_after_fastest()): kWideBudget
+  /// times the share of the space.
+  std::size_t grown_budget() const {
+    const double count = static_cast<double>(named_.size());
+    const auto grown = static_cast<std::size_t>(std::floor(fraction_ * kWideBudget * count + 1e-9));
+    return std::min(named_.size(), grown);
   }
 
   /// What a front end may compile during the round of `picks`, ahead_rounds_ rounds' worth,
@@ -526,6 +541,9 @@ class SearchStrategy final : public Strategy {
   double prepared_window_ = kDefaultPreparedWindow;
   bool gaussian_process_ = false;  ///< `model`: gp (GaussianProcessModel), else tpe (SearchModel)
   double flat_knob_ = kDefaultFlatKnob;
+  /// `after_fastest`: candidates named after the fastest before the search stops
+  /// (budget_after_fastest()).
+  std::size_t after_fastest_ = detail::kDefaultAfterFastest;
   /// `feasibility`: the share of failures from which the chance to run is also a forest's
   /// (forest 0, auto FeasibilityModel::kAutoForestFrom, near never).
   double forest_from_ = detail::FeasibilityModel::kNoForest;
@@ -535,6 +553,8 @@ class SearchStrategy final : public Strategy {
   std::mt19937_64 random_;
   std::size_t budget_ = 0;   ///< candidates to measure before the race
   std::vector<bool> named_;  ///< named in some round
+  /// Per named candidate: how many were named when it was (1 for the first).
+  std::vector<std::size_t> named_at_;
   std::vector<bool> speculated_;  ///< ever named ahead
   std::size_t speculating_ = 0;     ///< named ahead and not in a round: compiled in vain so far
   std::vector<bool> prepared_;      ///< per candidate, from the last standings
@@ -565,8 +585,9 @@ const std::vector<StrategyOption>& search_options() {
                                     StrategyOption::integer("ahead_rounds", kDefaultAheadRounds, 0, 64),
                                     StrategyOption::number("prepared_window", kDefaultPreparedWindow, 1.0, 64.0),
                                     StrategyOption::text("model", "tpe", {"tpe", "gp"}),
-                                    StrategyOption::text("feasibility", "near", {"near", "forest", "auto"}),
-                                    StrategyOption::number("flat_knob", kDefaultFlatKnob, 0.0, 1.0)};
+                                    StrategyOption::text("feasibility", "auto", {"near", "forest", "auto"}),
+                                    StrategyOption::number("flat_knob", kDefaultFlatKnob, 0.0, 1.0),
+                                    StrategyOption::integer("after_fastest", detail::kDefaultAfterFastest, 0, 4096)};
     // The race's parameters, as converge declares them.
     for (const StrategyOption& option : converge_options()) {
       if (std::find(kRaceParameters.begin(), kRaceParameters.end(), option.name) != kRaceParameters.end())

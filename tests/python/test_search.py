@@ -38,7 +38,8 @@ def test_search_measures_a_fraction_and_records_its_options(tmp_path):
     launch = searched(tmp_path, strategy_options={"fraction": 0.125, "seed": 3})
     assert launch(1) == (64, 4, "b", 3)
     report = launch.last_report
-    assert sum(1 for c in report.candidates if c.measured) == 30  # 12.5% of 240
+    # 12.5% of 240, and up to 10/9 of it while the fastest so far is a recent find (after_fastest)
+    assert 30 <= sum(1 for c in report.candidates if c.measured) <= 33
     record = json.loads(report.record_path.read_text())
     assert record["measurement"]["strategy"] == "search"
     assert record["measurement"]["strategy_options"] == {"fraction": "0.125", "seed": "3"}

@@ -270,8 +270,9 @@ Quality quality(const ReplayTable& table, const std::string& strategy,
 
 /// The tables the search's constants were chosen on (sessions 10-14); the others in
 /// tests/data/replay were recorded after, and no constant has been chosen on them but
-/// session 15's flat_knob (1%, among 0.5%, 1% and 2%, chosen leave-one-table-out on every
-/// recorded table: docs/strategies.md).
+/// session 15's flat_knob (1%, among 0.5%, 1% and 2%) and session 16's after_fastest (16,
+/// among 0, 8, 12, 16 and 24) and feasibility=auto as the default, each chosen
+/// leave-one-table-out on every recorded table (docs/strategies.md).
 const std::set<std::string> kTunedOn = {"layer_norm_fp16_32768x4096", "matmul_fp16_3072",
                                         "split_k_fp16_128x8192x8192"};
 
@@ -319,26 +320,28 @@ void expect_within(const std::string& kernel, const Quality& q, const QualityBou
 // The recorded tables (tests/data/replay, measured on an H200), seeds 0-49: the search
 // reaches a median within 1.005x of the table's best (today at most 1.0033x, matmul) with at
 // most 5% of the space measured and at most 8% compiled, speculation included (today at most
-// 7.3%; layer norm, whose compiles take 1.8 s, widens its rounds and measures 5%, compiling
-// up to 7.6%), at least 42 of 50 seeds within 1.05x (today 42 on split-K, 50 on layer norm and matmul), no seed beyond 1.22x (today's worst: 1.213x on split-K, whose three configs
-// within 1.05x sit in a narrow basin), and beats random search on the same budget.
+// 7.9%: a fastest found late grows the budget to 5%, and so the bound on speculation; layer
+// norm, whose compiles take 1.8 s, widens its rounds and measures 5% too), and beats random
+// search on the same budget. Each table keeps today's seeds within 1.05x and worst seed: layer
+// norm 50 of 50, x1.037; matmul 50, x1.033; split-K 45, x1.213 (three configs within 1.05x
+// sit in a narrow basin four one-level moves from the BLOCK_K 32, SPLIT_K 2-4 one where its
+// bad seeds end; before session 16's after_fastest: 42 of 50, matmul's worst x1.035).
 // docs/strategies.md has the numbers. Replay is deterministic given the seed: no wall clock.
 TEST(ReplayQuality, SearchOnEveryRecordedTable) {
+  const std::map<std::string, QualityBound> bounds = {
+      {"layer_norm_fp16_32768x4096", {1.005, 1.04, 50}},
+      {"matmul_fp16_3072", {1.005, 1.04, 50}},
+      {"split_k_fp16_128x8192x8192", {1.005, 1.22, 45}},
+  };
   const std::vector<ReplayTable> tables = recorded_tables(true);
   ASSERT_EQ(tables.size(), kTunedOn.size()) << "expected the recorded tables in " << DISTTUNE_REPLAY_TABLES;
   for (const ReplayTable& table : tables) {
     const Quality search = quality(table, "search");
     const Quality random = quality(table, "random");
-    std::cout << table.kernel << ": search median x" << search.median_ratio << " worst x"
-              << search.worst_ratio << ", " << search.within_1_05 << " of " << kQualitySeeds
-              << " within 1.05x; random median x" << random.median_ratio << " worst x"
-              << random.worst_ratio << "; at most " << 100.0 * search.most_measured
-              << "% measured, " << 100.0 * search.most_compiled << "% compiled\n";
-    EXPECT_LE(search.most_measured, 0.05) << table.kernel;
-    EXPECT_LE(search.most_compiled, 0.08) << table.kernel;
-    EXPECT_LE(search.median_ratio, 1.005) << table.kernel;
-    EXPECT_GE(search.within_1_05, 42) << table.kernel;
-    EXPECT_LE(search.worst_ratio, 1.22) << table.kernel;
+    print_quality(table.kernel, "search", search);
+    std::cout << table.kernel << ": random median x" << random.median_ratio << " worst x"
+              << random.worst_ratio << '\n';
+    expect_within(table.kernel, search, bounds.at(table.kernel));
     EXPECT_LT(search.median_ratio, random.median_ratio) << table.kernel;
   }
 }
@@ -346,8 +349,8 @@ TEST(ReplayQuality, SearchOnEveryRecordedTable) {
 // The search's other model (model=gp: a Gaussian process ranked by expected improvement, each
 // exploring round picked one at a time by a kriging believer) on the recorded tables, seeds
 // 0-49: the same budget, median within 1.005x, at least 48 of 50 seeds within 1.05x and at
-// most two fewer than the default model on any table (today 50 / 48 / 50 on layer norm, matmul
-// and split-K, against 49 / 50 / 42), no seed beyond 1.09x (today 1.088x, matmul). Its length
+// most two fewer than the default model on any table (today 49 / 48 / 50 on layer norm, matmul
+// and split-K, against 50 / 50 / 45), no seed beyond 1.09x (today 1.066x, matmul). Its length
 // scale is fitted to each tuning's measured times: no constant of it was chosen on these
 // tables. docs/strategies.md has the numbers, over 100 seeds too.
 TEST(ReplayQuality, TheGaussianProcessModelOnEveryRecordedTable) {
@@ -366,22 +369,24 @@ TEST(ReplayQuality, TheGaussianProcessModelOnEveryRecordedTable) {
   }
 }
 
-// Tables no constant of the search was chosen on (recorded on an H200 on 2026-12-05: a causal
-// flash-attention forward, an fp8 matmul, a row softmax), seeds 0-49, default options: what
-// the search does on kernel families it was never tuned on. Today: attention median x1.0163,
+// Tables no constant of the search was chosen on before session 16 (recorded on an H200 on
+// 2026-12-05: a causal flash-attention forward, an fp8 matmul, a row softmax), seeds 0-49,
+// default options: what the search does on kernel families it was not tuned on (session 16's
+// after_fastest and feasibility=auto were chosen leave-one-table-out: held out, each of these
+// three chooses them on the other five tables, but the fp8 matmul, which chooses
+// feasibility=near: 37 of 50 within 1.05x, median x1.0010). Today: attention median x1.0163,
 // worst x1.064, 44 of 50 within 1.05x (its compiles take 1.8 s: it widens its rounds and
 // measures up to 5%; its best basin, 64x64 tiles on 4 warps, is narrow; most seeds settle on
-// the 128x128 one, 1.5-1.8% behind; before session 15's flat knobs and compile-cost rounds:
-// x1.0177, x1.114, 41); fp8 matmul x1.0205, x1.106, 33 of 50; softmax x1.0010, x1.023, 50 of
-// 50. The bounds keep those figures from getting worse
-// (issue 37's target, median <= 1.02x and worst <= 1.05x on every table, is not met on the
-// first two); model=gp does worse on the first two (32 and 28 of 50 within 1.05x), which
-// is why it is not the default. docs/strategies.md has the table.
+// the 128x128 one, 1.5-1.8% behind); fp8 matmul x1.0000, x1.106, 43 of 50 (before session 16:
+// x1.0205, 33); softmax x1.0005, x1.025, 50 of 50. The bounds keep those figures from getting
+// worse (issue 37's target, worst <= 1.05x on every table, is not met on the first two);
+// model=gp does worse on the first two, which is why it is not the default.
+// docs/strategies.md has the table.
 TEST(ReplayQuality, SearchOnTablesItWasNotTunedOn) {
   const std::map<std::string, QualityBound> bounds = {
-      {"attention_fp16_causal_2x16x4096x128", {1.02, 1.07, 43}},
-      {"matmul_fp8_4096", {1.025, 1.11, 31}},
-      {"softmax_fp16_16384x8192", {1.005, 1.03, 48}},
+      {"attention_fp16_causal_2x16x4096x128", {1.02, 1.07, 44}},
+      {"matmul_fp8_4096", {1.005, 1.11, 43}},
+      {"softmax_fp16_16384x8192", {1.005, 1.03, 50}},
   };
   const std::vector<ReplayTable> tables = recorded_tables(false);
   ASSERT_EQ(tables.size(), bounds.size()) << "a held-out table without bounds, or one missing";
@@ -399,23 +404,23 @@ TEST(ReplayQuality, SearchOnTablesItWasNotTunedOn) {
 // compile threads, seeds 0-49, default options. The search sees after its first round that
 // compiles are slow and spreads the rest of its budget, grown from 4.5% to 5%, over fewer,
 // wider rounds: the median first call is 13.0-15.3 s (matmul 15.3 s, layer norm 15.2 s),
-// against 19.3-24.0 s for the rounds of 4 it took before, and the choices are as good (268
-// of 300 seeds within 1.05x, flat knobs polished last, against 264 for rounds of 4 before
-// session 15; split-K 37 of 50 against 42, fp8 matmul 37 against 33, worst 1.228x), with at
-// most 5% measured and 8% compiled. The
-// bounds keep these figures from getting worse. docs/strategies.md has the table.
+// against 19.3-24.0 s for the rounds of 4 it took before, and the choices are as good (270
+// of 300 seeds within 1.05x, flat knobs polished last and feasibility=auto, against 264 for
+// rounds of 4 before session 15; split-K 37 of 50 against 42, fp8 matmul 39 against 33, worst
+// 1.106x), with at most 5% measured and 8% compiled. The bounds keep these figures from
+// getting worse. docs/strategies.md has the table.
 TEST(ReplayQuality, SlowCompilesTakeFewerWiderRounds) {
   struct SlowBound {
     QualityBound quality;
     double first_call_s;
   };
   const std::map<std::string, SlowBound> bounds = {
-      {"attention_fp16_causal_2x16x4096x128", {{1.02, 1.07, 39}, 15.0}},
-      {"layer_norm_fp16_32768x4096", {{1.005, 1.06, 47}, 15.5}},
-      {"matmul_fp16_3072", {{1.005, 1.07, 46}, 15.5}},
-      {"matmul_fp8_4096", {{1.005, 1.23, 35}, 14.5}},
-      {"softmax_fp16_16384x8192", {{1.005, 1.03, 49}, 13.5}},
-      {"split_k_fp16_128x8192x8192", {{1.005, 1.22, 35}, 15.0}},
+      {"attention_fp16_causal_2x16x4096x128", {{1.02, 1.07, 45}, 15.0}},
+      {"layer_norm_fp16_32768x4096", {{1.005, 1.04, 50}, 15.5}},
+      {"matmul_fp16_3072", {{1.005, 1.07, 49}, 15.5}},
+      {"matmul_fp8_4096", {{1.005, 1.11, 39}, 14.5}},
+      {"softmax_fp16_16384x8192", {{1.005, 1.03, 50}, 13.5}},
+      {"split_k_fp16_128x8192x8192", {{1.005, 1.22, 37}, 15.0}},
   };
   const std::vector<ReplayTable> tables = recorded_tables();
   ASSERT_EQ(tables.size(), bounds.size()) << "a recorded table without bounds, or one missing";
@@ -436,15 +441,15 @@ TEST(ReplayQuality, SlowCompilesTakeFewerWiderRounds) {
 // ran, session 15) on every recorded table, tuned-on and held-out alike (no constant of it was
 // chosen on any single table: its share, 0.5, was the best of 0.3, 0.5 and 0.7 over all six),
 // seeds 0-49: the same budget, and each table's median, worst seed and seeds within 1.05x held
-// at today's (against the default: attention 43 against 44, layer norm 50 / 50, matmul 49
-// against 50, fp8 matmul 39 against 33, softmax 50 / 50, split-K 43 against 42; worst:
-// attention 1.065x against 1.064x, split-K 1.237x against 1.213x, which is why it is an
-// option, for spaces where many configs fail, not the default). docs/strategies.md has the
+// at today's (against the default, feasibility=auto: attention 43 against 44, layer norm
+// 50 / 50, matmul 49 against 50, fp8 matmul 43 / 43, softmax 50 / 50, split-K 43 against 45;
+// worst: attention 1.065x against 1.064x, matmul 1.066x against 1.033x, split-K 1.237x against
+// 1.213x, which is why it is an option, not the default). docs/strategies.md has the
 // numbers. About 22 s on one core (dev build).
 TEST(ReplayQuality, TheForestFeasibilityOnEveryRecordedTable) {
   const std::map<std::string, QualityBound> bounds = {
-      {"attention_fp16_causal_2x16x4096x128", {1.02, 1.07, 42}}, {"layer_norm_fp16_32768x4096", {1.005, 1.06, 49}},
-      {"matmul_fp16_3072", {1.005, 1.07, 49}},                    {"matmul_fp8_4096", {1.005, 1.11, 39}},
+      {"attention_fp16_causal_2x16x4096x128", {1.02, 1.07, 43}}, {"layer_norm_fp16_32768x4096", {1.005, 1.04, 50}},
+      {"matmul_fp16_3072", {1.005, 1.07, 49}},                    {"matmul_fp8_4096", {1.005, 1.11, 43}},
       {"softmax_fp16_16384x8192", {1.005, 1.03, 50}},             {"split_k_fp16_128x8192x8192", {1.005, 1.24, 43}},
   };
   const std::vector<ReplayTable> tables = recorded_tables();
@@ -456,23 +461,23 @@ TEST(ReplayQuality, TheForestFeasibilityOnEveryRecordedTable) {
   }
 }
 
-// feasibility=auto (the forest only once a fifth of the measured configs failed) on every
-// recorded table, seeds 0-49: the default's figures where few configs fail, and on the fp8
-// matmul (46% of it fails) the forest's: median x1.0019 against the default's x1.0205, 39 of 50
-// within 1.05x against 33, worst x1.106 as the default's. Softmax (25% fails): x1.0005,
-// worst x1.025 (the default's x1.023), 50 of 50. About 16 s on one core (dev build).
-TEST(ReplayQuality, TheAutoFeasibilityOnEveryRecordedTable) {
+// feasibility=near (the near vote alone, the default before session 16, when the forest only
+// once a fifth of the measured configs failed, feasibility=auto, became it) on every recorded
+// table, seeds 0-49: the default's figures where few configs fail; on the fp8 matmul (46% of
+// it fails) 37 of 50 within 1.05x, median x1.0010, against auto's 43 and x1.0000; softmax
+// (25% fails) worst x1.023 (auto's x1.025), 50 of 50. About 16 s on one core (dev build).
+TEST(ReplayQuality, TheNearFeasibilityOnEveryRecordedTable) {
   const std::map<std::string, QualityBound> bounds = {
-      {"attention_fp16_causal_2x16x4096x128", {1.02, 1.07, 43}}, {"layer_norm_fp16_32768x4096", {1.005, 1.06, 49}},
-      {"matmul_fp16_3072", {1.005, 1.04, 50}},                    {"matmul_fp8_4096", {1.005, 1.11, 39}},
-      {"softmax_fp16_16384x8192", {1.005, 1.03, 50}},             {"split_k_fp16_128x8192x8192", {1.005, 1.22, 42}},
+      {"attention_fp16_causal_2x16x4096x128", {1.02, 1.07, 44}}, {"layer_norm_fp16_32768x4096", {1.005, 1.04, 50}},
+      {"matmul_fp16_3072", {1.005, 1.04, 50}},                    {"matmul_fp8_4096", {1.005, 1.11, 37}},
+      {"softmax_fp16_16384x8192", {1.005, 1.03, 50}},             {"split_k_fp16_128x8192x8192", {1.005, 1.22, 45}},
   };
   const std::vector<ReplayTable> tables = recorded_tables();
   ASSERT_EQ(tables.size(), bounds.size()) << "a recorded table without bounds, or one missing";
   for (const ReplayTable& table : tables) {
-    const Quality automatic = quality(table, "search", {{"feasibility", "auto"}});
-    print_quality(table.kernel, "feasibility=auto", automatic);
-    expect_within(table.kernel, automatic, bounds.at(table.kernel));
+    const Quality near = quality(table, "search", {{"feasibility", "near"}});
+    print_quality(table.kernel, "feasibility=near", near);
+    expect_within(table.kernel, near, bounds.at(table.kernel));
   }
 }
 
@@ -524,9 +529,10 @@ TEST(ReplayQuality, TheForestFeasibilityOnTheRecordedBuckets) {
 
 // Speculative compiles (the search's ahead(), issue 37) are bounded: named ahead and never
 // measured, at most 0.6 of the budget whatever ahead_rounds (so at most 7.2% of the space at
-// the default 4.5%, 8% where slow compiles widen the rounds and the budget to 5%, with
-// ahead_rounds 64 too); with ahead_rounds 0 a first call compiles only what it measures. The
-// budget measured stays the same. Seeds 0-9.
+// the default 4.5%, 8% where slow compiles widen the rounds, or a fastest found late grows
+// the budget, to 5%, with ahead_rounds 64 too); with ahead_rounds 0 a first call compiles
+// only what it measures. The budget measured stays within 5% of the space (which compiles
+// are ready when changes a round's picks, and so when its fastest is found). Seeds 0-9.
 TEST(ReplayQuality, SpeculativeCompilesAreBounded) {
   for (const ReplayTable& table : recorded_tables()) {
     for (std::uint64_t seed = 0; seed < 10; ++seed) {
@@ -538,7 +544,8 @@ TEST(ReplayQuality, SpeculativeCompilesAreBounded) {
       m.strategy_options["ahead_rounds"] = std::string("64");
       const ReplayRun most = replay_tuning(table, m, seed);
       for (const ReplayRun* run : {&usual, &none, &most}) {
-        EXPECT_EQ(run->measured, usual.measured) << table.kernel << " seed " << seed;
+        const double space = static_cast<double>(table.entries.size());
+        EXPECT_LE(static_cast<double>(run->measured), 0.05 * space) << table.kernel << " seed " << seed;
         EXPECT_LE(static_cast<double>(run->compiled), 1.6 * static_cast<double>(run->measured) + 1.0)
             << table.kernel << " seed " << seed;
       }
