@@ -21,13 +21,17 @@ earlier config of the tuning reached skips LLIR, PTX and ptxas (and waits for th
 each), `memo_warps` (`warps`, variants last), `memo_gated`, and `shipped` (`memo_warps`, and a
 num_stages variant skips the codegen too). `--submit-s` is the caller thread's time to queue one
 config (it queues them one by one while the first compiles run; the timeline's first waves show
-about 45 ms).
+about 45 ms). `--compiled 48=33,36=31`: a `shared.compiled` column, the median over 50 random
+subsets of that many of a tuning's configs (tunings of the sizes named; the others whole), in the
+configs' order: the compile span of a strategy that compiles only so many, in one wave, as a
+floor (its rounds' waits not counted).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import re
 import statistics
 from collections import defaultdict
@@ -101,6 +105,15 @@ def simulate(work: list[float], order: list[int], threads: int, capacity: Option
         if not running and not waiting and queue and queue[0][0] > now:
             now = queue[0][0]
     return max(ended.values(), default=0.0)
+
+
+def subsets_span(work: list[float], count: int, threads: int, capacity: Optional[float], submit_s: float,
+                 draws: int = 50) -> float:
+    """The median compile span of `draws` random subsets of `count` of the configs (each in the
+    configs' order; seeded by the tuning's size, so a report is the same every time)."""
+    draw = random.Random(len(work))
+    return statistics.median(simulate(work, sorted(draw.sample(range(len(work)), count)), threads, capacity, submit_s)
+                             for _ in range(draws))
 
 
 def tunings(timeline_path: str) -> list[dict]:
@@ -180,6 +193,9 @@ class Tuning:
                 lengths[n] -= row["seconds"]["ast"] * scale
             seen_ttir.add((row["digest"]["ttir"], row["num_warps"]))
         result["shared.shipped"] = run(lengths, order, args.submit_s, waits)
+        if args.compiled:
+            count = args.compiled.get(len(work), len(work))
+            result["shared.compiled"] = subsets_span(work, count, args.threads, args.capacity, args.submit_s)
         return result
 
 
@@ -231,7 +247,10 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=16)
     parser.add_argument("--capacity", type=float, default=8.0, help="cores' worth of CPU the compiles share")
     parser.add_argument("--submit-s", type=float, default=0.045, help="seconds to queue one config")
+    parser.add_argument("--compiled", default="", help="SIZE=COUNT,...: tunings of SIZE configs compile COUNT")
     args = parser.parse_args()
+    args.compiled = {int(size): int(count) for size, count in
+                     (pair.split("=") for pair in args.compiled.split(",") if pair)}
     report = replay(args)
     print(json.dumps({k: v for k, v in report.items() if k != "tunings"}))
     print(table(report))

@@ -7,7 +7,7 @@ import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "bench", "replay"))
-from compile_order import by_warps, memo_order, simulate, waits_in  # noqa: E402
+from compile_order import by_warps, memo_order, simulate, subsets_span, waits_in  # noqa: E402
 
 
 def row(text: str, warps: int, stages: int, ttgir: str) -> dict:
@@ -41,3 +41,11 @@ def test_orders_by_config_features_and_num_stages_variants():
     order = memo_order(rows, by_warps(rows))
     assert order == [3, 1, 2, 0]  # the num_stages variants of a config queued before go last
     assert waits_in(rows, order) == {0: 1}  # only configs of the same TTGIR wait
+
+
+def test_compiling_fewer_configs_shortens_a_full_pools_span():
+    # Four 1 s compiles on one core's worth: 4 s; any two of them: 2 s.
+    assert simulate([1.0] * 4, [0, 1, 2, 3], threads=4, capacity=1.0, submit_s=0.0) == 4.0
+    assert subsets_span([1.0] * 4, 2, threads=4, capacity=1.0, submit_s=0.0) == 2.0
+    # With a thread per compile, dropping configs leaves the span to the longest one kept.
+    assert subsets_span([1.0, 3.0, 1.0, 1.0], 4, threads=4, capacity=None, submit_s=0.0) == 3.0
