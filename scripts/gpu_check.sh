@@ -61,8 +61,8 @@ pytest_summary() { grep -E '[0-9]+ (passed|failed|errors?)' "$1" | tail -n 1; }
 # json_rows WHAT LOG RESULT SUMMARY CMD...: runs CMD, its stdout to RESULT and its stderr to LOG.
 # On success shows RESULT and records the rows SUMMARY prints: Python that reads the result as
 # `r` (the file's JSON, else its last line's) and prints either a figure (the row WHAT, PASS)
-# or whole rows "what<TAB>status<TAB>figure". On failure, of CMD or of SUMMARY, shows LOG's tail
-# and records WHAT as FAILed.
+# or whole rows "what<TAB>status<TAB>figure". On failure, of CMD or of SUMMARY, or a SUMMARY
+# that prints nothing, records WHAT as FAILed (CMD's failure shows LOG's tail).
 json_rows() {
   local what=$1 log=$2 result=$3 summary=$4 rows
   shift 4
@@ -80,6 +80,10 @@ except ValueError:
     r = json.loads(text.splitlines()[-1])
 $summary" "$result" 2>>"$log"); then
     record "$what" FAIL "its result did not read; see $log"
+    return 0
+  fi
+  if [[ -z $rows ]]; then
+    record "$what" FAIL "its summary printed no row; see $result"
     return 0
   fi
   local line

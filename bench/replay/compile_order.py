@@ -123,7 +123,7 @@ def tunings(timeline_path: str) -> list[dict]:
     return [t for t in op["runs"]["dropin"]["timelines"] if t.get("compiles")]
 
 
-def stage_rows(stages_path: str) -> dict[str, list[dict]]:
+def stage_rows(stages_path: str) -> dict[str, dict[int, dict]]:
     """The stages rows of each kernel's first key, by config index (later keys of a kernel follow
     its rows in the file)."""
     with open(stages_path) as source:
@@ -131,7 +131,7 @@ def stage_rows(stages_path: str) -> dict[str, list[dict]]:
     kernels: dict[str, dict[int, dict]] = defaultdict(dict)
     for row in rows:
         kernels[row["kernel"]].setdefault(row["config"], row)
-    return {name: [by_index[i] for i in sorted(by_index)] for name, by_index in kernels.items()}
+    return dict(kernels)
 
 
 def waits_in(rows: list[dict], order: list[int]) -> dict[int, int]:
@@ -145,10 +145,17 @@ def waits_in(rows: list[dict], order: list[int]) -> dict[int, int]:
 class Tuning:
     """One tuning of the timeline: its configs' stages rows, observed lengths and orders."""
 
-    def __init__(self, entry: dict, rows_of: dict[str, list[dict]], learned: dict[int, list[float]]) -> None:
+    def __init__(self, entry: dict, rows_of: dict[str, dict[int, dict]], learned: dict[int, list[float]]) -> None:
         compiles = sorted(entry["compiles"], key=lambda c: c["config"])
         self.kernel = entry["kernel"]
-        self.rows = [rows_of[self.kernel][c["config"]] for c in compiles]
+        by_index = rows_of.get(self.kernel, {})
+        unmatched = [c["config"] for c in compiles if c["config"] not in by_index]
+        counts = {row["configs"] for row in by_index.values()}
+        if unmatched or counts != {entry["configs"]}:
+            raise ValueError(f"{self.kernel}: a tuning of {entry['configs']} configs, the stages file's rows are of "
+                             f"{sorted(counts)} configs and lack configs {unmatched}: the timeline and the stages "
+                             "must come from the same op, shapes and library version")
+        self.rows = [by_index[c["config"]] for c in compiles]
         self.observed = [c["end_s"] - c["start_s"] for c in compiles]
         self.span = max(c["end_s"] for c in compiles) - min(c["start_s"] for c in compiles)
         self.cpu = [sum(r["seconds"].values()) for r in self.rows]

@@ -2,12 +2,13 @@
 by one, each at its share of the cores, a config that reached another's TTGIR waiting for it),
 and the orders it compares."""
 
+import json
 import os
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "bench", "replay"))
-from compile_order import by_warps, memo_order, simulate, subsets_span, waits_in  # noqa: E402
+from compile_order import Tuning, by_warps, memo_order, simulate, stage_rows, subsets_span, waits_in  # noqa: E402
 
 
 def row(text: str, warps: int, stages: int, ttgir: str) -> dict:
@@ -49,3 +50,22 @@ def test_compiling_fewer_configs_shortens_a_full_pools_span():
     assert subsets_span([1.0] * 4, 2, threads=4, capacity=1.0, submit_s=0.0) == 2.0
     # With a thread per compile, dropping configs leaves the span to the longest one kept.
     assert subsets_span([1.0, 3.0, 1.0, 1.0], 4, threads=4, capacity=None, submit_s=0.0) == 3.0
+
+
+def test_a_tuning_takes_each_configs_stages_row_by_its_index_or_says_the_files_do_not_match(tmp_path):
+    seconds = {stage: 0.1 for stage in ("ast", "ttir", "ttgir", "llir", "ptx", "cubin")}
+    rows = {0: dict(row("BK: 32", 8, 2, "a"), kernel="k", config=0, configs=3, seconds=seconds),
+            2: dict(row("BK: 64", 2, 2, "b"), kernel="k", config=2, configs=3, seconds=seconds)}
+    entry = {"kernel": "k", "configs": 3,
+             "compiles": [{"config": 2, "start_s": 0.0, "end_s": 2.0}, {"config": 0, "start_s": 0.0, "end_s": 1.0}]}
+    stages = tmp_path / "stages.json"
+    stages.write_text(json.dumps([rows[0], rows[2], dict(rows[0], num_warps=4)]))  # a later key's row 0 last
+    assert stage_rows(str(stages)) == {"k": rows}
+    assert Tuning(entry, {"k": rows}, {}).rows == [rows[0], rows[2]]  # not shifted by config 1's gap
+    for unmatched in ({**entry, "configs": 4}, {**entry, "compiles": entry["compiles"] + [{"config": 1}]},
+                      {**entry, "kernel": "other"}):
+        try:
+            Tuning(unmatched, {"k": rows}, {})
+            raise AssertionError(f"no error for {unmatched}")
+        except ValueError as error:
+            assert "same op" in str(error)

@@ -160,6 +160,34 @@ def test_a_compile_waits_for_the_output_another_thread_is_making():
     assert outputs == ["made once"] and calls == ["ttgir"] and memo.reused == 1
 
 
+def test_only_cuda_compiles_within_a_memo_share_and_a_pool_thread_is_clean_after_one_that_raised():
+    # The hook wraps the later stages only for a CUDA compile run `within` a memo: a compile
+    # queued on the same pool thread afterwards (another front end's, or the drop-in's after a
+    # compile that raised) runs every stage as Triton does.
+    from concurrent.futures import ThreadPoolExecutor
+    from types import SimpleNamespace
+
+    _triton_stages.install()
+    hook = triton.knobs.runtime.add_stages_inspection_hook
+    options = SimpleNamespace(num_warps=4, num_stages=2)
+
+    def shares(backend: str = "cuda") -> bool:
+        stage = stage_recording([])
+        stages = {name: stage for name in _triton_stages.LATER_STAGES}
+        hook(SimpleNamespace(target=SimpleNamespace(backend=backend)), stages, options, None, 90)
+        return any(wrapped is not stage for wrapped in stages.values())
+
+    def raises() -> None:
+        raise RuntimeError("codegen failed")
+
+    memo = _triton_stages.StageMemo()
+    with ThreadPoolExecutor(1) as pool:  # one thread: every task below runs on it
+        assert pool.submit(_triton_stages.within, memo, shares).result()
+        assert not pool.submit(_triton_stages.within, memo, lambda: shares("hip")).result()
+        assert isinstance(pool.submit(_triton_stages.within, memo, raises).exception(), RuntimeError)
+        assert not pool.submit(shares).result()
+
+
 def test_stage_variants_are_queued_after_the_first_of_their_config():
     configs = [triton.Config({"BLOCK": block}, num_warps=warps, num_stages=stages)
                for block in (32, 64) for warps in (4, 8) for stages in (2, 3)]
