@@ -147,24 +147,28 @@ def submission_order(configs: list, indices: list[int]) -> list[int]:
 
 class KernelCompiles:
     """The engine's prepare(now, ahead) for one tuning of a Triton autotuner: queues the
-    compiles of `now`, then of `ahead`, on the process's compile pool (each in
-    `submission_order`) and returns once those of `now` are done, one reason per entry ('' when
-    ready). What its configs have in common compiles once (`stages_reused` counts the steps
-    taken from another config's compile: disttune._triton_stages). A config known or found out of
-    resources (`unrunnable`, by its text and the call's dtypes) fails without a
-    launch; a config error in the compile (`config_errors`) fails its config; any other
-    compile error is left to the config's launch, which raises it. What compiled, when, and
+    compiles of `now`, then of `ahead`, on the process's compile pool and returns once those of
+    `now` are done, one reason per entry ('' when ready). With `longest_first` (a strategy that
+    compiles every config: converge, exhaustive) each lot is queued in `submission_order`;
+    without it (the search: `ahead` holds its round's later picks and then its guesses, in
+    the order it wants them) as the engine names them. What its configs have in common
+    compiles once (`stages_reused` counts the steps taken from another config's compile:
+    disttune._triton_stages). A config known or found out of resources (`unrunnable`, by its
+    text and the call's dtypes) fails without a launch; a config error in the compile
+    (`config_errors`) fails its config; any other compile error is left to the config's
+    launch, which raises it. What compiled, when, and
     how long prepare waited are kept (`events`, `waited_s`); `prepared` tells the engine which
     compiles ended and how long each took (0 s, not known, for one Triton's cache held)."""
 
     def __init__(self, kernel: Any, configs: list, args: tuple, kwargs: dict,
-                 unrunnable: _resources.CallUnrunnable, config_errors: tuple) -> None:
+                 unrunnable: _resources.CallUnrunnable, config_errors: tuple, longest_first: bool) -> None:
         self._kernel = kernel
         self._configs = configs
         self._args = args
         self._kwargs = kwargs
         self._unrunnable = unrunnable
         self._config_errors = config_errors
+        self._longest_first = longest_first
         self._compiles: dict[int, Any] = {}
         self._started: set[int] = set()
         self._lock = threading.Lock()
@@ -181,7 +185,7 @@ class KernelCompiles:
     def _start(self, indices: list[int]) -> None:
         new = [i for i in indices if i not in self._started and self._unrunnable.reason(i) is None]
         self._started.update(new)
-        for index in submission_order(self._configs, new):
+        for index in submission_order(self._configs, new) if self._longest_first else new:
             executor = _Timed(process_pool(), self._memo,
                               lambda began, ended, index=index: self._note(index, began, ended))
             started = start_compiles(self._kernel, self._configs, self._args, self._kwargs, executor, [index])

@@ -484,7 +484,8 @@ def test_a_config_tritons_cache_already_held_stands_compiled(monkeypatch):
 
     monkeypatch.setattr(_triton_compile, "start_compiles", held_by_tritons_cache)
     configs = [triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 64})]
-    compiles = _triton_compile.KernelCompiles(None, configs, (), {}, _resources.Unrunnable().of(str, ()), ())
+    compiles = _triton_compile.KernelCompiles(None, configs, (), {}, _resources.Unrunnable().of(str, ()), (),
+                                              longest_first=True)
     assert compiles.prepare([], [0]) == []
     assert compiles.prepared(0) == 0.0
     assert compiles.prepared(1) is None  # never named

@@ -206,3 +206,25 @@ def test_a_tuning_queues_its_predicted_longest_compiles_first_and_stage_variants
     order = _triton_compile.submission_order(configs, list(range(len(configs))))
     assert [(configs[i].num_warps, configs[i].kwargs["BK"], configs[i].num_stages) for i in order] == [
         (2, 64, 3), (2, 32, 3), (8, 64, 3), (8, 32, 3), (2, 64, 2), (2, 32, 2), (8, 64, 2), (8, 32, 2)]
+
+
+def test_only_a_strategy_that_compiles_every_config_has_its_compiles_reordered(monkeypatch):
+    # The search names its round's picks, then its guesses, in the order it wants them: they are
+    # queued as named. Converge and exhaustive compile every config: queued longest first.
+    from disttune import _resources, _triton_compile
+    from disttune.triton import _kernel_tuning
+
+    queued = []
+
+    def recorded(kernel, configs, args, kwargs, executor, indices=None):
+        queued.extend(indices)
+        return {}
+
+    monkeypatch.setattr(_triton_compile, "start_compiles", recorded)
+    configs = [triton.Config({"BK": 32}, num_warps=8), triton.Config({"BK": 64}, num_warps=2)]
+    for strategy, expected in (("search", [0, 1]), ("random", [0, 1]), ("converge", [1, 0]), ("exhaustive", [1, 0])):
+        queued.clear()
+        compiles = _triton_compile.KernelCompiles(None, configs, (), {}, _resources.Unrunnable().of(str, ()), (),
+                                                  longest_first=strategy in _kernel_tuning.COMPILES_EVERY_CONFIG)
+        compiles.prepare([], [0, 1])
+        assert queued == expected, strategy

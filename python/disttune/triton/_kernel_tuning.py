@@ -126,6 +126,11 @@ def _candidates(configs: list) -> tuple[list, list[str], bool]:
     return distinct, texts, storable
 
 
+# The strategies that compile every config, in whatever order: their compiles can be queued
+# longest first. The others (search, random) name what to compile in the order they want it.
+COMPILES_EVERY_CONFIG = frozenset({"converge", "exhaustive"})
+
+
 def strategy_for(count: int) -> str:
     """The engine strategy of a tuning over `count` configs: TRITON_DIST_AUTOTUNE_STRATEGY when
     set, else converge below TRITON_DIST_AUTOTUNE_SEARCH_FROM configs (64 by default), search
@@ -211,7 +216,8 @@ def _tune(kernel: Any, key: tuple, args: tuple, kwargs: dict) -> bool:
     signature = _resources.dtype_signature(args, kwargs)
     state.unrunnable.learn_from_store(tuner, signature)
     compiles = _triton_compile.KernelCompiles(kernel, configs, args, kwargs,
-                                              state.unrunnable.of(texts.__getitem__, signature), CONFIG_ERRORS)
+                                              state.unrunnable.of(texts.__getitem__, signature), CONFIG_ERRORS,
+                                              longest_first=strategy in COMPILES_EVERY_CONFIG)
     kernel_runs = _KernelRuns(kernel, configs, args, kwargs, bench_timer)
     runs = CandidateRuns(kernel_runs.call)
     key_text = _triton_hook.key_text(key)
