@@ -1,4 +1,4 @@
-// A round that leaves out unprepared candidates, over MPI (mpirun -np 2, 3, 4): each rank's compiles end differently, every rank runs and leaves out the same ones.
+// Rounds that leave out unprepared candidates over MPI (-np 2-4): every rank leaves out the same.
 #include <mpi.h>
 
 #include <cstddef>
@@ -61,7 +61,8 @@ int bits(const std::set<std::size_t>& candidates) {
 // result does not depend on how fast a rank gets there.
 TEST(MpiLeftOut, EveryRankLeavesOutTheCandidatesUnpreparedOnAnyRank) {
   ASSERT_LT(static_cast<std::size_t>(world_size()), kCandidates - 1);
-  register_strategy("test_leaves_out_after_two", [](const Measurement&) { return std::make_unique<LeavesOutAfterTwo>(); });
+  register_strategy("test_leaves_out_after_two",
+                    [](const Measurement&) { return std::make_unique<LeavesOutAfterTwo>(); });
   const auto slow_here = static_cast<std::size_t>(world_rank()) + 1;
   auto timer = std::make_shared<SaidTimer>();
   TunerOptions options;
