@@ -36,6 +36,24 @@ struct CandidateStanding {
   /// Seconds its preparation took (the longest over the ranks); 0 when not known or not
   /// prepared. A strategy may learn compile costs from it.
   double prepare_s = 0.0;
+  /// Listed in the last round but left out of it unprepared (Round::leave_unprepared):
+  /// it made no runs there, and a later round may list it again.
+  bool left_out = false;
+};
+
+/// A round that need not wait for every preparation (compile): its candidates run in list
+/// order, each once it is prepared on every rank; once `after` of them are prepared (or
+/// ran), the driver waits until the time since the round began has grown by `patience`
+/// times what it was then, or by `patience_s` seconds if that is longer, and then leaves out
+/// those still not prepared on every rank (they make no runs in it; the next standings mark
+/// them left_out). The ranks agree on what is prepared and on whether their patience ran out
+/// (a MAX all-reduce each time the next candidate is not known prepared), so every rank
+/// runs and leaves out the same ones. Nothing left out: the runs are those of a round
+/// without it.
+struct LeaveUnprepared {
+  std::size_t after = 0;
+  double patience = 0.0;
+  double patience_s = 0.0;
 };
 
 /// One round of measurement: these candidates, in list order, each with this many warm-up
@@ -66,6 +84,10 @@ struct Round {
   std::optional<std::size_t> chosen;
   /// End round only, with `chosen`: the finalists the measurement could not tell apart from it.
   std::vector<std::size_t> within_noise;
+  /// Set: the round need not wait for every compile (below). nullopt (the default), an
+  /// interleaved round, or a driver that cannot tell what is prepared: every candidate runs,
+  /// in list order, each once it is prepared.
+  std::optional<LeaveUnprepared> leave_unprepared;
 };
 
 /// What a strategy may know of the space before its first round.

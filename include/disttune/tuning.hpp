@@ -92,6 +92,17 @@ class Tuning {
   /// for a count other than the candidates'.
   void agree_preparation(std::vector<double> agreed_prepare_s);
 
+  /// The candidates of the current round whose turn has not begun, in list order, when the
+  /// next step begins a turn (else empty); always empty unless the round may leave
+  /// candidates out (Round::leave_unprepared, not an interleaved or re-take round).
+  std::vector<std::size_t> unstarted() const;
+  /// Candidates of the current round whose turn has begun (or were left out).
+  std::size_t started() const;
+  /// Leaves `candidate`, one of unstarted(), out of the round: it makes no runs in it, and
+  /// the strategy's next standings mark it left_out; the others keep their order.
+  /// std::logic_error otherwise.
+  void leave_out(std::size_t candidate);
+
   bool finished() const;
   /// The round being run: the strategy's, or a re-take round; its candidates in run order.
   const Round& current_round() const;

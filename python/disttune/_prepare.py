@@ -143,8 +143,17 @@ class CompilePipeline:
         return [self._outcome(candidate) for candidate in now]
 
     def prepared(self, candidate: int) -> Optional[float]:
-        """The engine's TuningRequest::prepared: CompileSeconds.prepared."""
-        return self._compile_seconds.prepared(candidate)
+        """The engine's TuningRequest::prepared: CompileSeconds.prepared, and a compile running
+        longer than `timeout_s` as ended (its prepare fails it at once), so that a round that
+        waits for one more compile (docs/strategies.md) never waits past the timeout."""
+        seconds = self._compile_seconds.prepared(candidate)
+        if seconds is not None or self._timeout_s is None:
+            return seconds
+        with self._lock:
+            started = self._started.get(candidate)
+        if started is not None and time.monotonic() - started >= self._timeout_s:
+            return self._timeout_s
+        return None
 
     def close(self) -> None:
         """Drops the compiles not started; those running finish on their own."""

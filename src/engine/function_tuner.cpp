@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -11,6 +13,7 @@
 #include <sstream>
 #include <utility>
 #include <stdexcept>
+#include <thread>
 
 #include "disttune/fingerprint.hpp"
 #include "disttune/settings.hpp"
@@ -64,6 +67,10 @@ struct FunctionTuner::State {
 
 namespace {
 
+/// How often a round that waits for one more compile asks the request's `prepared`: each
+/// answer from Python takes the GIL, and a compile takes a second or more.
+constexpr std::chrono::milliseconds kPreparedPoll{10};
+
 std::string sample_list(const std::vector<double>& samples) {
   std::ostringstream text;
   for (std::size_t i = 0; i < samples.size(); ++i) text << (i ? " " : "") << samples[i];
@@ -90,7 +97,27 @@ class TimerSite final : public detail::RunSite {
     if (compiled_s_.at(candidate)) return compiled_s_[candidate];
     if (plan_ && !plan_->named(candidate)) return std::nullopt;
     compiled_s_[candidate] = request_.prepared(candidate);
+    // One its prepare answered (e.g. a compile that timed out) waits for nothing more.
+    if (!compiled_s_[candidate] && plan_ && plan_->settled(candidate)) return 0.0;
     return compiled_s_[candidate];
+  }
+  bool tells_prepared() const override { return plan_ && request_.prepared; }
+  void prepare_round(const Tuning& tuning) override {
+    if (plan_) plan_->start_round(tuning);
+  }
+  /// Asks the request every kPreparedPoll until one of them is prepared or the time is up;
+  /// one never named to the prepare hook is prepared through it at once (nothing else would
+  /// ever end it).
+  void wait_prepared(const Tuning& tuning, const std::vector<std::size_t>& candidates, double until_s) override {
+    for (std::size_t c : candidates) {
+      if (plan_ && !plan_->named(c)) {
+        (void)plan_->ready(tuning, c);
+        return;
+      }
+    }
+    while (now_s() < until_s &&
+           std::none_of(candidates.begin(), candidates.end(), [&](std::size_t c) { return prepared(c).has_value(); }))
+      std::this_thread::sleep_for(kPreparedPoll);
   }
   /// Candidates named to the request's prepare hook; nullopt without one.
   std::optional<std::size_t> prepared() const {

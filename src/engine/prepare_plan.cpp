@@ -46,8 +46,37 @@ void PreparePlan::name_ahead(std::size_t c, std::vector<std::size_t>& ahead) {
 
 bool PreparePlan::named(std::size_t candidate) const { return candidate < named_.size() && named_[candidate]; }
 
+bool PreparePlan::settled(std::size_t candidate) const {
+  return candidate < outcome_.size() && outcome_[candidate].has_value();
+}
+
 std::size_t PreparePlan::named_count() const {
   return static_cast<std::size_t>(std::count(named_.begin(), named_.end(), true));
+}
+
+std::vector<std::size_t> PreparePlan::round_ahead(std::size_t rest) {
+  std::vector<std::size_t> ahead;
+  // Each of the round's candidates is offered once: the scan never goes back.
+  for (unscanned_ = std::max(unscanned_, rest); unscanned_ < order_.size(); ++unscanned_) {
+    name_ahead(order_[unscanned_], ahead);
+  }
+  if (!strategy_ahead_offered_) {
+    strategy_ahead_offered_ = true;
+    for (std::size_t c : strategy_ahead_) name_ahead(c, ahead);
+  }
+  return ahead;
+}
+
+void PreparePlan::start_round(const Tuning& tuning) {
+  learn_round(tuning);
+  const std::vector<std::size_t> ahead = round_ahead(0);
+  if (ahead.empty()) return;
+  try {
+    (void)hook_({}, ahead);
+  } catch (...) {
+    // Nothing waits on them; each is asked for in `now` at its turn, and fails there.
+    for (std::size_t c : ahead) named_[c] = false;
+  }
 }
 
 std::string PreparePlan::ready(const Tuning& tuning, std::size_t candidate) {
@@ -65,15 +94,7 @@ std::string PreparePlan::ready(const Tuning& tuning, std::size_t candidate) {
     }
   }
   for (std::size_t c : now) named_[c] = true;
-  std::vector<std::size_t> ahead;
-  // Each of the round's candidates is offered once: the scan never goes back.
-  for (unscanned_ = std::max(unscanned_, rest); unscanned_ < order_.size(); ++unscanned_) {
-    name_ahead(order_[unscanned_], ahead);
-  }
-  if (!strategy_ahead_offered_) {
-    strategy_ahead_offered_ = true;
-    for (std::size_t c : strategy_ahead_) name_ahead(c, ahead);
-  }
+  const std::vector<std::size_t> ahead = round_ahead(rest);
   std::vector<std::string> reasons;
   try {
     reasons = hook_(now, ahead);

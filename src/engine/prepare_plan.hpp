@@ -40,10 +40,17 @@ class PreparePlan {
   /// tuning.ahead(), each left out if it was named to the hook before. A hook that throws
   /// or answers a wrong count fails all of `now`.
   std::string ready(const Tuning& tuning, std::size_t candidate);
+  /// Names every candidate of tuning.current_round() not named before, then tuning.ahead(),
+  /// to the hook as `ahead` with nothing `now`, so they start preparing and nothing waits
+  /// (for a round that may leave unprepared candidates out, Round::leave_unprepared). If the
+  /// hook throws, they count as never named.
+  void start_round(const Tuning& tuning);
   /// Candidates named to the hook so far, in `now` or `ahead`: what it was asked to prepare.
   std::size_t named_count() const;
   /// Whether `candidate` was named to the hook, in `now` or `ahead`.
   bool named(std::size_t candidate) const;
+  /// Whether ready() answered for `candidate`: it is ready, or known not to run.
+  bool settled(std::size_t candidate) const;
 
  private:
   static constexpr std::size_t kNowhere = std::numeric_limits<std::size_t>::max();
@@ -53,6 +60,9 @@ class PreparePlan {
   void learn_round(const Tuning& tuning);
   /// Appends `c` to `ahead` unless it was named to the hook before (or is no candidate).
   void name_ahead(std::size_t c, std::vector<std::size_t>& ahead);
+  /// The round's candidates from place `rest` on not offered before, then the strategy's
+  /// ahead() the first time in the round, each unless named before.
+  std::vector<std::size_t> round_ahead(std::size_t rest);
 
   PrepareHook hook_;
   std::size_t chunk_;

@@ -15,7 +15,10 @@ RoundDriver::RoundDriver(Tuning& tuning, Communicator& comm, ContextMaker contex
     : tuning_(tuning), comm_(comm), context_(std::move(context)), site_(site), observer_(observer) {}
 
 std::optional<Step> RoundDriver::next_run(Barriers barriers) {
-  for (std::optional<Step> step = tuning_.next(); step; step = tuning_.next()) {
+  while (true) {
+    choose_turn();
+    const std::optional<Step> step = tuning_.next();
+    if (!step) return std::nullopt;
     observer_.step(*step);
     const std::size_t c = step->candidate;
     switch (step->kind) {
@@ -52,7 +55,65 @@ std::optional<Step> RoundDriver::next_run(Barriers barriers) {
         break;
     }
   }
-  return std::nullopt;
+}
+
+void RoundDriver::choose_turn() {
+  const std::vector<std::size_t> unstarted = tuning_.unstarted();
+  if (unstarted.empty() || !site_.tells_prepared()) return;
+  const LeaveUnprepared leave = tuning_.current_round().leave_unprepared.value_or(LeaveUnprepared{});
+  if (turns_round_ != tuning_.rounds_started()) {
+    turns_round_ = tuning_.rounds_started();
+    agreed_prepared_.assign(tuning_.results().size(), false);
+    site_.prepare_round(tuning_);
+    round_began_s_ = site_.now_s();
+    patient_until_s_.reset();
+  }
+  // The runs keep the round's order: the next candidate runs once it is prepared on every
+  // rank, or is left out with every other one not prepared once the patience ran out.
+  // Every rank makes as many all-reduces: each decision is taken on agreed values, and each
+  // wait here ends one more compile or this rank's patience.
+  const std::size_t next = unstarted.front();
+  while (!agreed_prepared_[next]) {
+    const bool patient = !patient_until_s_ || site_.now_s() < *patient_until_s_;
+    const auto [unprepared_here, anyone_patient] = agree_prepared(unstarted, patient);
+    if (agreed_prepared_[next]) break;
+    if (!patient_until_s_) {
+      const auto prepared = static_cast<std::size_t>(
+          std::count_if(unstarted.begin(), unstarted.end(), [&](std::size_t c) { return agreed_prepared_[c]; }));
+      if (tuning_.started() + prepared >= leave.after) {
+        const double waited_s = site_.now_s() - round_began_s_;
+        patient_until_s_ = round_began_s_ + waited_s + std::max(leave.patience * waited_s, leave.patience_s);
+        continue;
+      }
+    } else if (!anyone_patient) {
+      for (std::size_t c : unstarted) {
+        if (!agreed_prepared_[c]) tuning_.leave_out(c);
+      }
+      return;
+    }
+    if (!unprepared_here.empty() && patient) {
+      site_.wait_prepared(tuning_, unprepared_here,
+                          patient_until_s_.value_or(std::numeric_limits<double>::infinity()));
+    }
+  }
+}
+
+std::pair<std::vector<std::size_t>, bool> RoundDriver::agree_prepared(const std::vector<std::size_t>& unstarted,
+                                                                      bool patient) {
+  std::vector<std::size_t> unprepared_here;
+  std::vector<double> values;  // per candidate 1: not prepared here; then 1: patient here
+  values.reserve(unstarted.size() + 1);
+  for (std::size_t c : unstarted) {
+    const bool ready = tuning_.results()[c].failed || site_.prepared(c).has_value();
+    values.push_back(ready ? 0.0 : 1.0);
+    if (!ready) unprepared_here.push_back(c);
+  }
+  values.push_back(patient ? 1.0 : 0.0);
+  if (comm_.size() > 1) comm_.all_reduce_max(values, context_("agree on prepared candidates", std::nullopt));
+  for (std::size_t i = 0; i < unstarted.size(); ++i) {
+    if (values[i] == 0.0) agreed_prepared_[unstarted[i]] = true;
+  }
+  return {unprepared_here, values.back() > 0.0};
 }
 
 bool RoundDriver::prepare(std::size_t candidate) {

@@ -1,11 +1,13 @@
 // RoundDriver: the one protocol of a tuning's rounds across ranks, for every kind of driver.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/rank_agreement.hpp"
@@ -49,6 +51,23 @@ class RunSite {
     (void)candidate;
     return 0.0;
   }
+  /// Whether prepared() can answer "not prepared" (a compile still running); without it no
+  /// round leaves a candidate out (Round::leave_unprepared). The default: false.
+  virtual bool tells_prepared() const { return false; }
+  /// A round that may leave unprepared candidates out begins: start preparing its candidates
+  /// (and what the strategy names ahead) without waiting for any. The default: nothing.
+  virtual void prepare_round(const Tuning& tuning) { (void)tuning; }
+  /// The clock of the waits below, in seconds. The default: std::chrono::steady_clock.
+  virtual double now_s() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  }
+  /// Returns once one of `candidates` (none prepared here, at least one) is prepared here, or
+  /// at `until_s` on now_s()'s clock, whichever comes first. The default: prepares the first
+  /// of them.
+  virtual void wait_prepared(const Tuning& tuning, const std::vector<std::size_t>& candidates, double until_s) {
+    (void)until_s;
+    (void)prepare(tuning, candidates.front());
+  }
 };
 
 /// Watches a driven tuning (logs, progress, traces). Every method does nothing by default.
@@ -72,7 +91,9 @@ class RoundObserver {
 /// settle_owed_barriers(), the same count on every rank).
 enum class Barriers { make, owe };
 
-/// Owns a round's protocol: the site's prepare before a candidate's first run of a round, a
+/// Owns a round's protocol: the site's prepare before a candidate's first run of a round (in
+/// a round that allows it, candidates prepared on every rank first and the others left out
+/// rather than waited for: Round::leave_unprepared), a
 /// barrier before each candidate's timed runs, batches standing for a timed phase, one
 /// collect of the round's samples after its last run, agreed re-takes (Tuning), the MAX
 /// all-reduce at a round's end, failures. A front end only makes the runs it is handed: function level all of them
@@ -102,6 +123,15 @@ class RoundDriver {
  private:
   /// Asks the site to prepare `candidate`; false (and the candidate failed) if it cannot run.
   bool prepare(std::size_t candidate);
+  /// Before a turn of a round that may leave candidates out (Round::leave_unprepared): the
+  /// next candidate in order runs once it is prepared on every rank; meanwhile the driver
+  /// waits here for one more compile, within its patience once enough of the round is
+  /// prepared, and asks again; once every rank's patience ran out, the unstarted candidates
+  /// not prepared on every rank are left out.
+  void choose_turn();
+  /// Marks the unstarted candidates prepared on every rank and returns those not prepared
+  /// here, and whether any rank is `patient` (one MAX all-reduce).
+  std::pair<std::vector<std::size_t>, bool> agree_prepared(const std::vector<std::size_t>& unstarted, bool patient);
   void barrier(const Step& step, Barriers barriers);
   void collect(const Step& step);
   void end_round();
@@ -118,6 +148,11 @@ class RoundDriver {
   std::string round_error_;       ///< why it threw, if it did
   std::map<std::size_t, std::string> collect_errors_;  ///< the site's errors, by candidate
   std::vector<std::size_t> owed_barriers_;  ///< the candidates of the barriers owed, in order
+  std::size_t turns_round_ = 0;  ///< tuning_.rounds_started() of the three below (0: none yet)
+  std::vector<bool> agreed_prepared_;  ///< per candidate: prepared on every rank, this round
+  double round_began_s_ = 0.0;         ///< site_.now_s() when the round began
+  /// When this rank's patience runs out (site_.now_s()), once enough turns began.
+  std::optional<double> patient_until_s_;
 };
 
 }  // namespace disttune::detail

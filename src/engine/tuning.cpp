@@ -66,8 +66,11 @@ struct Tuning::State {
   std::optional<std::size_t> chosen;     ///< the choice, once finished
 
   Round round;
+  std::vector<std::size_t> order;  ///< the round's candidates in run order, less those left out
+  bool may_leave_out = false;      ///< the round allows leaving unstarted candidates out
+  std::vector<bool> left_out;      ///< per candidate: left out of the strategy's last round
   std::size_t rounds_started = 0;
-  std::size_t position = 0;  ///< index into round.candidates
+  std::size_t position = 0;  ///< index into order
   Phase phase = Phase::warmup;
   int run = 0;               ///< runs issued in the current phase
   std::vector<PendingCollect> to_collect;  ///< the round's timed runs, in order, until its end
@@ -89,7 +92,10 @@ struct Tuning::State {
       std::sort(members.begin(), members.end());
       members.erase(std::unique(members.begin(), members.end()), members.end());
       interleaved = members.size() < next.candidates.size() ? members : std::vector<std::size_t>{};
+      left_out.assign(results.size(), false);
     }
+    may_leave_out = !retake && interleaved.empty() && next.leave_unprepared.has_value();
+    order = next.candidates;
     round = std::move(next);
     ++rounds_started;
     position = 0;
@@ -101,6 +107,27 @@ struct Tuning::State {
   }
 
   bool failed(std::size_t candidate) const { return results[candidate].failed; }
+
+  /// Where in `order` the next step begins a candidate's turn (the current candidate's runs
+  /// are all issued, or none is), or nullopt if it does not.
+  std::optional<std::size_t> next_turn() const {
+    if (position >= order.size()) return std::nullopt;
+    if (phase == Phase::warmup && run == 0) return position;
+    const bool ran = phase == Phase::done ||
+                     (phase == Phase::timed && (failed(order[position]) || run >= round.timed_runs));
+    if (ran && position + 1 < order.size()) return position + 1;
+    return std::nullopt;
+  }
+
+  /// Ends the current candidate's turn if its runs are all issued (as next() would), so that
+  /// position is next_turn().
+  void close_turn() {
+    if (next_turn() == position) return;
+    if (phase == Phase::timed && run > 0) to_collect.push_back({order[position], run});
+    ++position;
+    phase = Phase::warmup;
+    run = 0;
+  }
 
   std::vector<double> round_samples(std::size_t candidate) const {
     const std::vector<double>& all = results[candidate].samples;
@@ -249,7 +276,7 @@ std::optional<Step> Tuning::next() {
   State& s = *state_;
   if (s.finished) return std::nullopt;
   while (true) {
-    if (s.position >= s.round.candidates.size()) {
+    if (s.position >= s.order.size()) {
       if (s.collecting < s.to_collect.size()) {
         const PendingCollect& pending = s.to_collect[s.collecting++];
         return Step{StepKind::collect, pending.candidate, 0, pending.runs};
@@ -257,7 +284,7 @@ std::optional<Step> Tuning::next() {
       s.awaiting_end_round = true;
       return Step{StepKind::round_end, 0, 0, 0};
     }
-    const std::size_t c = s.round.candidates[s.position];
+    const std::size_t c = s.order[s.position];
     switch (s.phase) {
       case Phase::warmup:
         if (!s.failed(c) && s.run < s.round.warmup_runs) {
@@ -362,6 +389,7 @@ void Tuning::end_round(const std::vector<double>& agreed_values) {
   }
   for (std::size_t i = 0; i < count; ++i) {
     standings[i].baseline = s.baseline == i;
+    standings[i].left_out = s.left_out[i];
     if (!s.prepare_s.empty()) {
       standings[i].prepared = !std::isinf(s.prepare_s[i]);
       standings[i].prepare_s = standings[i].prepared ? s.prepare_s[i] : 0.0;
@@ -387,6 +415,30 @@ void Tuning::agree_preparation(std::vector<double> agreed_prepare_s) {
                                 " values for " + std::to_string(state_->results.size()) + " candidates");
   }
   state_->prepare_s = std::move(agreed_prepare_s);
+}
+
+std::vector<std::size_t> Tuning::unstarted() const {
+  const State& s = *state_;
+  const std::optional<std::size_t> turn = s.next_turn();
+  if (!s.may_leave_out || !turn) return {};
+  return {s.order.begin() + static_cast<std::ptrdiff_t>(*turn), s.order.end()};
+}
+
+std::size_t Tuning::started() const {
+  const State& s = *state_;
+  const std::optional<std::size_t> turn = s.next_turn();
+  return turn ? *turn : std::min(s.order.size(), s.position + 1);
+}
+
+void Tuning::leave_out(std::size_t candidate) {
+  State& s = *state_;
+  const std::vector<std::size_t> waiting = unstarted();
+  if (std::find(waiting.begin(), waiting.end(), candidate) == waiting.end())
+    throw std::logic_error("disttune: leave_out() of candidate " + std::to_string(candidate) + ", not unstarted");
+  s.close_turn();
+  s.order.erase(std::find(s.order.begin() + static_cast<std::ptrdiff_t>(s.position), s.order.end(), candidate));
+  s.left_out[candidate] = true;
+  s.owed[candidate] = 0;
 }
 
 bool Tuning::finished() const { return state_->finished; }

@@ -62,6 +62,14 @@ class TableSite final : public detail::RunSite, public detail::RoundObserver {
     return plan_.ready(tuning, candidate);
   }
   std::optional<double> prepared(std::size_t candidate) override { return pool_.finished(candidate, now_s_); }
+  bool tells_prepared() const override { return true; }
+  void prepare_round(const Tuning& tuning) override { plan_.start_round(tuning); }
+  double now_s() override { return now_s_; }
+  void wait_prepared(const Tuning&, const std::vector<std::size_t>& candidates, double until_s) override {
+    const double ended = std::max(now_s_, std::min(until_s, pool_.first_ended(now_s_, candidates)));
+    wait_s_ += ended - now_s_;
+    now_s_ = ended;
+  }
 
   std::optional<std::vector<double>> time_batch(std::size_t, int) override { return std::nullopt; }
   std::map<std::size_t, detail::CollectedRuns> collect() override { return std::exchange(pending_, {}); }
@@ -69,6 +77,7 @@ class TableSite final : public detail::RunSite, public detail::RoundObserver {
   void step(const Step& step) override {
     if (step.kind == StepKind::round_end) {
       ++rounds_;
+
     } else {
       named_.insert(step.candidate);
     }

@@ -2,6 +2,7 @@
 #include "replay/simulated_compile_pool.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 
@@ -48,6 +49,17 @@ double SimulatedCompilePool::prepare(double at, std::span<const std::size_t> now
     ready = std::max(ready, *began_[c] + compile_s_[c]);
   }
   return ready;
+}
+
+double SimulatedCompilePool::first_ended(double at, std::span<const std::size_t> candidates) {
+  start_until(at);
+  for (std::size_t c : candidates) queue(c, at);
+  double first = std::numeric_limits<double>::infinity();
+  for (std::size_t c : candidates) {
+    while (!began_[c]) start_next();
+    first = std::min(first, *began_[c] + compile_s_[c]);
+  }
+  return std::max(at, first);
 }
 
 std::optional<double> SimulatedCompilePool::finished(std::size_t c, double at) {

@@ -21,6 +21,9 @@ class SimulatedCompilePool {
   /// the time at which every candidate of `now` is compiled (at least `at`). No later call
   /// may be earlier than that.
   double prepare(double at, std::span<const std::size_t> now, std::span<const std::size_t> ahead);
+  /// At time `at`: when the first of `candidates` to end its compile ends (at least `at`);
+  /// one never queued is queued then. No later call may be earlier than that.
+  double first_ended(double at, std::span<const std::size_t> candidates);
 
   /// Candidates whose compile started by time `at` (what a call that ends then compiled).
   std::size_t started_by(double at) const;

@@ -19,6 +19,11 @@ CompileCostModel::CompileCostModel(const ConfigFeatures& features, std::vector<C
   if (seen_.empty()) return;
   for (const CompileCost& cost : seen_) mean_log_ += std::log(cost.seconds);
   mean_log_ /= static_cast<double>(seen_.size());
+  for (const CompileCost& cost : seen_) {
+    const double deviation = std::log(cost.seconds) - mean_log_;
+    sd_log_ += deviation * deviation;
+  }
+  if (seen_.size() > 1) sd_log_ = std::sqrt(sd_log_ / static_cast<double>(seen_.size() - 1));
   const int widest = features_.widest_squared_level_gap() + static_cast<int>(features_.categorical_names.size());
   for (int squared = 0; squared <= widest; ++squared)
     kernel_.push_back(std::exp(-static_cast<double>(squared) / kCompileWidthSquared));
@@ -38,5 +43,7 @@ double CompileCostModel::seconds(std::size_t candidate) const {
 }
 
 double CompileCostModel::typical_seconds() const { return seen_.empty() ? 0.0 : std::exp(mean_log_); }
+
+double CompileCostModel::spread() const { return std::exp(sd_log_); }
 
 }  // namespace disttune::detail

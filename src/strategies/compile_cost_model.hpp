@@ -29,11 +29,15 @@ class CompileCostModel {
   double seconds(std::size_t candidate) const;
   /// The geometric mean of the compiles seen (0 when none was seen).
   double typical_seconds() const;
+  /// Their geometric standard deviation: exp of the standard deviation of their logs (1 when
+  /// fewer than two were seen). 1.1: they take about as long as each other.
+  double spread() const;
 
  private:
   const ConfigFeatures& features_;
   std::vector<CompileCost> seen_;
   double mean_log_ = 0.0;
+  double sd_log_ = 0.0;
   std::vector<double> kernel_;  ///< the kernel by squared distance (levels and mismatches)
 };
 

@@ -83,6 +83,25 @@ constexpr std::size_t kCompileThreads = 16;
 /// (budget_after_fastest()).
 constexpr double kCompileWaits_s = 11.0;
 constexpr double kWideBudget = 10.0 / 9.0;
+/// Where the compiles seen take about as long as each other (their spread,
+/// CompileCostModel::spread(), at most kEvenCompiles: a compile late among those is late for
+/// want of a thread, or by chance), an exploring round need not wait for its last compiles
+/// (Round::leave_unprepared): once kLeaveAfter of its picks are compiled it waits kPatience
+/// times as long again as it took so far (each round waits about one compile), and at least
+/// kSlowCompileMargin_s (a shorter wait does not matter to a first call), then leaves out
+/// those still compiling. They are in the next round, compiled by then; one left out
+/// twice is dropped. The round of the budget's last left out waits kLastPatience of a
+/// typical compile for them. The first round, before any compile is seen, waits
+/// kUnseenPatience times as long again: only a compile far slower than the others is left
+/// out. Where compiles differ by config, a round waits for all of them: the compiles left out
+/// would be the slow ones, and a config slow to compile is often a fast one (on the recorded
+/// tables leaving them out chose worse, even after 4 times as long again; docs/strategies.md,
+/// "A round does not wait on one slow compile").
+constexpr double kLeaveAfter = 0.5;
+constexpr double kPatience = 0.25;
+constexpr double kUnseenPatience = 4.0;
+constexpr double kEvenCompiles = 1.15;
+constexpr double kLastPatience = 0.5;
 
 /// A named effort level: the share of the space to measure and the fewest candidates.
 struct Effort {
@@ -143,6 +162,7 @@ class SearchStrategy final : public Strategy {
     speculated_.assign(count, false);
     prepared_.assign(count, false);
     prepare_s_.assign(count, 0.0);
+    left_out_before_.assign(count, false);
     budget_ = std::min(count, std::max(least_, static_cast<std::size_t>(std::ceil(
                                                    fraction_ * static_cast<double>(count)))));
     if (budget_ >= count) return start_race(all_candidates());
@@ -180,6 +200,8 @@ class SearchStrategy final : public Strategy {
         const std::vector<std::size_t> more = propose(std::min(batch_, budget_ - std::min(budget_, named_count())));
         picks.insert(picks.end(), more.begin(), more.end());
       }
+      picks.insert(picks.end(), left_out_.begin(), left_out_.end());
+      left_out_.clear();
       return explore(std::move(picks));
     }
     const std::vector<std::size_t> fastest = fastest_runs();
@@ -187,6 +209,16 @@ class SearchStrategy final : public Strategy {
       budget_ = detail::budget_after_fastest(budget_, named_count(), named_at_[fastest.front()],
                                              after_fastest_, grown_budget());
     const bool spent = named_count() >= budget_ || (budget_ms_ > 0.0 && spent_ms_ >= budget_ms_);
+    if (spent && !left_out_.empty()) {
+      // The budget's last candidates left out, compiled meanwhile, are measured before the
+      // race; those still compiling after kLastPatience of a typical compile are dropped.
+      Round round = explore(std::exchange(left_out_, {}));
+      if (round.leave_unprepared) {
+        const double typical_s = CompileCostModel(features_, compiles_seen()).typical_seconds();
+        round.leave_unprepared = LeaveUnprepared{0, 0.0, kLastPatience * typical_s};
+      }
+      return round;
+    }
     if (spent && !fastest.empty()) {
       std::vector<std::size_t> shortlist(
           fastest.begin(),
@@ -194,7 +226,7 @@ class SearchStrategy final : public Strategy {
       // The baseline races too (if it ran): it is kept unless another is faster beyond noise.
       for (std::size_t c = 0; c < standings.size(); ++c) {
         const bool listed = std::find(shortlist.begin(), shortlist.end(), c) != shortlist.end();
-        if (standings[c].baseline && !standings[c].failed && named_[c] && !listed)
+        if (standings[c].baseline && !standings[c].failed && standings[c].samples > 0 && !listed)
           shortlist.push_back(c);
       }
       std::sort(shortlist.begin(), shortlist.end());
@@ -203,7 +235,10 @@ class SearchStrategy final : public Strategy {
     if (named_count() == named_.size()) return Round{};  // every candidate failed
     // Nothing ran yet: go on past the budget until something does.
     const std::size_t room = spent ? batch_ : std::min(batch_, budget_ - named_count());
-    return explore(propose(room));
+    std::vector<std::size_t> picks = propose(room);
+    picks.insert(picks.end(), left_out_.begin(), left_out_.end());
+    left_out_.clear();
+    return explore(std::move(picks));
   }
 
   std::vector<std::size_t> ahead() const override {
@@ -257,7 +292,19 @@ class SearchStrategy final : public Strategy {
   Round explore(std::vector<std::size_t> picks) {
     std::sort(picks.begin(), picks.end());
     last_round_ = picks;
-    return Round{std::move(picks), kExploreWarmups, kExploreTimed};
+    Round round{std::move(picks), kExploreWarmups, kExploreTimed};
+    const auto after = static_cast<std::size_t>(std::ceil(kLeaveAfter * static_cast<double>(round.candidates.size())));
+    const std::vector<CompileCost> seen = compiles_seen();
+    if (seen.empty()) {
+      round.leave_unprepared = LeaveUnprepared{after, kUnseenPatience, kSlowCompileMargin_s};
+    } else if (seen.size() >= 2 && CompileCostModel(features_, seen).spread() <= kEvenCompiles) {
+      round.leave_unprepared = LeaveUnprepared{after, kPatience, kSlowCompileMargin_s};
+    }
+    // The baseline is what the choice must beat: a round that holds it waits for it.
+    for (std::size_t c : round.candidates) {
+      if (space_.candidates[c] == measurement_.baseline) round.leave_unprepared.reset();
+    }
+    return round;
   }
 
   Round start_race(std::vector<std::size_t> members) {
@@ -277,11 +324,17 @@ class SearchStrategy final : public Strategy {
       prepare_s_[c] = standings[c].prepare_s;
     }
     if (!shaped_) widen();
+    // A candidate left out a second time is dropped: its compile is slow.
+    for (std::size_t c : last_round_) {
+      if (!standings[c].left_out) continue;
+      if (!left_out_before_[c]) left_out_.push_back(c);
+      left_out_before_[c] = true;
+    }
     observed_.clear();
     for (std::size_t c = 0; c < named_.size(); ++c) {
-      const bool unmeasured =
-          std::find(unmeasured_start_.begin(), unmeasured_start_.end(), c) != unmeasured_start_.end();
-      if (named_[c] && !unmeasured) observed_.push_back({c, standings[c].failed, standings[c].time_ms});
+      // Named and not run yet: the start sample beyond the first round, or left out.
+      const bool ran = standings[c].failed || standings[c].samples > 0;
+      if (named_[c] && ran) observed_.push_back({c, standings[c].failed, standings[c].time_ms});
     }
   }
 
@@ -562,6 +615,8 @@ class SearchStrategy final : public Strategy {
   std::vector<std::size_t> last_round_;
   bool shaped_ = false;  ///< widen() has seen compile times
   std::vector<std::size_t> unmeasured_start_;  ///< the start sample beyond the first round's
+  std::vector<std::size_t> left_out_;  ///< left out of the last round unprepared: in the next
+  std::vector<bool> left_out_before_;  ///< per candidate: left out of some round
   std::vector<Observation> observed_;
   double spent_ms_ = 0.0;  ///< device time of the exploring rounds, by agreed times
   std::vector<std::size_t> ahead_;

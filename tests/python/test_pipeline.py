@@ -201,6 +201,28 @@ def test_contextual_candidates_out_of_resources_fail_before_launch_and_skip_late
     second.ready(0)
 
 
+def test_a_compile_past_compile_timeout_s_counts_as_ended():
+    """A round that waits for one more compile asks `prepared`: a compile running longer than
+    the timeout answers as ended (its prepare then fails it), so the wait ends."""
+    release = threading.Event()
+
+    def compile_one(candidate):
+        assert release.wait(30)
+
+    unrunnable = _resources.Unrunnable().of(str, ())
+    pipeline = _prepare.CompilePipeline(compile_one, 1, 0.2, None, unrunnable)
+    try:
+        assert pipeline.prepare([], [0]) == []
+        deadline = time.monotonic() + 10
+        while pipeline.prepared(0) is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert pipeline.prepared(0) == 0.2
+        assert pipeline.prepare([0], []) == ["compile timed out after 0.2 s (compile_timeout_s)"]
+    finally:
+        release.set()
+        pipeline.close()
+
+
 def test_the_pipeline_says_without_waiting_which_entries_are_compiled():
     """CompilePipeline.prepared (the engine's TuningRequest::prepared): None while an entry's
     compile is queued or running or was never asked for, then the seconds it took."""

@@ -1,5 +1,7 @@
 // Tests of the round driver (src/engine/round_driver.cpp): batches, timer mismatches, the barrier schedule.
+#include <algorithm>
 #include <chrono>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -7,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -351,6 +354,139 @@ TEST(RoundDriver, ATunersRequestIsAskedOnlyOfCompilesNamedAndNotSeenEnded) {
   EXPECT_DOUBLE_EQ(seen[0].prepare_s, 0.5);
   EXPECT_DOUBLE_EQ(seen[1].prepare_s, 0.5);
   EXPECT_FALSE(seen[2].prepared);
+}
+
+/// Runs take no time (each timed phase one batch of 1 ms runs). Candidate c's compile ends at
+/// ends_s[c] on a clock that moves only when the driver waits: wait_prepared() to the first
+/// end among those it waits for, prepare() to the candidate's own end. No wall clock.
+class CompileClockSite final : public detail::RunSite, public detail::RoundObserver {
+ public:
+  explicit CompileClockSite(std::vector<double> ends_s) : ends_s_(std::move(ends_s)) {}
+
+  std::optional<std::vector<double>> time_batch(std::size_t, int runs) override {
+    return std::vector<double>(static_cast<std::size_t>(runs), 1.0);
+  }
+  std::map<std::size_t, detail::CollectedRuns> collect() override { return {}; }
+  std::string prepare(const Tuning&, std::size_t candidate) override {
+    clock_s = std::max(clock_s, ends_s_.at(candidate));
+    return {};
+  }
+  std::optional<double> prepared(std::size_t candidate) override {
+    if (ends_s_.at(candidate) > clock_s) return std::nullopt;
+    return ends_s_[candidate];
+  }
+  bool tells_prepared() const override { return true; }
+  void prepare_round(const Tuning&) override { ++rounds_prepared; }
+  double now_s() override { return clock_s; }
+  void wait_prepared(const Tuning&, const std::vector<std::size_t>& candidates, double until_s) override {
+    double first = ends_s_.at(candidates.front());
+    for (std::size_t c : candidates) first = std::min(first, ends_s_.at(c));
+    clock_s = std::max(clock_s, std::min(first, until_s));
+  }
+  void step(const Step& step) override { trace += simulation::render(step) + " "; }
+
+  double clock_s = 0.0;
+  int rounds_prepared = 0;
+  std::string trace;
+
+ private:
+  std::vector<double> ends_s_;
+};
+
+/// One round over candidates 0-3 that may leave out those unprepared once `least` ran, then
+/// the end, keeping the standings.
+class LeavesUnpreparedOut final : public Strategy {
+ public:
+  LeavesUnpreparedOut(std::vector<CandidateStanding>& seen, std::size_t least) : seen_(seen), least_(least) {}
+  Round first_round(std::size_t) override {
+    Round round{{0, 1, 2, 3}, 0, 1};
+    round.leave_unprepared = LeaveUnprepared{least_, 0.0, 0.0};
+    return round;
+  }
+  Round next_round(const std::vector<CandidateStanding>& standings) override {
+    seen_ = standings;
+    std::vector<std::size_t> ran;
+    for (std::size_t c = 0; c < standings.size(); ++c) {
+      if (!standings[c].left_out) ran.push_back(c);
+    }
+    return Round{ran, 0, 0};
+  }
+
+ private:
+  std::vector<CandidateStanding>& seen_;
+  std::size_t least_;
+};
+
+// A round does not wait on one slow compile while others are ready: of 0-3, whose compiles end
+// at 1.0, 30 (deliberately slow), 1.2 and 0.5 s, it runs 0 once compiled; when three are
+// compiled (at 1.2 s) it leaves candidate 1 out instead of waiting 30 s for it, and runs 2
+// and 3, in the round's order; the strategy's standings say so. No wall clock.
+TEST(RoundDriver, ARoundRunsWhatIsCompiledAndLeavesOutASlowCompile) {
+  static std::vector<CandidateStanding> seen;
+  register_strategy("test_leaves_slow_out",
+                    [](const Measurement&) { return std::make_unique<LeavesUnpreparedOut>(seen, 3); });
+  Measurement m;
+  m.strategy = "test_leaves_slow_out";
+  Tuning tuning(simulation::names(4), m, {});
+  SingleProcessCommunicator alone;
+  CompileClockSite site({1.0, 30.0, 1.2, 0.5});
+  detail::RoundDriver driver(tuning, alone, detail::ContextMaker{"slow", "[]", std::chrono::minutes(1)}, site, site);
+  driver.drive([](const Step&) {});
+  EXPECT_EQ(site.trace, "B0 t0 B2 t2 B3 t3 c0 c2 c3 end ");
+  EXPECT_DOUBLE_EQ(site.clock_s, 1.2);
+  EXPECT_EQ(site.rounds_prepared, 1);
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_TRUE(seen[1].left_out);
+  EXPECT_FALSE(seen[1].prepared);
+  EXPECT_FALSE(tuning.results()[1].measured);
+  for (std::size_t c : {0u, 2u, 3u}) EXPECT_FALSE(seen[c].left_out) << c;
+  EXPECT_EQ(tuning.best(), 0u);
+}
+
+// With several ranks the candidates run are those compiled on every rank, agreed in one MAX
+// all-reduce each time (rank 0's slow compile is candidate 1, rank 1's candidate 2): both
+// ranks run 0 and 3 and leave out 1 and 2, making the same collectives (the lockstep ranks
+// throw if they differ), though each rank alone would have run a different pair.
+TEST(RoundDriver, RanksLeaveOutTheSameCandidatesWhateverCompiledWhere) {
+  static std::vector<CandidateStanding> seen;
+  register_strategy("test_leaves_out_on_ranks",
+                    [](const Measurement&) { return std::make_unique<LeavesUnpreparedOut>(seen, 2); });
+  Measurement m;
+  m.strategy = "test_leaves_out_on_ranks";
+  simulation::LockstepRanks ranks(2);
+  std::vector<std::unique_ptr<Tuning>> tunings;
+  std::vector<std::unique_ptr<CompileClockSite>> sites;
+  sites.push_back(std::make_unique<CompileClockSite>(std::vector<double>{1.0, 30.0, 1.2, 0.5}));
+  sites.push_back(std::make_unique<CompileClockSite>(std::vector<double>{0.4, 0.6, 30.0, 0.5}));
+  for (int r = 0; r < 2; ++r) tunings.push_back(std::make_unique<Tuning>(simulation::names(4), m));
+  std::vector<std::exception_ptr> errors(2);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 2; ++r) {
+    threads.emplace_back([&, r] {
+      const auto rank = static_cast<std::size_t>(r);
+      try {
+        simulation::LockstepRanks::Rank comm(ranks, r);
+        detail::RoundDriver driver(*tunings[rank], comm, detail::ContextMaker{"ranks", "[]", std::chrono::minutes(1)},
+                                   *sites[rank], *sites[rank]);
+        driver.drive([](const Step&) {});
+      } catch (...) {
+        errors[rank] = std::current_exception();
+      }
+      ranks.leave(r);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const std::exception_ptr& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
+  EXPECT_EQ(sites[0]->trace, "B0 t0 B3 t3 c0 c3 end ");
+  EXPECT_EQ(sites[1]->trace, sites[0]->trace);
+  for (const auto& tuning : tunings) {
+    EXPECT_FALSE(tuning->results()[1].measured);
+    EXPECT_FALSE(tuning->results()[2].measured);
+  }
+  EXPECT_TRUE(seen[1].left_out);
+  EXPECT_TRUE(seen[2].left_out);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // Tests of the Tuning state machine (src/engine/tuning.cpp), by replaying given timings.
 #include <limits>
+#include <stdexcept>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -190,6 +192,64 @@ TEST(Tuning, TheStrategyBeginsWithTheSpaceThePriorAndTheSeed) {
   EXPECT_TRUE(tuning.results()[0].measured);
   EXPECT_FALSE(tuning.results()[1].measured);  // never named: never run
   EXPECT_THROW(Tuning({"\"a\""}, m, {1}), std::invalid_argument);  // prior out of range
+}
+
+/// One round over 0, 1, 2 that may leave candidates out once one ran; keeps the standings.
+class LeavesOut final : public Strategy {
+ public:
+  static inline std::vector<CandidateStanding> seen;
+  Round first_round(std::size_t) override {
+    Round round{{0, 1, 2}, 0, 1};
+    round.leave_unprepared = LeaveUnprepared{1, 0.0, 0.0};
+    return round;
+  }
+  Round next_round(const std::vector<CandidateStanding>& standings) override {
+    seen = standings;
+    return {{1}, 0, 0};
+  }
+};
+
+// The driver's side of a round that may leave candidates out: between turns it may leave
+// out unstarted candidates; they make no runs, owe no samples (no re-take round) and their
+// standings say so; the others keep their order.
+TEST(Tuning, CandidatesLeftOutMakeNoRunsAndTheStandingsSaySo) {
+  register_strategy("leaves-out", [](const Measurement&) { return std::make_unique<LeavesOut>(); });
+  Measurement m;
+  m.strategy = "leaves-out";
+  Tuning tuning({"0", "1", "2"}, m);
+  EXPECT_EQ(tuning.unstarted(), (std::vector<std::size_t>{0, 1, 2}));
+  EXPECT_EQ(tuning.started(), 0u);
+  tuning.leave_out(0);
+  EXPECT_THROW(tuning.leave_out(7), std::logic_error);
+  EXPECT_EQ(simulation::render(*tuning.next()), "B1");
+  EXPECT_TRUE(tuning.unstarted().empty());  // mid-turn: nothing to choose
+  EXPECT_THROW(tuning.leave_out(2), std::logic_error);
+  EXPECT_EQ(simulation::render(*tuning.next()), "t1");
+  EXPECT_EQ(tuning.started(), 1u);
+  EXPECT_EQ(tuning.unstarted(), (std::vector<std::size_t>{2}));  // its runs are all issued
+  tuning.leave_out(2);
+  EXPECT_TRUE(tuning.unstarted().empty());
+  EXPECT_EQ(simulation::render(*tuning.next()), "c1");
+  tuning.record_sample(1, 1.0);
+  EXPECT_EQ(tuning.next()->kind, StepKind::round_end);
+  tuning.end_round(tuning.local_round_values());
+  ASSERT_TRUE(tuning.finished());  // no re-take round for what the left out "owe"
+  EXPECT_EQ(tuning.best(), 1u);
+  ASSERT_EQ(LeavesOut::seen.size(), 3u);
+  EXPECT_TRUE(LeavesOut::seen[0].left_out);
+  EXPECT_FALSE(LeavesOut::seen[1].left_out);
+  EXPECT_TRUE(LeavesOut::seen[2].left_out);
+  EXPECT_FALSE(tuning.results()[0].measured);
+  EXPECT_FALSE(tuning.results()[2].measured);
+}
+
+// A round that does not allow it (every built-in strategy but the search's exploring rounds)
+// runs in list order: nothing is unstarted for a driver to choose.
+TEST(Tuning, ARoundWithoutLeaveUnpreparedAfterRunsInListOrder) {
+  Tuning tuning({"0", "1"}, small(0, 1));
+  EXPECT_TRUE(tuning.unstarted().empty());
+  EXPECT_THROW(tuning.leave_out(1), std::logic_error);
+  EXPECT_EQ(replay(tuning, {{2.0}, {1.0}}), "B0 t0 B1 t1 c0 c1 end");
 }
 
 }  // namespace
