@@ -1,7 +1,6 @@
 // Tests of the round driver (src/engine/round_driver.cpp): batches, timer mismatches, the barrier schedule.
 #include <algorithm>
 #include <chrono>
-#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -9,7 +8,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -453,32 +451,16 @@ TEST(RoundDriver, RanksLeaveOutTheSameCandidatesWhateverCompiledWhere) {
                     [](const Measurement&) { return std::make_unique<LeavesUnpreparedOut>(seen, 2); });
   Measurement m;
   m.strategy = "test_leaves_out_on_ranks";
-  simulation::LockstepRanks ranks(2);
   std::vector<std::unique_ptr<Tuning>> tunings;
   std::vector<std::unique_ptr<CompileClockSite>> sites;
   sites.push_back(std::make_unique<CompileClockSite>(std::vector<double>{1.0, 30.0, 1.2, 0.5}));
   sites.push_back(std::make_unique<CompileClockSite>(std::vector<double>{0.4, 0.6, 30.0, 0.5}));
   for (int r = 0; r < 2; ++r) tunings.push_back(std::make_unique<Tuning>(simulation::names(4), m));
-  std::vector<std::exception_ptr> errors(2);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < 2; ++r) {
-    threads.emplace_back([&, r] {
-      const auto rank = static_cast<std::size_t>(r);
-      try {
-        simulation::LockstepRanks::Rank comm(ranks, r);
-        detail::RoundDriver driver(*tunings[rank], comm, detail::ContextMaker{"ranks", "[]", std::chrono::minutes(1)},
-                                   *sites[rank], *sites[rank]);
-        driver.drive([](const Step&) {});
-      } catch (...) {
-        errors[rank] = std::current_exception();
-      }
-      ranks.leave(r);
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
-  for (const std::exception_ptr& error : errors) {
-    if (error) std::rethrow_exception(error);
-  }
+  simulation::on_lockstep_ranks(2, [&](std::size_t rank, Communicator& comm) {
+    detail::RoundDriver driver(*tunings[rank], comm, detail::ContextMaker{"ranks", "[]", std::chrono::minutes(1)},
+                               *sites[rank], *sites[rank]);
+    driver.drive([](const Step&) {});
+  });
   EXPECT_EQ(sites[0]->trace, "B0 t0 B3 t3 c0 c3 end ");
   EXPECT_EQ(sites[1]->trace, sites[0]->trace);
   for (const auto& tuning : tunings) {

@@ -142,6 +142,31 @@ class LockstepRanks {
   std::vector<Payload> gathered_;
 };
 
+/// Runs body(rank, its communicator) for ranks 0 to size - 1, each on its own thread with a
+/// LockstepRanks communicator; once every rank ended, rethrows the error of the first rank
+/// (by number) that raised one.
+inline void on_lockstep_ranks(int size, const std::function<void(std::size_t, Communicator&)>& body) {
+  LockstepRanks ranks(size);
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(size));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < size; ++r) {
+    threads.emplace_back([&, r] {
+      const auto rank = static_cast<std::size_t>(r);
+      try {
+        LockstepRanks::Rank comm(ranks, r);
+        body(rank, comm);
+      } catch (...) {
+        errors[rank] = std::current_exception();
+      }
+      ranks.leave(r);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const std::exception_ptr& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
+}
+
 /// One simulated rank's runs: samples from its sampler, a trace of every step.
 class ReplaySite final : public detail::RunSite, public detail::RoundObserver {
  public:
@@ -183,34 +208,18 @@ inline std::string replay_ranks(std::vector<Tuning*> tunings, const std::vector<
                                 const std::vector<std::size_t>& fail_at_warmup = {},
                                 std::size_t failing_rank = 0) {
   const int size = static_cast<int>(tunings.size());
-  LockstepRanks ranks(size);
   std::vector<std::unique_ptr<ReplaySite>> sites;
-  std::vector<std::exception_ptr> errors(tunings.size());
-  std::vector<std::thread> threads;
   for (int r = 0; r < size; ++r) {
     const auto rank = static_cast<std::size_t>(r);
     sites.push_back(std::make_unique<ReplaySite>(
         samplers[rank], rank == failing_rank ? fail_at_warmup : std::vector<std::size_t>{}));
   }
-  for (int r = 0; r < size; ++r) {
-    threads.emplace_back([&, r] {
-      const auto rank = static_cast<std::size_t>(r);
-      try {
-        LockstepRanks::Rank comm(ranks, r);
-        ReplaySite& site = *sites[rank];
-        detail::RoundDriver driver(*tunings[rank], comm,
-                                   detail::ContextMaker{"replay", "[]", std::chrono::minutes(1)}, site, site);
-        driver.drive([&](const Step& step) { site.run(step); });
-      } catch (...) {
-        errors[rank] = std::current_exception();
-      }
-      ranks.leave(r);
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
-  for (const std::exception_ptr& error : errors) {
-    if (error) std::rethrow_exception(error);
-  }
+  on_lockstep_ranks(size, [&](std::size_t rank, Communicator& comm) {
+    ReplaySite& site = *sites[rank];
+    detail::RoundDriver driver(*tunings[rank], comm, detail::ContextMaker{"replay", "[]", std::chrono::minutes(1)},
+                               site, site);
+    driver.drive([&](const Step& step) { site.run(step); });
+  });
   return sites[0]->trace();
 }
 
