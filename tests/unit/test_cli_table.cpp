@@ -141,9 +141,9 @@ TEST_F(CliTableTest, ARecordOfOtherSoftwareIsUsedWithAWarningOrLeftOut) {
   // Default (warn): written, with one warning for the table.
   const CliResult warned = cli("import " + quoted(table_), target_);
   EXPECT_EQ(warned.exit_code, 0) << warned.output;
-  EXPECT_NE(warned.output.find("holds records made with other software: disttune '0.0.1' "
-                               "(here '" + library_version() + "')"),
-            std::string::npos)
+  // The sample records' compiler may differ from this build's too (it is named first then).
+  EXPECT_NE(warned.output.find("holds records made with other software: "), std::string::npos) << warned.output;
+  EXPECT_NE(warned.output.find("disttune '0.0.1' (here '" + library_version() + "')"), std::string::npos)
       << warned.output;
   EXPECT_NE(warned.output.find("wrote scale"), std::string::npos) << warned.output;
   // retune: left out, nothing written.
