@@ -6,7 +6,7 @@ in a second switched process over the first one's stores. Outputs and gradients 
 each tuning's timeline. Then the 384-config matmul through the drop-in against an
 interleaved oracle of every config (L2 flushed before each run).
 
-    python bench/python/real_libs.py [--wheels .whl] [--ops fla.chunk_gla,liger.dyt,...] [--no-matmul]
+    python bench/python/real_libs.py [--wheels .whl] [--ops fla.chunk_gla,liger.dyt,...] [--rounds 1] [--no-matmul]
     python bench/python/real_libs.py child OP plain|dropin|again OUT_FILE       # one process
 
 Libraries come from the wheels in --wheels (pip install --no-deps into the bench's own
@@ -203,16 +203,28 @@ def relative_l2(plain_file, other_file):
     return max(errors) if len(plain) == len(other) else float("inf")
 
 
-def bench_op(name, out_dir):
+def bench_op(name, out_dir, rounds=1):
+    """One op's row: `rounds` first calls of each mode, plain and drop-in alternating which goes
+    first (plain Triton's first call varies by tens of seconds from one process to the next),
+    compared by their medians; the first round's runs give the details, its drop-in stores the
+    second process."""
     files = {mode: os.path.join(out_dir, f"{name}.{mode}.pt") for mode in ("plain", "dropin", "again")}
-    runs = {"plain": run_child(["child", name, "plain", files["plain"]], fresh_caches())}
-    caches = fresh_caches()
-    runs["dropin"] = run_child(["child", name, "dropin", files["dropin"]], caches)
-    runs["again"] = run_child(["child", name, "again", files["again"]], caches)
-    row = {"op": name, "runs": runs}
-    if all("error" not in run for run in runs.values()):
+    first_calls: dict = {"plain": [], "dropin": []}
+    runs: dict = {}
+    for round_index in range(rounds):
+        caches = fresh_caches()
+        for mode in ("plain", "dropin") if round_index % 2 == 0 else ("dropin", "plain"):
+            run = run_child(["child", name, mode, files[mode]], fresh_caches() if mode == "plain" else caches)
+            runs.setdefault(mode, run)
+            if "error" in run:
+                return {"op": name, "runs": {**runs, mode: run}}
+            first_calls[mode].append(run["first_call_s"])
+        if round_index == 0:
+            runs["again"] = run_child(["child", name, "again", files["again"]], caches)
+    row = {"op": name, "runs": runs, "first_calls_s": first_calls}
+    if "error" not in runs["again"]:
         plain, dropin, again = runs["plain"], runs["dropin"], runs["again"]
-        row["first_call_ratio"] = dropin["first_call_s"] / plain["first_call_s"]
+        row["first_call_ratio"] = statistics.median(first_calls["dropin"]) / statistics.median(first_calls["plain"])
         row["steady_ratio"] = dropin["steady_ms"] / plain["steady_ms"]
         row["steady_device_ratio"] = dropin["steady_device_ms"] / plain["steady_device_ms"]
         row["choices_differ"] = choices_differ(plain["choices"], dropin["choices"])
@@ -311,7 +323,7 @@ def install_wheels(wheels):
 
 
 def table(summary):
-    lines = ["op | plain first s | drop-in first s | ratio | steady plain/drop-in ms (device) | L2 err | 2nd process s | "
+    lines = ["op | plain first s | drop-in first s | ratio (medians) | steady plain/drop-in ms (device) | L2 err | 2nd process s | "
              "taken/left | choices differ"]
     for row in summary["ops"]:
         runs = row["runs"]
@@ -319,7 +331,8 @@ def table(summary):
             errors = {mode: run["error"].strip().splitlines()[-1][:120] for mode, run in runs.items() if "error" in run}
             lines.append(f"{row['op']} | FAILED {errors}")
             continue
-        lines.append(f"{row['op']} | {runs['plain']['first_call_s']:.1f} | {runs['dropin']['first_call_s']:.1f} | "
+        medians = {mode: statistics.median(calls) for mode, calls in row["first_calls_s"].items()}
+        lines.append(f"{row['op']} | {medians['plain']:.1f} | {medians['dropin']:.1f} | "
                      f"x{row['first_call_ratio']:.3f} | {runs['plain']['steady_ms']:.3f}/{runs['dropin']['steady_ms']:.3f} "
                      f"({runs['plain']['steady_device_ms']:.3f}/{runs['dropin']['steady_device_ms']:.3f}) | "
                      f"{row['l2_error']:.1e} | {runs['again']['first_call_s']:.2f} | "
@@ -344,6 +357,7 @@ def main():
     parser.add_argument("--wheels", default=os.path.join(ROOT, ".whl"))
     parser.add_argument("--ops", default=",".join(OPS))
     parser.add_argument("--no-matmul", action="store_true")
+    parser.add_argument("--rounds", type=int, default=1, help="first calls per mode and op (medians compared)")
     parser.add_argument("--out", default=None, help="also write the JSON summary here")
     args = parser.parse_args()
     site = install_wheels(args.wheels)
@@ -359,7 +373,7 @@ def main():
     from disttune.triton import timeline_table
 
     for name in filter(None, args.ops.split(",")):
-        row = bench_op(name, out_dir)
+        row = bench_op(name, out_dir, args.rounds)
         for mode in ("dropin", "again"):
             if "timelines" in row["runs"][mode]:
                 row["runs"][mode]["timeline_table"] = timeline_table(row["runs"][mode]["timelines"])
