@@ -157,15 +157,15 @@ void check_strategy_options(const Measurement& measurement, const std::string& s
 
 /// Warm start (docs/many-shapes.md): with a prior (SpaceInfo::prior), a probe round measures
 /// the prior's first kWarmStartTop candidates, the config-space neighbours of its first (one
-/// level in one parameter, as the search's features see them) and a deterministic sample of
-/// kWarmStartSample others (1 warm-up, kWarmStartProbeRuns timed runs each). Then at most
-/// kWarmStartClimbs climb rounds measure the unmeasured neighbours of the kWarmStartCentres
-/// fastest so far, while a round moves the fastest. A fresh strategy of the configured name
-/// then races the kWarmStartRace fastest measured (those within noise of the fastest, at
-/// least two); the rest are never run. If every probed candidate fails, the configured
-/// strategy runs over the whole space. Without a prior, or over a space of at most
-/// kWarmStartTop + kWarmStartSample candidates, it is the configured strategy alone. Tuning
-/// wraps its strategy in this when it is given a prior.
+/// level in one parameter) and a deterministic sample of kWarmStartSample others (1 warm-up,
+/// kWarmStartProbeRuns timed runs each); ahead() names them, then, up to 16 in all, the
+/// unmeasured neighbours of the prior's 2nd and 3rd. At most kWarmStartClimbs climb rounds
+/// then measure the unmeasured neighbours of the kWarmStartCentres fastest so far, while a
+/// round moves the fastest. A fresh strategy of the configured name then races the
+/// kWarmStartRace fastest measured (those within noise of the fastest, at least two); the rest
+/// are never run. If every probed candidate fails, the configured strategy runs over the whole
+/// space. Without a prior, or over a space of at most kWarmStartTop + kWarmStartSample
+/// candidates, it is the configured strategy alone. Tuning wraps its strategy in it, given a prior.
 std::unique_ptr<Strategy> make_warm_start_strategy(const Measurement& measurement);
 inline constexpr std::size_t kWarmStartTop = 4;
 inline constexpr std::size_t kWarmStartSample = 4;

@@ -65,27 +65,38 @@ void report(const ReplayTable& table, const std::string& strategy,
 }
 
 /// A sweep's keys over the seeds, warm-started and independent: per key the median and worst
-/// ratio, how many seeds chose within 2% of the best, the median measured and first-call wall;
-/// then the whole sweep's median wall and keys within 2%, and the warm over independent wall.
+/// ratio, how many seeds chose within 2% of the best, the median measured, compiled and
+/// first-call wall; then the whole sweep's median wall and keys within 2%, the warm over
+/// independent wall, and the warm-started sweep's median compiles and measured configs.
 void report_sweep(const std::vector<ReplayTable>& tables, const std::string& strategy,
                   const std::vector<std::vector<SweepKeyRun>>& warm,
                   const std::vector<std::vector<SweepKeyRun>>& alone, std::ostream& out) {
-  const auto totals = [&](const std::vector<std::vector<SweepKeyRun>>& seeds, double& wall,
-                          double& within) {
+  struct Totals {
+    double wall_s = 0.0;
+    double within = 0.0;
+    double compiled = 0.0;
+    double measured = 0.0;
+  };
+  const auto totals = [&](const std::vector<std::vector<SweepKeyRun>>& seeds) {
     std::vector<double> walls;
     std::vector<double> counts;
+    std::vector<double> compiled;
+    std::vector<double> measured;
     for (const auto& sweep : seeds) {
-      double sum = 0.0;
-      double good = 0.0;
+      Totals sum;
       for (const SweepKeyRun& key : sweep) {
-        sum += key.run.wall_s;
-        good += key.run.chosen && key.run.ratio <= 1.02 ? 1.0 : 0.0;
+        sum.wall_s += key.run.wall_s;
+        sum.within += key.run.chosen && key.run.ratio <= 1.02 ? 1.0 : 0.0;
+        sum.compiled += static_cast<double>(key.run.compiled);
+        sum.measured += static_cast<double>(key.run.measured);
       }
-      walls.push_back(sum);
-      counts.push_back(good);
+      walls.push_back(sum.wall_s);
+      counts.push_back(sum.within);
+      compiled.push_back(sum.compiled);
+      measured.push_back(sum.measured);
     }
-    wall = summarize(walls, Statistic::median);
-    within = summarize(counts, Statistic::median);
+    return Totals{summarize(walls, Statistic::median), summarize(counts, Statistic::median),
+                  summarize(compiled, Statistic::median), summarize(measured, Statistic::median)};
   };
   out << std::fixed << "sweep of " << tables.size() << " keys, " << strategy << ", " << warm.size()
       << " seeds (per key: warm-started | independent)\n";
@@ -94,12 +105,14 @@ void report_sweep(const std::vector<ReplayTable>& tables, const std::string& str
     for (const auto* seeds : {&warm, &alone}) {
       std::vector<double> ratios;
       std::vector<double> measured;
+      std::vector<double> compiled;
       std::vector<double> wall;
       int good = 0;
       for (const auto& sweep : *seeds) {
         const ReplayRun& run = sweep[k].run;
         ratios.push_back(run.chosen ? run.ratio : 1e9);
         measured.push_back(static_cast<double>(run.measured));
+        compiled.push_back(static_cast<double>(run.compiled));
         wall.push_back(run.wall_s);
         good += run.chosen && run.ratio <= 1.02 ? 1 : 0;
       }
@@ -107,22 +120,21 @@ void report_sweep(const std::vector<ReplayTable>& tables, const std::string& str
           << summarize(ratios, Statistic::median) << " worst x"
           << *std::max_element(ratios.begin(), ratios.end()) << ", " << good << "/" << seeds->size()
           << " within 2%, measured " << std::setprecision(0)
-          << summarize(measured, Statistic::median) << ", " << std::setprecision(2)
+          << summarize(measured, Statistic::median) << ", compiled "
+          << summarize(compiled, Statistic::median) << ", " << std::setprecision(2)
           << summarize(wall, Statistic::median) << " s";
     }
     out << '\n';
   }
-  double warm_wall = 0.0;
-  double warm_within = 0.0;
-  double alone_wall = 0.0;
-  double alone_within = 0.0;
-  totals(warm, warm_wall, warm_within);
-  totals(alone, alone_wall, alone_within);
-  out << std::setprecision(2) << "  whole sweep, medians over seeds: warm-started " << warm_wall
-      << " s, " << std::setprecision(0) << warm_within << " keys within 2%; independent "
-      << std::setprecision(2) << alone_wall << " s, " << std::setprecision(0) << alone_within
-      << " keys within 2%; warm/independent x" << std::setprecision(3) << warm_wall / alone_wall
-      << '\n'
+  const Totals warm_total = totals(warm);
+  const Totals alone_total = totals(alone);
+  out << std::setprecision(2) << "  whole sweep, medians over seeds: warm-started "
+      << warm_total.wall_s << " s, " << std::setprecision(0) << warm_total.within
+      << " keys within 2%; independent " << std::setprecision(2) << alone_total.wall_s << " s, "
+      << std::setprecision(0) << alone_total.within << " keys within 2%; warm/independent x"
+      << std::setprecision(3) << warm_total.wall_s / alone_total.wall_s
+      << "; warm-started compiled " << std::setprecision(0) << warm_total.compiled << ", measured "
+      << warm_total.measured << '\n'
       << std::defaultfloat;
 }
 

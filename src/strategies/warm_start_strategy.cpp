@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "disttune/strategy.hpp"
+#include "strategies/compile_threads.hpp"
 #include "strategies/config_features.hpp"
 #include "strategies/noise_interval.hpp"
 
@@ -20,6 +21,8 @@ constexpr int kProbeWarmups = 1;
 /// unmeasured neighbours of the fastest so far, while a round finds a faster one), then few
 /// (a fresh configured strategy racing the fastest measured, its indices mapped onto the
 /// space). Without a prior, or over a small space: the configured strategy alone (full).
+/// Ahead of the probe it names the probe and guesses at the first climb round
+/// (probe_and_guesses); ahead of a climb round or the race, nothing.
 class WarmStartStrategy final : public Strategy {
  public:
   explicit WarmStartStrategy(const Measurement& measurement)
@@ -54,10 +57,11 @@ class WarmStartStrategy final : public Strategy {
       probe.push_back(others[(offset + j * others.size() / kWarmStartSample) % others.size()]);
     }
     probe_ = ascending(std::move(probe));
+    probe_ahead_ = probe_and_guesses();
   }
 
   std::vector<std::size_t> ahead() const override {
-    if (phase_ == Phase::probe) return probe_;
+    if (phase_ == Phase::probe) return probe_ahead_;
     if (phase_ == Phase::full) return inner_->ahead();
     return {};  // a climb's next round depends on this one's times; the race is measured
   }
@@ -116,6 +120,23 @@ class WarmStartStrategy final : public Strategy {
     return list;
   }
 
+  /// The probe, then what the first climb round likely measures, on the compile threads the
+  /// probe leaves idle: the unmeasured neighbours of the prior's 2nd and 3rd candidates (the
+  /// climb takes those of the kWarmStartCentres fastest probed, often the prior's first ones;
+  /// the first's are probed), at most kCompileThreads in all: no guess waits for a thread, so
+  /// each compiles beside the probe's own compiles and ends about when they do.
+  std::vector<std::size_t> probe_and_guesses() const {
+    std::vector<std::size_t> named = probe_;
+    std::vector<bool> listed(space_.candidates.size(), false);
+    for (std::size_t i : probe_) listed[i] = true;
+    for (std::size_t k = 1; k < std::min(top_.size(), kWarmStartCentres); ++k) {
+      for (std::size_t c = 0; c < listed.size() && named.size() < detail::kCompileThreads; ++c) {
+        if (!listed[c] && features_.neighbours(c, top_[k])) named.push_back(c), listed[c] = true;
+      }
+    }
+    return named;
+  }
+
   /// A probe or climb round over `list`, marking it measured.
   Round measure(const std::vector<std::size_t>& list) {
     for (std::size_t i : list) measured_[i] = true;
@@ -155,6 +176,7 @@ class WarmStartStrategy final : public Strategy {
   detail::ConfigFeatures features_;
   std::vector<std::size_t> top_;     ///< the prior's first candidates, best first
   std::vector<std::size_t> probe_;   ///< top_ and the sampled others, ascending
+  std::vector<std::size_t> probe_ahead_;  ///< probe_, then the guesses at the first climb round
   std::vector<bool> measured_;       ///< per candidate: in a probe or climb round
   std::size_t centre_ = 0;           ///< the fastest when the last climb round was named
   std::size_t climbs_ = 0;

@@ -1,5 +1,7 @@
 // Warm start through FunctionTuner: neighbours' records order a new key's candidates, the
-// probe climbs from the fastest to the key's best, the ranks agree, the record says so.
+// probe climbs from the fastest to the key's best, the ranks agree, the record says so; and
+// what the strategy names ahead of its probe.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
@@ -14,9 +16,11 @@
 #include "disttune/context.hpp"
 #include "disttune/function_tuner.hpp"
 #include "disttune/store.hpp"
+#include "disttune/strategy.hpp"
 #include "disttune/warm_start.hpp"
 #include "said_timer.hpp"
 #include "store_test_support.hpp"
+#include "strategies/compile_threads.hpp"
 #include "tuning_replay.hpp"
 
 namespace disttune {
@@ -198,6 +202,80 @@ TEST(WarmStart, RanksThatFindDifferentNeighboursAllTuneInFull) {
     EXPECT_EQ(ran[r], kSpace);
     EXPECT_EQ(reports[r].best, best_tile(2048));
   }
+}
+
+/// A grid of 5 tile sizes x 3 warp counts x 4 stage counts: config (b, w, s) is index
+/// (b * 3 + w) * 4 + s, and its neighbours are one level away in one of the three.
+constexpr int kTiles = 5;
+constexpr int kWarps = 3;
+constexpr int kStages = 4;
+std::size_t grid_index(int b, int w, int s) {
+  return static_cast<std::size_t>((b * kWarps + w) * kStages + s);
+}
+
+std::vector<std::string> grid_space() {
+  std::vector<std::string> list;
+  for (int b = 0; b < kTiles; ++b) {
+    for (int w = 0; w < kWarps; ++w) {
+      for (int s = 0; s < kStages; ++s) {
+        list.push_back("{\"BLOCK\":" + std::to_string(16 << b) + ",\"num_warps\":" +
+                       std::to_string(2 << w) + ",\"num_stages\":" + std::to_string(s + 2) + "}");
+      }
+    }
+  }
+  return list;
+}
+
+/// Levels apart, summed over the three parameters.
+int grid_steps(std::size_t a, std::size_t b) {
+  int steps = 0;
+  for (const int radix : {kStages, kWarps, kTiles}) {
+    const auto r = static_cast<std::size_t>(radix);
+    steps += std::abs(static_cast<int>(a % r) - static_cast<int>(b % r));
+    a /= r;
+    b /= r;
+  }
+  return steps;
+}
+
+// Ahead of its probe, the warm start names the probe, then the unmeasured neighbours of the
+// prior's 2nd and 3rd on the compile threads the probe leaves idle (16 in all): when the
+// prior's 2nd is the fastest probed, the first climb round measures them, compiled already.
+// Ahead of a climb round it names nothing (the next one depends on this one's times).
+TEST(WarmStart, TheProbeNamesAheadWhatTheFirstClimbLikelyMeasures) {
+  const std::vector<std::string> configs = grid_space();
+  const std::size_t second = grid_index(3, 2, 2);
+  const std::vector<std::size_t> prior = {grid_index(2, 1, 1), second, grid_index(1, 0, 2),
+                                          grid_index(4, 0, 0)};
+  Measurement m;
+  m.strategy = "exhaustive";
+  std::unique_ptr<Strategy> strategy = make_warm_start_strategy(m);
+  strategy->begin(SpaceInfo{configs, prior, 0});
+  const Round probe = strategy->first_round(configs.size());
+  ASSERT_LT(probe.candidates.size(), detail::kCompileThreads);  // threads left idle
+
+  const std::vector<std::size_t> ahead = strategy->ahead();
+  ASSERT_EQ(ahead.size(), detail::kCompileThreads);
+  ASSERT_TRUE(std::equal(probe.candidates.begin(), probe.candidates.end(), ahead.begin()));
+  const std::vector<std::size_t> guesses(
+      ahead.begin() + static_cast<std::ptrdiff_t>(probe.candidates.size()), ahead.end());
+  for (std::size_t c : guesses) {
+    EXPECT_EQ(std::count(probe.candidates.begin(), probe.candidates.end(), c), 0) << c;
+    EXPECT_TRUE(grid_steps(c, prior[1]) == 1 || grid_steps(c, prior[2]) == 1) << c;
+  }
+
+  // Each level away from the prior's 2nd costs 0.1 ms: it is the fastest probed.
+  const auto cost_ms = [&](std::size_t c) { return 1.0 + 0.1 * grid_steps(c, second); };
+  std::vector<CandidateStanding> standings(configs.size());
+  for (std::size_t c : probe.candidates) standings[c] = {false, cost_ms(c), 0.0, 3};
+  const Round climb = strategy->next_round(standings);
+  ASSERT_GT(climb.timed_runs, 0);  // a climb round, not the race
+  for (std::size_t c : guesses) {
+    EXPECT_NE(std::find(climb.candidates.begin(), climb.candidates.end(), c),
+              climb.candidates.end())
+        << c;
+  }
+  EXPECT_TRUE(strategy->ahead().empty());
 }
 
 TEST(WarmStart, RecordsWithoutItStillReadAndABadOneIsRefused) {
