@@ -1,15 +1,17 @@
 """What the compiles of one tuning share, made once: configs that reach the same TTGIR (variants by
 num_stages of a kernel whose loops Triton does not pipeline) run the stages after it (LLIR, PTX,
 ptxas: about four fifths of a compile) once, through Triton's add_stages_inspection_hook, and
-variants by num_stages share the codegen (AST to TTIR: the part of a compile that holds the GIL)."""
+variants by num_stages share the codegen (AST to TTIR: the part of a compile that holds the GIL),
+and codegens run one at a time."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
 import threading
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 # Triton 3.6's CUDA stages after TTGIR, each a function of its input text and the options but
 # num_stages (read by the TTGIR stage only), writing only what it derives into the metadata.
@@ -18,6 +20,13 @@ LATER_STAGES = ("llir", "ptx", "cubin")
 BACKEND = "cuda"
 
 _scope = threading.local()  # .memo: the StageMemo of the tuning this compile thread compiles for
+# Held through each codegen of the drop-in's compile threads, and while a tuning queues its
+# compiles (`queuing`). Codegen is pure Python: 16 threads taking turns at the GIL every 5 ms all
+# finish it late, and the thread queuing the compiles waits its turn among them for each one it
+# queues; one codegen at a time lets each, in the order queued (longest first), go on to the
+# stages that release the GIL as soon as its own is made (docs/triton-dropin.md, "Where a
+# compile's time goes").
+_codegen_lock = threading.Lock()
 _install_lock = threading.Lock()
 _installed = False
 
@@ -90,7 +99,8 @@ class StageMemo:
         parsed into `context`."""
 
         def make() -> tuple[Any, Any]:
-            module = make_ir()
+            with _codegen_lock:
+                module = make_ir()
             return module, str(module)
 
         module, text = self._once(("ast", source_hash, repr(target), _options_key(options)), make)
@@ -154,6 +164,15 @@ def install() -> None:
         knobs.runtime.add_stages_inspection_hook = hook
         ASTSource.make_ir = shared_make_ir
         _installed = True
+
+
+@contextlib.contextmanager
+def queuing() -> Iterator[None]:
+    """While open, no codegen of a compile run `within` a memo starts: the thread queuing a
+    tuning's compiles has the GIL to itself but for their first steps (their sources' hashes,
+    Triton's cache lookups)."""
+    with _codegen_lock:
+        yield
 
 
 def within(memo: StageMemo, compile_fn: Callable[[], Any]) -> Any:

@@ -9,6 +9,8 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
+import types
 
 import triton
 
@@ -158,6 +160,53 @@ def test_a_compile_waits_for_the_output_another_thread_is_making():
     first.join(10)
     second.join(10)
     assert outputs == ["made once"] and calls == ["ttgir"] and memo.reused == 1
+
+
+def test_codegens_run_one_at_a_time_across_the_tunings_compiling():
+    # Codegen holds the GIL throughout: compiles taking turns at it would all finish it late.
+    from concurrent.futures import ThreadPoolExecutor
+
+    running, most, lock = [0], [0], threading.Lock()
+
+    def make_ir(source):
+        def make():
+            with lock:
+                running[0] += 1
+                most[0] = max(most[0], running[0])
+            time.sleep(0.02)  # sleeping releases the GIL: only the memo's lock keeps others out
+            with lock:
+                running[0] -= 1
+            return f"module of {source}"
+        return make
+
+    memos = [_triton_stages.StageMemo(), _triton_stages.StageMemo()]  # two tunings at once
+    target, context = "cuda:90", None
+
+    def codegen(index):
+        memo = memos[index % 2]
+        options = types.SimpleNamespace(num_warps=4, num_stages=2)
+        return memo.codegen(make_ir(index), f"source {index}", target, options, context)
+
+    with ThreadPoolExecutor(8) as pool:
+        modules = list(pool.map(codegen, range(8)))
+    assert most[0] == 1
+    assert modules == [f"module of {i}" for i in range(8)]
+
+
+def test_no_codegen_starts_while_a_tuning_queues_its_compiles():
+    memo, started = _triton_stages.StageMemo(), threading.Event()
+
+    def make():
+        started.set()
+        return "module"
+
+    options = types.SimpleNamespace(num_warps=4, num_stages=2)
+    with _triton_stages.queuing():
+        compile_thread = threading.Thread(target=memo.codegen, args=(make, "source", "cuda:90", options, None))
+        compile_thread.start()
+        assert not started.wait(0.2)
+    compile_thread.join(10)
+    assert started.is_set()
 
 
 def test_only_cuda_compiles_within_a_memo_share_and_a_pool_thread_is_clean_after_one_that_raised():
