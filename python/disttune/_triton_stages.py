@@ -157,6 +157,9 @@ def install() -> None:
                            context: Any) -> Any:
             memo: Optional[StageMemo] = getattr(_scope, "memo", None)
             if memo is None or target.backend != BACKEND:
+                if getattr(_scope, "in_turn", False):
+                    with _codegen_lock:
+                        return make_ir(self, target, options, codegen_fns, module_map, context)
                 return make_ir(self, target, options, codegen_fns, module_map, context)
             return memo.codegen(lambda: make_ir(self, target, options, codegen_fns, module_map, context),
                                 self.hash(), target, options, context)
@@ -173,6 +176,18 @@ def queuing() -> Iterator[None]:
     Triton's cache lookups)."""
     with _codegen_lock:
         yield
+
+
+def in_turn(compile_fn: Callable[[], Any]) -> Any:
+    """compile_fn() on this thread, the codegens of the Triton compiles it makes taking their turn
+    with the drop-in's (one at a time): autotune(precompile=)'s compile threads."""
+    install()
+    saved = getattr(_scope, "in_turn", False)
+    _scope.in_turn = True
+    try:
+        return compile_fn()
+    finally:
+        _scope.in_turn = saved
 
 
 def within(memo: StageMemo, compile_fn: Callable[[], Any]) -> Any:

@@ -17,7 +17,7 @@ import triton
 from disttune import _triton_stages
 
 CHILD = textwrap.dedent('''
-    import hashlib, json, sys
+    import hashlib, json, sys, threading
     from concurrent.futures import ThreadPoolExecutor
     import triton
     import triton.language as tl
@@ -48,13 +48,27 @@ CHILD = textwrap.dedent('''
                                        "BLOCK": "constexpr"}),
     }
 
-    def cubin(name, stages):
+    def cubin(name, stages, block=64):
         fn, signature = KERNELS[name]
-        source = ASTSource(fn, signature, {"BLOCK": 64}, ALIGNED)
+        source = ASTSource(fn, signature, {"BLOCK": block}, ALIGNED)
         compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32),
                                   options={"num_warps": 4, "num_stages": stages})
         return hashlib.sha256(compiled.asm["cubin"]).hexdigest(), compiled.metadata.shared, compiled.metadata.name
 
+    codegens, codegens_lock = [0, 0], threading.Lock()  # running, most at once
+    triton_make_ir = ASTSource.make_ir
+
+    def counted_make_ir(*args):
+        with codegens_lock:
+            codegens[0] += 1
+            codegens[1] = max(codegens)
+        try:
+            return triton_make_ir(*args)
+        finally:
+            with codegens_lock:
+                codegens[0] -= 1
+
+    ASTSource.make_ir = counted_make_ir
     earlier_calls = []  # a hook someone set before: the memo's hook calls it first
     triton.knobs.runtime.add_stages_inspection_hook = lambda *args: earlier_calls.append(args[1])
     _triton_stages.install()
@@ -67,6 +81,11 @@ CHILD = textwrap.dedent('''
                                    (2, 3, 4)))
         result[name] = {"alone": alone, "shared": shared, "reused": memo.reused}
     result["earlier_hook_calls"] = len(earlier_calls)
+    codegens[1] = 0
+    with ThreadPoolExecutor(4) as pool:  # autotune(precompile=)'s compile threads
+        result["in_turn"] = list(pool.map(lambda block: _triton_stages.in_turn(lambda: cubin("dot_loop", 3, block)),
+                                          (16, 32, 64, 128)))
+    result["most_codegens_in_turn"] = codegens[1]
     print(json.dumps(result))
 ''')
 
@@ -95,6 +114,8 @@ def test_num_stages_variants_share_their_codegen_and_without_a_pipelined_loop_ma
     assert loop["shared"] == loop["alone"]
     assert loop["reused"] == 2
     assert result["earlier_hook_calls"] == 2 * 6  # every compile, with the memo or without
+    # autotune(precompile=)'s compile threads make their codegens one at a time too.
+    assert len({made[0] for made in result["in_turn"]}) == 4 and result["most_codegens_in_turn"] == 1
 
 
 def stage_recording(calls: list, fail_first: bool = False):
