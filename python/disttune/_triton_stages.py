@@ -182,22 +182,21 @@ def in_turn(compile_fn: Callable[[], Any]) -> Any:
     """compile_fn() on this thread, the codegens of the Triton compiles it makes taking their turn
     with the drop-in's (one at a time): autotune(precompile=)'s compile threads."""
     install()
-    saved = getattr(_scope, "in_turn", False)
-    _scope.in_turn = True
-    try:
-        return compile_fn()
-    finally:
-        _scope.in_turn = saved
+    return _on_this_thread("in_turn", True, compile_fn)
 
 
 def within(memo: StageMemo, compile_fn: Callable[[], Any]) -> Any:
     """compile_fn() on this thread with its Triton compiles sharing `memo`."""
-    saved = getattr(_scope, "memo", None)
-    _scope.memo = memo
+    return _on_this_thread("memo", memo, compile_fn)
+
+
+def _on_this_thread(name: str, value: Any, compile_fn: Callable[[], Any]) -> Any:
+    saved = getattr(_scope, name, None)
+    setattr(_scope, name, value)
     try:
         return compile_fn()
     finally:
-        _scope.memo = saved
+        setattr(_scope, name, saved)
 
 
 def stage_variants_last(configs: list, indices: list[int]) -> list[int]:
