@@ -67,11 +67,6 @@ constexpr double kDefaultPreparedWindow = 1.0;
 /// another can be taken.
 constexpr double kSlowCompile = 2.0;
 constexpr double kSlowCompileMargin_s = 0.5;
-/// The compile threads a first call is taken to have (Python's `precompile_threads`
-/// default): the first round measures at most this many of the start sample, the rest
-/// compiling meanwhile, and a round's picks and the compiles named ahead of it fill at
-/// most this many threads (more would queue a round's own picks behind guesses).
-constexpr std::size_t kCompileThreads = 16;
 /// Compile cost in the round shape: each exploring round waits about one compile of its
 /// picks. Once the first round's compiles took c seconds each (their geometric mean), the
 /// rest of the budget is spread evenly over floor(kCompileWaits_s / c) rounds, each never
@@ -152,14 +147,19 @@ class SearchStrategy final : public Strategy {
                                            : detail::FeasibilityModel::kNoForest;
   }
 
+  /// The front end's compile threads (SpaceInfo::compile_threads) shape the rounds: the
+  /// first measures at most that many of the start sample, the rest compiling meanwhile, and
+  /// a round's picks and the compiles named ahead of it fill at most that many threads (more
+  /// would queue a round's own picks behind guesses).
   void begin(const SpaceInfo& space) override {
     space_ = space;
+    space_.compile_threads = std::max<std::size_t>(1, space.compile_threads);
     random_.seed(space.seed);
   }
 
   Round first_round(std::size_t count) override {
     if (space_.candidates.size() != count)
-      begin(SpaceInfo{std::vector<std::string>(count), {}, space_.seed});
+      begin(SpaceInfo{std::vector<std::string>(count), {}, space_.seed, space_.compile_threads});
     features_ = detail::config_features(space_.candidates);
     named_.assign(count, false);
     named_at_.assign(count, 0);
@@ -177,18 +177,19 @@ class SearchStrategy final : public Strategy {
     for (std::size_t i : space_.prior) {
       if (first.size() < budget_) pick(i, first);
     }
-    const std::size_t given = std::min(first.size(), kCompileThreads);  // the baseline and prior
+    const std::size_t threads = space_.compile_threads;
+    const std::size_t given = std::min(first.size(), threads);  // the baseline and prior
     const std::size_t sample = std::max(std::min(batch_, budget_), budget_ / 3);
     while (first.size() < sample)
       pick(modelled_ ? farthest_of_random(first) : random_unnamed(), first);
-    if (first.size() > kCompileThreads) {
+    if (first.size() > threads) {
       // Beyond the threads, the sample (after the baseline and prior, its highest indices, so
       // that the runs come in the order one round would make them) compiles during the first
       // round and is measured in the second, with the second's picks when compiles are slow
       // (widen()).
       std::sort(first.begin() + static_cast<std::ptrdiff_t>(given), first.end());
-      unmeasured_start_.assign(first.begin() + static_cast<std::ptrdiff_t>(kCompileThreads), first.end());
-      first.resize(kCompileThreads);
+      unmeasured_start_.assign(first.begin() + static_cast<std::ptrdiff_t>(threads), first.end());
+      first.resize(threads);
       ahead_ = unmeasured_start_;
     }
     return explore(first);
@@ -533,7 +534,7 @@ class SearchStrategy final : public Strategy {
     if (rounds_left_ == 0) return;
     const std::size_t open = budget_ - std::min(budget_, named_count());
     const std::size_t even = (open + rounds_left_ - 1) / rounds_left_;
-    const std::size_t threads = kCompileThreads - std::min(kCompileThreads - 1, compiling);
+    const std::size_t threads = space_.compile_threads - std::min(space_.compile_threads - 1, compiling);
     batch_ = std::max(batch_option_, std::min(even, threads));
     if (rounds_left_ > 1) --rounds_left_;
   }
@@ -559,7 +560,7 @@ class SearchStrategy final : public Strategy {
   void speculate(const std::vector<std::size_t>& ranked, const std::vector<std::size_t>& picks) {
     ahead_.clear();
     const std::size_t room =
-        std::min(ahead_rounds_ * batch_, kCompileThreads > batch_ ? kCompileThreads - batch_ : 0);
+        std::min(ahead_rounds_ * batch_, space_.compile_threads > batch_ ? space_.compile_threads - batch_ : 0);
     const std::vector<std::size_t> fastest = fastest_runs();
     if (room == 0 || (named_count() >= budget_ && !fastest.empty())) return;
     double best_ms = 0.0;

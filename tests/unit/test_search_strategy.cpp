@@ -678,6 +678,31 @@ TEST(SearchStrategy, ALeftOutPickJoinsTheFirstRoundAfterItsCompileEnded) {
   EXPECT_EQ(std::count(fourth.candidates.begin(), fourth.candidates.end(), slow), 1);
 }
 
+// The first round measures at most as many of the start sample (20 of bowl() at fraction 0.2)
+// as the front end has compile threads (SpaceInfo::compile_threads, 16 unless told), the rest
+// named ahead to compile meanwhile; a round's picks and the guesses named ahead of it fill at
+// most that many threads.
+TEST(SearchStrategy, TheFirstRoundAndTheGuessesFitTheCompileThreads) {
+  const Space space = bowl();
+  for (const std::size_t threads : {8u, 16u}) {
+    const std::unique_ptr<Strategy> strategy = make_strategy(search({{"fraction", "0.2"}}));
+    SpaceInfo info{space.configs, {}, 0};
+    if (threads != 16) info.compile_threads = threads;
+    strategy->begin(info);
+    const Round first = strategy->first_round(space.configs.size());
+    EXPECT_EQ(first.candidates.size(), threads);
+    EXPECT_EQ(strategy->ahead().size(), 20 - threads);
+    std::vector<CandidateStanding> standings(space.configs.size());
+    for (std::size_t c : first.candidates) standings[c] = {false, space.times[c], 0.0, 3};
+    const Round second = strategy->next_round(standings);
+    for (std::size_t c : second.candidates) standings[c] = {false, space.times[c], 0.0, 3};
+    const Round third = strategy->next_round(standings);
+    EXPECT_EQ(third.candidates.size(), 4u);  // `batch`
+    // 2 rounds' worth (8), at most the threads the round's 4 picks leave free.
+    EXPECT_EQ(strategy->ahead().size(), std::min<std::size_t>(8, threads - 4)) << threads;
+  }
+}
+
 TEST(SearchStrategy, ASpaceWithinTheBudgetIsRacedWhole) {
   Tuning tuning(simulation::names(10), search());
   simulation::replay(tuning, as_runs({5, 4, 3, 2, 1.5, 1, 6, 7, 8, 9}));
