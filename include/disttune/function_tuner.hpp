@@ -95,6 +95,10 @@ struct TuningRequest {
   /// stands prepared. With `prepare`, it is asked only of candidates named there, and never
   /// again of one once it told that one's seconds (a preparation that ended stays ended).
   std::function<std::optional<double>(std::size_t)> prepared;
+  /// How many candidates `prepare` readies at once (its compile pool's threads, at least 1):
+  /// a search measures at most that many in its first round and names no more compiles ahead
+  /// than the threads its round leaves free (docs/strategies.md).
+  std::size_t compile_threads = kDefaultCompileThreads;
 };
 
 /// The non-template engine of a tuned function: disk lookup, rank agreement, measurement,

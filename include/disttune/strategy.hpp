@@ -90,12 +90,19 @@ struct Round {
   std::optional<LeaveUnprepared> leave_unprepared;
 };
 
+/// The compile threads a front end is taken to prepare candidates on when it does not say
+/// (Python's `precompile_threads` default).
+inline constexpr std::size_t kDefaultCompileThreads = 16;
+
 /// What a strategy may know of the space before its first round.
 struct SpaceInfo {
   std::vector<std::string> candidates;  ///< canonical JSON of each candidate, in order
   /// Warm start: candidates ranked best-first from the records of neighbouring keys; may be empty.
   std::vector<std::size_t> prior;
   std::uint64_t seed = 0;  ///< the same on every rank
+  /// How many candidates the front end prepares (compiles) at once: its compile pool's
+  /// threads (TuningRequest::compile_threads); at least 1.
+  std::size_t compile_threads = kDefaultCompileThreads;
 };
 
 /// Decides rounds from agreed numbers only, so every rank takes the same decisions. It never

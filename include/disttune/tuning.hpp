@@ -47,9 +47,11 @@ class Tuning {
   /// begin() gets them with `prior` (each in range, else std::invalid_argument) and
   /// strategy_seed(measurement), before its first round. A non-empty `prior` (candidates
   /// ranked best-first from neighbouring keys' records) warm-starts the tuning: its strategy
-  /// is make_warm_start_strategy()'s.
+  /// is make_warm_start_strategy()'s. `compile_threads` (at least 1, else
+  /// std::invalid_argument): how many candidates the front end prepares at once, for the
+  /// strategy's SpaceInfo.
   Tuning(std::vector<std::string> candidates, Measurement measurement,
-         std::vector<std::size_t> prior = {});
+         std::vector<std::size_t> prior = {}, std::size_t compile_threads = kDefaultCompileThreads);
   ~Tuning();
   Tuning(Tuning&&) noexcept;
   Tuning& operator=(Tuning&&) noexcept;

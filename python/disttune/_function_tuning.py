@@ -232,7 +232,7 @@ class FunctionTuning:
                 tuning = options.worker_tuning(args, kwargs, candidates, self.candidates)
                 report = _isolation.resolve(
                     tuner, self.worker_timers[id(tuner)], tuning, options.timeout_s, prepare, text, verbose,
-                    communicator, pruned, prepared,
+                    communicator, pruned, prepared, self.compiles.threads,
                 )
             else:
                 calls = [self.merge(kwargs, self.config_space[i], allow_overwrite) for i in surviving]
@@ -241,7 +241,8 @@ class FunctionTuning:
                     self.merge(kwargs, self.config_space[reference], allow_overwrite) if reference is not None else None
                 )
                 runs = launcher_runs(self.fn, args, kwargs, calls, restorer, options.output_check, reference_call)
-                report = tuner.resolve(text, candidates, runs.run, verbose, communicator, prepare, pruned, prepared)
+                report = tuner.resolve(text, candidates, runs.run, verbose, communicator, prepare, pruned, prepared,
+                                       compile_threads=self.compiles.threads)
         finally:
             if pipeline is not None:
                 pipeline.close()

@@ -284,17 +284,19 @@ def resolve(
     communicator: Any,
     pruned: list[str],
     prepared: Optional[Callable[[int], Optional[float]]] = None,
+    compile_threads: int = 16,
 ) -> Any:
     """tuner.resolve() with every candidate run and timed in the worker of `timer.device`;
     `prepare(now, ahead)`, if given, is the engine's prepare hook, run in this process (precompile),
-    and `prepared(i)` says which are compiled; `pruned`, the configs prune_fn removed, go into the
-    report and record."""
+    on `compile_threads` threads, and `prepared(i)` says which are compiled; `pruned`, the configs
+    prune_fn removed, go into the report and record."""
     worker = worker_for(timer.device)
     with worker.lock:
         runs = IsolatedRuns(worker, tuning, timeout_s, timer.flushes_l2())
         timer.runs = runs
         try:
-            return tuner.resolve(key_text, tuning.candidates, runs.run, verbose, communicator, prepare, pruned, prepared)
+            return tuner.resolve(key_text, tuning.candidates, runs.run, verbose, communicator, prepare, pruned, prepared,
+                                 compile_threads=compile_threads)
         finally:
             timer.runs = None
             runs.close()

@@ -14,19 +14,26 @@ from disttune import _core, _prepare, _resources, _triton_stages
 
 _pool_lock = threading.Lock()
 _pool: Optional[ThreadPoolExecutor] = None
+_pool_threads = 0
 
 
 def process_pool() -> ThreadPoolExecutor:
     """The one compile pool of the process (TRITON_DIST_AUTOTUNE_COMPILE_THREADS threads, read
     when it is made, at first use): every drop-in kernel queues its compiles there, so concurrent
     tunings share the cores instead of each starting threads of its own."""
-    global _pool
+    global _pool, _pool_threads
     with _pool_lock:
         if _pool is None:
-            _pool = ThreadPoolExecutor(
-                max_workers=_core.compile_threads_setting(), thread_name_prefix="disttune-compile"
-            )
+            _pool_threads = _core.compile_threads_setting()
+            _pool = ThreadPoolExecutor(max_workers=_pool_threads, thread_name_prefix="disttune-compile")
         return _pool
+
+
+def process_pool_threads() -> int:
+    """The threads of the process's compile pool (process_pool()): what the engine tells the
+    strategy a drop-in tuning compiles on."""
+    process_pool()
+    return _pool_threads
 
 
 class Cancellable:

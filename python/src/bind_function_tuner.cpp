@@ -31,12 +31,15 @@ namespace {
 /// released while the engine works and taken back for each run, each prepare and each Python
 /// collective. A KeyboardInterrupt in a run or a prepare ends the call (see InterruptGuard).
 /// `prepared(i)`, if given, is TuningRequest::prepared (None, or the seconds candidate i's
-/// compile took).
+/// compile took); `compile_threads`, TuningRequest::compile_threads (the threads `prepare`
+/// compiles on).
 TuningReport resolve(FunctionTuner& tuner, std::string key, std::vector<std::string> candidates,
                      nb::callable run, bool verbose,
                      std::shared_ptr<Communicator> communicator, std::optional<nb::callable> prepare,
-                     std::vector<std::string> pruned, std::optional<nb::callable> prepared) {
+                     std::vector<std::string> pruned, std::optional<nb::callable> prepared,
+                     std::size_t compile_threads) {
   TuningRequest request;
+  request.compile_threads = compile_threads;
   request.key = std::move(key);
   request.candidates = std::move(candidates);
   request.pruned = std::move(pruned);
@@ -216,7 +219,7 @@ void bind_function_tuner(nb::module_& module) {
       .def("resolve", &resolve, nb::arg("key"), nb::arg("candidates"), nb::arg("run"),
            nb::arg("verbose") = false, nb::arg("communicator").none() = nb::none(),
            nb::arg("prepare").none() = nb::none(), nb::arg("pruned") = std::vector<std::string>{},
-           nb::arg("prepared").none() = nb::none(),
+           nb::arg("prepared").none() = nb::none(), nb::arg("compile_threads") = kDefaultCompileThreads,
            "The best candidate for `key` (canonical text) among `candidates` (canonical JSON "
            "texts, in order), from the disk store or by tuning; run(i) runs candidate i once. "
            "prepare(now, ahead), if given, readies the candidates in `now` before their runs and "
@@ -224,7 +227,8 @@ void bind_function_tuner(nb::module_& module) {
            "it may start `ahead` in the background. `pruned`: the configs prune_fn removed "
            "(canonical JSON), named in the report and the record. prepared(i), if given, says "
            "without waiting whether candidate i is compiled: None, or the seconds its compile "
-           "took; the search learns compile costs from it.")
+           "took; the search learns compile costs from it. compile_threads: how many candidates "
+           "prepare compiles at once (its pool's threads); the search shapes its rounds by it.")
       .def_prop_ro("directory_root", &FunctionTuner::directory_root,
                    "The root of the first directory store of this function's stores, or None.")
       .def("stored_records", &FunctionTuner::stored_records, nb::arg("most"),

@@ -352,7 +352,7 @@ TuningReport FunctionTuner::State::measure(const TuningRequest& request, Communi
     report.candidates = detail::measure_split(
         request.candidates, comm, context, [&](const std::vector<std::string>& texts) {
           const TuningRequest local = part_of(request, share);
-          Tuning tuning(texts, options.measurement);
+          Tuning tuning(texts, options.measurement, {}, request.compile_threads);
           SingleProcessCommunicator alone;
           (void)drive(tuning, local, *options.timer, alone, context, log, progress);
           return tuning.results();
@@ -360,7 +360,7 @@ TuningReport FunctionTuner::State::measure(const TuningRequest& request, Communi
     report.split_ranks = comm.size();
     best = detail::best_of(report.candidates);
   } else {
-    Tuning tuning(request.candidates, options.measurement, std::move(prior));
+    Tuning tuning(request.candidates, options.measurement, std::move(prior), request.compile_threads);
     report.prepared = drive(tuning, request, *options.timer, comm, context, log, progress);
     report.candidates = tuning.results();
     best = tuning.best();

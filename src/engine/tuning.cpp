@@ -242,9 +242,11 @@ struct Tuning::State {
   }
 };
 
-Tuning::Tuning(std::vector<std::string> candidates, Measurement measurement, std::vector<std::size_t> prior)
+Tuning::Tuning(std::vector<std::string> candidates, Measurement measurement, std::vector<std::size_t> prior,
+               std::size_t compile_threads)
     : state_(std::make_unique<State>()) {
   if (candidates.empty()) throw std::invalid_argument("disttune: a tuning needs at least one candidate");
+  if (compile_threads < 1) throw std::invalid_argument("disttune: a tuning needs at least one compile thread");
   for (std::size_t index : prior) {
     if (index >= candidates.size()) {
       throw std::invalid_argument("disttune: prior names candidate " + std::to_string(index) + " of " +
@@ -264,7 +266,8 @@ Tuning::Tuning(std::vector<std::string> candidates, Measurement measurement, std
       if (state_->results[i].config == measurement.baseline) state_->baseline = i;
     }
   }
-  state_->strategy->begin(SpaceInfo{candidates_of(state_->results), std::move(prior), strategy_seed(measurement)});
+  state_->strategy->begin(
+      SpaceInfo{candidates_of(state_->results), std::move(prior), strategy_seed(measurement), compile_threads});
   state_->start_round(state_->strategy->first_round(state_->results.size()), false);
 }
 

@@ -127,7 +127,7 @@ KeyReplay replay_key(const ReplayTable& table, Measurement measurement, std::uin
                      std::vector<double> compile_s, std::vector<std::size_t> prior) {
   const std::size_t count = table.entries.size();
   measurement.strategy_options["seed"] = std::to_string(seed);
-  Tuning tuning(configs_of(table), measurement, std::move(prior));
+  Tuning tuning(configs_of(table), measurement, std::move(prior), static_cast<std::size_t>(clock.compile_threads));
   SingleProcessCommunicator alone;
   const std::vector<double> charged = compile_s;
   TableSite site(table, seed, clock, std::move(compile_s));

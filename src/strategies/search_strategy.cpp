@@ -67,21 +67,18 @@ constexpr double kDefaultPreparedWindow = 1.0;
 /// another can be taken.
 constexpr double kSlowCompile = 2.0;
 constexpr double kSlowCompileMargin_s = 0.5;
-/// The compile threads a first call is taken to have (Python's `precompile_threads`
-/// default): the first round measures at most this many of the start sample, the rest
-/// compiling meanwhile, and a round's picks and the compiles named ahead of it fill at
-/// most this many threads (more would queue a round's own picks behind guesses).
-constexpr std::size_t kCompileThreads = 16;
 /// Compile cost in the round shape: each exploring round waits about one compile of its
 /// picks. Once the first round's compiles took c seconds each (their geometric mean), the
-/// rest of the budget is spread over at most kCompileWaits_s / c rounds, never narrower than
-/// `batch` nor wider than the compile threads: at c = 2.4 s about 5 rounds; at the default
-/// budget `batch` stays below about 1.1 s per compile. Rounds that widen measure
+/// rest of the budget is spread evenly over floor(kCompileWaits_s / c) rounds, each never
+/// narrower than `batch` nor wider than the compile threads free of the start sample's rest:
+/// at c = 2.4 s 5 rounds, of 10-11 at the default budget, so that the compiles named ahead
+/// (the threads left) can cover half of the next round (kLeaveAfter); at the default budget
+/// `batch` stays below about 1.2 s per compile. Rounds that widen measure
 /// kWideBudget times the share (4.5% -> 5%): a wider round waits no longer than a narrower
 /// one, and the candidates pay back what fewer rounds lose (docs/strategies.md, "Compile
 /// cost in the decision"). The same share bounds the budget's growth after a late fastest
 /// (budget_after_fastest()).
-constexpr double kCompileWaits_s = 11.0;
+constexpr double kCompileWaits_s = 12.0;
 constexpr double kWideBudget = 10.0 / 9.0;
 /// Where the compiles seen take about as long as each other (their spread,
 /// CompileCostModel::spread(), at most kEvenCompiles: a compile late among those is late for
@@ -89,17 +86,19 @@ constexpr double kWideBudget = 10.0 / 9.0;
 /// (Round::leave_unprepared): once kLeaveAfter of its picks are compiled it waits kPatience
 /// times as long again as it took so far (each round waits about one compile), and at least
 /// kSlowCompileMargin_s (a shorter wait does not matter to a first call), then leaves out
-/// those still compiling. They are in the next round, compiled by then; one left out
-/// twice is dropped. The round of the budget's last left out waits kLastPatience of a
-/// typical compile for them. The first round, before any compile is seen, waits
-/// kUnseenPatience times as long again: only a compile far slower than the others is left
-/// out. Where compiles differ by config, a round waits for all of them: the compiles left out
-/// would be the slow ones, and a config slow to compile is often a fast one (on the recorded
-/// tables leaving them out chose worse, even after 4 times as long again; docs/strategies.md,
-/// "A round does not wait on one slow compile").
+/// those still compiling. Each is in the first round after its compile ended (one left out
+/// twice is dropped). The round of the budget's last left out waits kLastPatience of a
+/// typical compile for those still compiling. The first round, before any compile is seen,
+/// waits kUnseenPatience times as long again: only a compile far slower than the others is
+/// left out (1.5 chose as well as 4 on the recorded tables, and a first round of the
+/// 384-config matmul no longer waits 3 s on one 5 s compile; docs/strategies.md). Where
+/// compiles differ by config, a round waits for all of them: the compiles left out would be
+/// the slow ones, and a config slow to compile is often a fast one (on the recorded tables
+/// leaving them out chose worse, even after 4 times as long again, and even taken as soon as
+/// compiled; docs/strategies.md, "A round does not wait on one slow compile").
 constexpr double kLeaveAfter = 0.5;
 constexpr double kPatience = 0.25;
-constexpr double kUnseenPatience = 4.0;
+constexpr double kUnseenPatience = 1.5;
 constexpr double kEvenCompiles = 1.15;
 constexpr double kLastPatience = 0.5;
 
@@ -148,14 +147,19 @@ class SearchStrategy final : public Strategy {
                                            : detail::FeasibilityModel::kNoForest;
   }
 
+  /// The front end's compile threads (SpaceInfo::compile_threads) shape the rounds: the
+  /// first measures at most that many of the start sample, the rest compiling meanwhile, and
+  /// a round's picks and the compiles named ahead of it fill at most that many threads (more
+  /// would queue a round's own picks behind guesses).
   void begin(const SpaceInfo& space) override {
     space_ = space;
+    space_.compile_threads = std::max<std::size_t>(1, space.compile_threads);
     random_.seed(space.seed);
   }
 
   Round first_round(std::size_t count) override {
     if (space_.candidates.size() != count)
-      begin(SpaceInfo{std::vector<std::string>(count), {}, space_.seed});
+      begin(SpaceInfo{std::vector<std::string>(count), {}, space_.seed, space_.compile_threads});
     features_ = detail::config_features(space_.candidates);
     named_.assign(count, false);
     named_at_.assign(count, 0);
@@ -173,18 +177,19 @@ class SearchStrategy final : public Strategy {
     for (std::size_t i : space_.prior) {
       if (first.size() < budget_) pick(i, first);
     }
-    const std::size_t given = std::min(first.size(), kCompileThreads);  // the baseline and prior
+    const std::size_t threads = space_.compile_threads;
+    const std::size_t given = std::min(first.size(), threads);  // the baseline and prior
     const std::size_t sample = std::max(std::min(batch_, budget_), budget_ / 3);
     while (first.size() < sample)
       pick(modelled_ ? farthest_of_random(first) : random_unnamed(), first);
-    if (first.size() > kCompileThreads) {
+    if (first.size() > threads) {
       // Beyond the threads, the sample (after the baseline and prior, its highest indices, so
       // that the runs come in the order one round would make them) compiles during the first
       // round and is measured in the second, with the second's picks when compiles are slow
       // (widen()).
       std::sort(first.begin() + static_cast<std::ptrdiff_t>(given), first.end());
-      unmeasured_start_.assign(first.begin() + static_cast<std::ptrdiff_t>(kCompileThreads), first.end());
-      first.resize(kCompileThreads);
+      unmeasured_start_.assign(first.begin() + static_cast<std::ptrdiff_t>(threads), first.end());
+      first.resize(threads);
       ahead_ = unmeasured_start_;
     }
     return explore(first);
@@ -196,12 +201,12 @@ class SearchStrategy final : public Strategy {
     if (!unmeasured_start_.empty()) {
       std::vector<std::size_t> picks = std::exchange(unmeasured_start_, {});
       ahead_.clear();
+      spread_rounds(picks.size());
       if (batch_ > batch_option_) {
         const std::vector<std::size_t> more = propose(std::min(batch_, budget_ - std::min(budget_, named_count())));
         picks.insert(picks.end(), more.begin(), more.end());
       }
-      picks.insert(picks.end(), left_out_.begin(), left_out_.end());
-      left_out_.clear();
+      take_compiled_left_out(picks);
       return explore(std::move(picks));
     }
     const std::vector<std::size_t> fastest = fastest_runs();
@@ -234,10 +239,10 @@ class SearchStrategy final : public Strategy {
     }
     if (named_count() == named_.size()) return Round{};  // every candidate failed
     // Nothing ran yet: go on past the budget until something does.
+    spread_rounds(0);
     const std::size_t room = spent ? batch_ : std::min(batch_, budget_ - named_count());
     std::vector<std::size_t> picks = propose(room);
-    picks.insert(picks.end(), left_out_.begin(), left_out_.end());
-    left_out_.clear();
+    take_compiled_left_out(picks);
     return explore(std::move(picks));
   }
 
@@ -336,6 +341,14 @@ class SearchStrategy final : public Strategy {
       const bool ran = standings[c].failed || standings[c].samples > 0;
       if (named_[c] && ran) observed_.push_back({c, standings[c].failed, standings[c].time_ms});
     }
+  }
+
+  /// Moves the candidates left out of earlier rounds whose compiles have ended into `picks`;
+  /// the others wait for a later round (their compiles go on).
+  void take_compiled_left_out(std::vector<std::size_t>& picks) {
+    std::vector<std::size_t> compiling;
+    for (std::size_t c : left_out_) (prepared_[c] ? picks : compiling).push_back(c);
+    left_out_ = std::move(compiling);
   }
 
   /// Named candidates that ran, fastest first by their agreed times (ties to the lower index).
@@ -499,20 +512,31 @@ class SearchStrategy final : public Strategy {
     return seen;
   }
 
-  /// Once, at the first standings with compile times (c: their geometric mean): spreads the
-  /// rest of the budget over at most kCompileWaits_s / c exploring rounds, each at least
-  /// `batch` and at most kCompileThreads wide, the budget then kWideBudget times the share.
-  /// A front end that tells no compile times keeps `batch` and the budget.
+  /// Once, at the first standings with compile times (c: their geometric mean): where rounds
+  /// of `batch` would take more than kCompileWaits_s / c rounds for the rest of the budget,
+  /// the budget becomes kWideBudget times the share and spread_rounds() spreads it
+  /// over that many. A front end that tells no compile times keeps `batch` and the budget.
   void widen() {
     const double typical_s = CompileCostModel(features_, compiles_seen()).typical_seconds();
     if (typical_s <= 0.0) return;
     shaped_ = true;
     const double rounds = std::max(1.0, kCompileWaits_s / typical_s);
-    const auto open = [&] { return static_cast<double>(budget_ - std::min(budget_, named_count())); };
-    if (std::ceil(open() / rounds) <= static_cast<double>(batch_)) return;
+    const auto open = static_cast<double>(budget_ - std::min(budget_, named_count()));
+    if (std::ceil(open / rounds) <= static_cast<double>(batch_)) return;
     budget_ = std::max(budget_, grown_budget());
-    const auto wide = static_cast<std::size_t>(std::ceil(open() / rounds));
-    batch_ = std::max(batch_, std::min(wide, kCompileThreads));
+    rounds_left_ = static_cast<std::size_t>(std::floor(rounds));
+  }
+
+  /// Before an exploring round, once widen() widened: this round's width (batch_), the open
+  /// budget over the rounds left, at least `batch` and at most the compile threads less
+  /// `compiling` (the start sample's rest, compiling beside this round's picks).
+  void spread_rounds(std::size_t compiling) {
+    if (rounds_left_ == 0) return;
+    const std::size_t open = budget_ - std::min(budget_, named_count());
+    const std::size_t even = (open + rounds_left_ - 1) / rounds_left_;
+    const std::size_t threads = space_.compile_threads - std::min(space_.compile_threads - 1, compiling);
+    batch_ = std::max(batch_option_, std::min(even, threads));
+    if (rounds_left_ > 1) --rounds_left_;
   }
 
   /// The most candidates the budget grows to (widen(), budget_after_fastest()): kWideBudget
@@ -536,7 +560,7 @@ class SearchStrategy final : public Strategy {
   void speculate(const std::vector<std::size_t>& ranked, const std::vector<std::size_t>& picks) {
     ahead_.clear();
     const std::size_t room =
-        std::min(ahead_rounds_ * batch_, kCompileThreads > batch_ ? kCompileThreads - batch_ : 0);
+        std::min(ahead_rounds_ * batch_, space_.compile_threads > batch_ ? space_.compile_threads - batch_ : 0);
     const std::vector<std::size_t> fastest = fastest_runs();
     if (room == 0 || (named_count() >= budget_ && !fastest.empty())) return;
     double best_ms = 0.0;
@@ -587,7 +611,7 @@ class SearchStrategy final : public Strategy {
   double fraction_ = 0.0;
   std::size_t least_ = 1;
   double budget_ms_ = 0.0;
-  std::size_t batch_ = 4;  ///< picks per exploring round: `batch`, or wider (widen())
+  std::size_t batch_ = 4;  ///< picks per exploring round: `batch`, or wider (spread_rounds())
   std::size_t batch_option_ = 4;  ///< the `batch` option
   std::size_t shortlist_ = 5;
   std::size_t ahead_rounds_ = 4;
@@ -614,6 +638,8 @@ class SearchStrategy final : public Strategy {
   std::vector<double> prepare_s_;   ///< per candidate, from the last standings (0: not known)
   std::vector<std::size_t> last_round_;
   bool shaped_ = false;  ///< widen() has seen compile times
+  /// Exploring rounds left to spread the budget over (spread_rounds()); 0: rounds of `batch`.
+  std::size_t rounds_left_ = 0;
   std::vector<std::size_t> unmeasured_start_;  ///< the start sample beyond the first round's
   std::vector<std::size_t> left_out_;  ///< left out of the last round unprepared: in the next
   std::vector<bool> left_out_before_;  ///< per candidate: left out of some round

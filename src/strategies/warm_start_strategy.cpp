@@ -3,7 +3,6 @@
 #include <vector>
 
 #include "disttune/strategy.hpp"
-#include "strategies/compile_threads.hpp"
 #include "strategies/config_features.hpp"
 #include "strategies/noise_interval.hpp"
 
@@ -106,6 +105,7 @@ class WarmStartStrategy final : public Strategy {
     few_ = make_strategy(measurement_);
     SpaceInfo few_space;
     few_space.seed = space_.seed;
+    few_space.compile_threads = space_.compile_threads;
     for (std::size_t i : subset_) few_space.candidates.push_back(space_.candidates.at(i));
     few_->begin(few_space);
     return mapped(few_->first_round(subset_.size()));
@@ -123,14 +123,15 @@ class WarmStartStrategy final : public Strategy {
   /// The probe, then what the first climb round likely measures, on the compile threads the
   /// probe leaves idle: the unmeasured neighbours of the prior's 2nd and 3rd candidates (the
   /// climb takes those of the kWarmStartCentres fastest probed, often the prior's first ones;
-  /// the first's are probed), at most kCompileThreads in all: no guess waits for a thread, so
+  /// the first's are probed), at most the front end's compile threads in all
+  /// (SpaceInfo::compile_threads): no guess waits for a thread, so
   /// each compiles beside the probe's own compiles and ends about when they do.
   std::vector<std::size_t> probe_and_guesses() const {
     std::vector<std::size_t> named = probe_;
     std::vector<bool> listed(space_.candidates.size(), false);
     for (std::size_t i : probe_) listed[i] = true;
     for (std::size_t k = 1; k < std::min(top_.size(), kWarmStartCentres); ++k) {
-      for (std::size_t c = 0; c < listed.size() && named.size() < detail::kCompileThreads; ++c) {
+      for (std::size_t c = 0; c < listed.size() && named.size() < space_.compile_threads; ++c) {
         if (!listed[c] && features_.neighbours(c, top_[k])) named.push_back(c), listed[c] = true;
       }
     }

@@ -267,3 +267,27 @@ def test_a_strategy_is_told_which_entries_are_compiled_and_how_long_each_took():
     assert [prepared for prepared, _ in seen[0]] == [True, True, False, False]
     assert all(seconds >= 0.02 for _, seconds in seen[0][:2])
     assert all(seconds == 0.0 for _, seconds in seen[0][2:])
+
+
+def test_the_search_names_no_more_compiles_than_the_precompile_threads_leave_free():
+    """The engine tells the strategy the pipeline's threads (TuningRequest::compile_threads): on 2
+    threads the search's rounds of 4 leave none free, so it names nothing ahead and compiles
+    exactly what it measures; on the default 16 it also compiles guesses named ahead
+    (docs/strategies.md, "search")."""
+    space = [{"tag": i, "ms": 1.0 + 0.01 * abs(i - 123)} for i in range(300)]
+    for threads in (2, 16):
+        timer = StepTimer()
+
+        @autotune(config_space=space, key_fn=lambda x: x, precompile=lambda entry, x: None, timer=timer,
+                  strategy="search", disk_cache=False, precompile_threads=threads)
+        def launch(x, tag, ms):
+            timer.current = ms
+            return tag
+
+        launch(1)
+        report = launch.last_report
+        measured = sum(1 for candidate in report.candidates if candidate.measured)
+        if threads == 2:
+            assert report.prepared == measured
+        else:
+            assert report.prepared > measured

@@ -312,6 +312,37 @@ TEST(RoundDriver, ATunersRequestSaysWhichCandidatesArePrepared) {
   EXPECT_FALSE(seen[2].prepared);
 }
 
+/// Keeps the compile threads begin() was told of, then measures candidate 0 once.
+class KeepsCompileThreads final : public Strategy {
+ public:
+  explicit KeepsCompileThreads(std::size_t& threads) : threads_(threads) {}
+  void begin(const SpaceInfo& space) override { threads_ = space.compile_threads; }
+  Round first_round(std::size_t) override { return Round{{0}, 0, 1}; }
+  Round next_round(const std::vector<CandidateStanding>&) override { return Round{{0}, 0, 0}; }
+
+ private:
+  std::size_t& threads_;
+};
+
+// Through FunctionTuner: the request's compile threads (the front end's pool) reach the
+// strategy's SpaceInfo; 16 when the request does not say; a tuning refuses none.
+TEST(RoundDriver, ATunersRequestTellsTheStrategyItsCompileThreads) {
+  static std::size_t threads = 0;
+  register_strategy("test_keeps_compile_threads",
+                    [](const Measurement&) { return std::make_unique<KeepsCompileThreads>(threads); });
+  FunctionTuner tuner({"compile_threads_request", "v1"}, batching_options("test_keeps_compile_threads"));
+  TuningRequest request = three_candidates();
+  EXPECT_EQ(tuner.resolve(request).best, 0u);
+  EXPECT_EQ(threads, 16u);
+  request.key = "[2]";
+  request.compile_threads = 3;
+  EXPECT_EQ(tuner.resolve(request).best, 0u);
+  EXPECT_EQ(threads, 3u);
+  Measurement m;
+  m.strategy = "test_keeps_compile_threads";
+  EXPECT_THROW(Tuning({"0"}, m, {}, 0), std::invalid_argument);
+}
+
 /// Measures candidates 0 and 1 in two rounds, keeping the standings at the end of each.
 class MeasuresTwice final : public Strategy {
  public:

@@ -624,10 +624,11 @@ StartRounds start_rounds(double compile_s) {
 
 // The start sample beyond the compile threads (its 20 less 16) compiles during the first round
 // (named ahead) and is measured in the second. Compiles of c seconds (their geometric mean)
-// spread the rest of the budget over at most 11 s / c rounds, and the budget grows by 10/9
-// (60 to 66 of 300): at 3 s, 46 candidates over 3.7 rounds of 13, at 1.6 s over 6.9 rounds of
-// 7, the first of them in the second round beside the start sample's rest. Quicker compiles
-// (22 rounds at 0.5 s), or none told, keep rounds of `batch` (4) after the start sample.
+// spread the rest of the budget evenly over floor(12 s / c) rounds, and the budget grows by
+// 10/9 (60 to 66 of 300): at 3 s, 46 candidates over 4 rounds of 12 (the second's 12 fill the
+// threads beside the start sample's 4), at 1.6 s over 7 rounds of 7, the first of them in the
+// second round beside the start sample's rest. Quicker compiles (24 rounds at 0.5 s), or none
+// told, keep rounds of `batch` (4) after the start sample.
 TEST(SearchStrategy, SlowCompilesSpreadTheBudgetOverFewerWiderRounds) {
   for (const double compile_s : {0.0, 0.5, 1.6, 3.0}) {
     const StartRounds rounds = start_rounds(compile_s);
@@ -636,9 +637,69 @@ TEST(SearchStrategy, SlowCompilesSpreadTheBudgetOverFewerWiderRounds) {
     std::set<std::size_t> second(rounds.second.candidates.begin(), rounds.second.candidates.end());
     for (std::size_t c : rounds.ahead_of_first) EXPECT_EQ(second.count(c), 1u) << compile_s << ": " << c;
     for (std::size_t c : rounds.first.candidates) EXPECT_EQ(second.count(c), 0u) << compile_s << ": " << c;
-    const std::size_t wide = compile_s == 3.0 ? 13 : compile_s == 1.6 ? 7 : 4;
+    const std::size_t wide = compile_s == 3.0 ? 12 : compile_s == 1.6 ? 7 : 4;
     EXPECT_EQ(rounds.second.candidates.size(), wide > 4 ? 4 + wide : 4) << compile_s;
     EXPECT_EQ(rounds.third.candidates.size(), wide) << compile_s;
+  }
+}
+
+// A pick left out of a round while it still compiled (Round::leave_unprepared) is in the first
+// round after its compile ended, not in the next one whatever it is doing: a round does not
+// wait on that compile twice.
+TEST(SearchStrategy, ALeftOutPickJoinsTheFirstRoundAfterItsCompileEnded) {
+  const Space space = bowl();
+  const std::unique_ptr<Strategy> strategy = make_strategy(search({{"fraction", "0.15"}}));
+  strategy->begin(SpaceInfo{space.configs, {}, 0});
+  const Round first = strategy->first_round(space.configs.size());
+  ASSERT_TRUE(first.leave_unprepared.has_value());  // no compile seen: only a far slower one waits
+  const std::size_t slow = first.candidates.back();
+  std::vector<CandidateStanding> standings(space.configs.size());
+  for (CandidateStanding& standing : standings) standing.prepared = false;
+  const auto measure = [&](const Round& round) {
+    for (std::size_t c : round.candidates) {
+      standings[c] = {false, space.times[c], 0.0, 3};
+      standings[c].prepare_s = 1.0;
+    }
+  };
+  measure(first);
+  standings[slow] = CandidateStanding{};
+  standings[slow].prepared = false;
+  standings[slow].left_out = true;
+  const Round second = strategy->next_round(standings);
+  EXPECT_EQ(std::count(second.candidates.begin(), second.candidates.end(), slow), 0);
+  standings[slow].left_out = false;
+  measure(second);
+  const Round third = strategy->next_round(standings);
+  EXPECT_EQ(std::count(third.candidates.begin(), third.candidates.end(), slow), 0);
+  measure(third);
+  standings[slow].prepared = true;
+  standings[slow].prepare_s = 6.0;
+  const Round fourth = strategy->next_round(standings);
+  EXPECT_EQ(std::count(fourth.candidates.begin(), fourth.candidates.end(), slow), 1);
+}
+
+// The first round measures at most as many of the start sample (20 of bowl() at fraction 0.2)
+// as the front end has compile threads (SpaceInfo::compile_threads, 16 unless told), the rest
+// named ahead to compile meanwhile; a round's picks and the guesses named ahead of it fill at
+// most that many threads.
+TEST(SearchStrategy, TheFirstRoundAndTheGuessesFitTheCompileThreads) {
+  const Space space = bowl();
+  for (const std::size_t threads : {8u, 16u}) {
+    const std::unique_ptr<Strategy> strategy = make_strategy(search({{"fraction", "0.2"}}));
+    SpaceInfo info{space.configs, {}, 0};
+    if (threads != 16) info.compile_threads = threads;
+    strategy->begin(info);
+    const Round first = strategy->first_round(space.configs.size());
+    EXPECT_EQ(first.candidates.size(), threads);
+    EXPECT_EQ(strategy->ahead().size(), 20 - threads);
+    std::vector<CandidateStanding> standings(space.configs.size());
+    for (std::size_t c : first.candidates) standings[c] = {false, space.times[c], 0.0, 3};
+    const Round second = strategy->next_round(standings);
+    for (std::size_t c : second.candidates) standings[c] = {false, space.times[c], 0.0, 3};
+    const Round third = strategy->next_round(standings);
+    EXPECT_EQ(third.candidates.size(), 4u);  // `batch`
+    // 2 rounds' worth (8), at most the threads the round's 4 picks leave free.
+    EXPECT_EQ(strategy->ahead().size(), std::min<std::size_t>(8, threads - 4)) << threads;
   }
 }
 

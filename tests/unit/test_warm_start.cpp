@@ -20,7 +20,6 @@
 #include "disttune/warm_start.hpp"
 #include "said_timer.hpp"
 #include "store_test_support.hpp"
-#include "strategies/compile_threads.hpp"
 #include "tuning_replay.hpp"
 
 namespace disttune {
@@ -239,7 +238,8 @@ int grid_steps(std::size_t a, std::size_t b) {
 }
 
 // Ahead of its probe, the warm start names the probe, then the unmeasured neighbours of the
-// prior's 2nd and 3rd on the compile threads the probe leaves idle (16 in all): when the
+// prior's 2nd and 3rd on the compile threads the probe leaves idle (SpaceInfo::compile_threads,
+// 16 unless the front end says otherwise): when the
 // prior's 2nd is the fastest probed, the first climb round measures them, compiled already.
 // Ahead of a climb round it names nothing (the next one depends on this one's times).
 TEST(WarmStart, TheProbeNamesAheadWhatTheFirstClimbLikelyMeasures) {
@@ -252,10 +252,10 @@ TEST(WarmStart, TheProbeNamesAheadWhatTheFirstClimbLikelyMeasures) {
   std::unique_ptr<Strategy> strategy = make_warm_start_strategy(m);
   strategy->begin(SpaceInfo{configs, prior, 0});
   const Round probe = strategy->first_round(configs.size());
-  ASSERT_LT(probe.candidates.size(), detail::kCompileThreads);  // threads left idle
+  ASSERT_LT(probe.candidates.size(), kDefaultCompileThreads);  // threads left idle
 
   const std::vector<std::size_t> ahead = strategy->ahead();
-  ASSERT_EQ(ahead.size(), detail::kCompileThreads);
+  ASSERT_EQ(ahead.size(), kDefaultCompileThreads);
   ASSERT_TRUE(std::equal(probe.candidates.begin(), probe.candidates.end(), ahead.begin()));
   const std::vector<std::size_t> guesses(
       ahead.begin() + static_cast<std::ptrdiff_t>(probe.candidates.size()), ahead.end());
@@ -276,6 +276,12 @@ TEST(WarmStart, TheProbeNamesAheadWhatTheFirstClimbLikelyMeasures) {
         << c;
   }
   EXPECT_TRUE(strategy->ahead().empty());
+
+  // A front end with fewer compile threads gets fewer guesses: one beside the probe.
+  std::unique_ptr<Strategy> narrow = make_warm_start_strategy(m);
+  narrow->begin(SpaceInfo{configs, prior, 0, probe.candidates.size() + 1});
+  (void)narrow->first_round(configs.size());
+  EXPECT_EQ(narrow->ahead().size(), probe.candidates.size() + 1);
 }
 
 TEST(WarmStart, RecordsWithoutItStillReadAndABadOneIsRefused) {

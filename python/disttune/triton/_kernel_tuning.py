@@ -224,7 +224,8 @@ def _tune(kernel: Any, key: tuple, args: tuple, kwargs: dict) -> bool:
     began = time.perf_counter()
     try:
         report = tuner.resolve(key_text, texts, runs.run, bool(knobs.autotuning.print), communicator,
-                               compiles.prepare, prepared=compiles.prepared)
+                               compiles.prepare, prepared=compiles.prepared,
+                               compile_threads=_triton_compile.process_pool_threads())
     except _EndTuning as end:
         raise end.error from None
     finally:
