@@ -20,6 +20,7 @@
 #include "disttune/config.hpp"
 #include "disttune/replay.hpp"
 #include "disttune/strategy.hpp"
+#include "keeps_compile_threads.hpp"
 
 namespace disttune {
 namespace {
@@ -215,24 +216,12 @@ class AheadThenMeasure final : public Strategy {
 };
 
 // A candidate named ahead compiles on a free thread during the round before its own.
-/// Keeps the compile threads begin() was told of, then measures candidate 0 once.
-class KeepsCompileThreads final : public Strategy {
- public:
-  explicit KeepsCompileThreads(std::size_t& threads) : threads_(threads) {}
-  void begin(const SpaceInfo& space) override { threads_ = space.compile_threads; }
-  Round first_round(std::size_t) override { return Round{{0}, 0, 1}; }
-  Round next_round(const std::vector<CandidateStanding>&) override { return Round{{0}, 0, 0}; }
-
- private:
-  std::size_t& threads_;
-};
-
 // The strategy is told the simulated pool's threads, as a front end tells its own: a replay
 // on N threads is the tuning a first call on N compile threads makes, the same at every run.
 TEST(ReplayWallClock, TheStrategyIsToldTheSimulatedCompileThreads) {
   static std::size_t threads = 0;
   register_strategy("test_replay_keeps_compile_threads",
-                    [](const Measurement&) { return std::make_unique<KeepsCompileThreads>(threads); });
+                    [](const Measurement&) { return std::make_unique<testing::KeepsCompileThreads>(threads); });
   const ReplayTable table = parse_replay_table(table_text(Value::array({timed_entry(1, 2.0, 1.0)})), "t.json");
   Measurement m;
   m.strategy = "test_replay_keeps_compile_threads";

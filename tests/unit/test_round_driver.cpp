@@ -18,6 +18,7 @@
 #include "disttune/strategy.hpp"
 #include "disttune/tuning.hpp"
 #include "engine/round_driver.hpp"
+#include "keeps_compile_threads.hpp"
 #include "tuning_replay.hpp"
 
 namespace disttune {
@@ -312,24 +313,12 @@ TEST(RoundDriver, ATunersRequestSaysWhichCandidatesArePrepared) {
   EXPECT_FALSE(seen[2].prepared);
 }
 
-/// Keeps the compile threads begin() was told of, then measures candidate 0 once.
-class KeepsCompileThreads final : public Strategy {
- public:
-  explicit KeepsCompileThreads(std::size_t& threads) : threads_(threads) {}
-  void begin(const SpaceInfo& space) override { threads_ = space.compile_threads; }
-  Round first_round(std::size_t) override { return Round{{0}, 0, 1}; }
-  Round next_round(const std::vector<CandidateStanding>&) override { return Round{{0}, 0, 0}; }
-
- private:
-  std::size_t& threads_;
-};
-
 // Through FunctionTuner: the request's compile threads (the front end's pool) reach the
 // strategy's SpaceInfo; 16 when the request does not say; a tuning refuses none.
 TEST(RoundDriver, ATunersRequestTellsTheStrategyItsCompileThreads) {
   static std::size_t threads = 0;
   register_strategy("test_keeps_compile_threads",
-                    [](const Measurement&) { return std::make_unique<KeepsCompileThreads>(threads); });
+                    [](const Measurement&) { return std::make_unique<testing::KeepsCompileThreads>(threads); });
   FunctionTuner tuner({"compile_threads_request", "v1"}, batching_options("test_keeps_compile_threads"));
   TuningRequest request = three_candidates();
   EXPECT_EQ(tuner.resolve(request).best, 0u);
