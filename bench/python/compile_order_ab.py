@@ -3,16 +3,15 @@ the same drop-in without what docs/triton-dropin.md ("Where a compile's time goe
 rounds of fresh processes with fresh Triton and disttune caches, the variants alternated within
 a round, and the median first call of each.
 
-    python bench/python/compile_order_ab.py [--rounds 2] [--variants shipped,unserialized,memo,before] [--wheels .whl]
+    python bench/python/compile_order_ab.py [--rounds 2] [--variants shipped,memo,before] [--wheels .whl]
         [--timeline-out timeline.json]
 
 Variants: `shipped` (compiles queued predicted-longest first, num_stages variants last; what
 configs have in common compiled once: the stages after a TTGIR several reach, the codegen of
-num_stages variants; codegens one at a time); `unserialized` (the same, codegens at once, taking
-turns at the GIL); `memo` (the sharing, codegens at once, configs queued in their order but
-num_stages variants last); `before` (none of it: the configs' order, every config compiled
-through). The last three replace the codegen lock, the drop-in's submission_order and the memo's
-install in the child process before the switch is installed.
+num_stages variants); `memo` (that sharing, configs queued in their order but num_stages
+variants last); `before` (neither: the configs' order, every config compiled through). The last
+two replace the drop-in's submission_order and the memo's install in the child process before
+the switch is installed.
 Prints one JSON object: per variant, the first calls, their median and the stage runs reused.
 """
 
@@ -30,16 +29,12 @@ sys.path.insert(0, HERE)
 
 import real_libs  # noqa: E402  (beside this file)
 
-VARIANTS = ("shipped", "unserialized", "memo", "before")
+VARIANTS = ("shipped", "memo", "before")
 
 
 def child(variant: str, out_file: str) -> dict:
-    import contextlib
-
     from disttune import _triton_compile, _triton_stages
 
-    if variant in ("unserialized", "memo", "before"):
-        _triton_stages._codegen_lock = contextlib.nullcontext()
     if variant == "memo":
         _triton_compile.submission_order = _triton_stages.stage_variants_last
     if variant == "before":

@@ -5,14 +5,13 @@ the first compiled candidate while the pool compiles the rest."""
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_for
 from typing import Any, Callable, Optional
 
-from disttune import _resources, _triton_stages
+from disttune import _resources
 
 
 def rank_cores(local_rank: int, local_size: int) -> Optional[list[int]]:
@@ -89,8 +88,6 @@ class CompilePipeline:
         with self._lock:
             self._started[candidate] = time.monotonic()
         try:
-            if "triton" in sys.modules:  # its codegens one at a time (disttune._triton_stages)
-                return _triton_stages.in_turn(lambda: self._compile_one(candidate))
             return self._compile_one(candidate)
         finally:
             ended = time.perf_counter()

@@ -192,15 +192,14 @@ class KernelCompiles:
     def _start(self, indices: list[int]) -> None:
         new = [i for i in indices if i not in self._started and self._unrunnable.reason(i) is None]
         self._started.update(new)
-        with _triton_stages.queuing():
-            for index in submission_order(self._configs, new) if self._longest_first else new:
-                executor = _Timed(process_pool(), self._memo,
-                                  lambda began, ended, index=index: self._note(index, began, ended))
-                started = start_compiles(self._kernel, self._configs, self._args, self._kwargs, executor, [index])
-                for compiled in started.values():
-                    if not hasattr(compiled, "result"):  # Triton's cache held it: prepared, no compile timed
-                        self._compile_seconds.note(index, 0.0)
-                self._compiles.update(started)
+        for index in submission_order(self._configs, new) if self._longest_first else new:
+            executor = _Timed(process_pool(), self._memo,
+                              lambda began, ended, index=index: self._note(index, began, ended))
+            started = start_compiles(self._kernel, self._configs, self._args, self._kwargs, executor, [index])
+            for compiled in started.values():
+                if not hasattr(compiled, "result"):  # Triton's cache held it: prepared, no compile timed
+                    self._compile_seconds.note(index, 0.0)
+            self._compiles.update(started)
 
     def _note(self, index: int, began: float, ended: float) -> None:
         with self._lock:

@@ -1,17 +1,15 @@
 """What the compiles of one tuning share, made once: configs that reach the same TTGIR (variants by
 num_stages of a kernel whose loops Triton does not pipeline) run the stages after it (LLIR, PTX,
 ptxas: about four fifths of a compile) once, through Triton's add_stages_inspection_hook, and
-variants by num_stages share the codegen (AST to TTIR: the part of a compile that holds the GIL),
-and codegens run one at a time."""
+variants by num_stages share the codegen (AST to TTIR: the part of a compile that holds the GIL)."""
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import tempfile
 import threading
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Optional
 
 # Triton 3.6's CUDA stages after TTGIR, each a function of its input text and the options but
 # num_stages (read by the TTGIR stage only), writing only what it derives into the metadata.
@@ -20,13 +18,6 @@ LATER_STAGES = ("llir", "ptx", "cubin")
 BACKEND = "cuda"
 
 _scope = threading.local()  # .memo: the StageMemo of the tuning this compile thread compiles for
-# Held through each codegen of the drop-in's compile threads, and while a tuning queues its
-# compiles (`queuing`). Codegen is pure Python: 16 threads taking turns at the GIL every 5 ms all
-# finish it late, and the thread queuing the compiles waits its turn among them for each one it
-# queues; one codegen at a time lets each, in the order queued (longest first), go on to the
-# stages that release the GIL as soon as its own is made (docs/triton-dropin.md, "Where a
-# compile's time goes").
-_codegen_lock = threading.Lock()
 _install_lock = threading.Lock()
 _installed = False
 
@@ -99,8 +90,7 @@ class StageMemo:
         parsed into `context`."""
 
         def make() -> tuple[Any, Any]:
-            with _codegen_lock:
-                module = make_ir()
+            module = make_ir()
             return module, str(module)
 
         module, text = self._once(("ast", source_hash, repr(target), _options_key(options)), make)
@@ -157,9 +147,6 @@ def install() -> None:
                            context: Any) -> Any:
             memo: Optional[StageMemo] = getattr(_scope, "memo", None)
             if memo is None or target.backend != BACKEND:
-                if getattr(_scope, "in_turn", False):
-                    with _codegen_lock:
-                        return make_ir(self, target, options, codegen_fns, module_map, context)
                 return make_ir(self, target, options, codegen_fns, module_map, context)
             return memo.codegen(lambda: make_ir(self, target, options, codegen_fns, module_map, context),
                                 self.hash(), target, options, context)
@@ -169,34 +156,14 @@ def install() -> None:
         _installed = True
 
 
-@contextlib.contextmanager
-def queuing() -> Iterator[None]:
-    """While open, no codegen of a compile run `within` a memo starts: the thread queuing a
-    tuning's compiles has the GIL to itself but for their first steps (their sources' hashes,
-    Triton's cache lookups)."""
-    with _codegen_lock:
-        yield
-
-
-def in_turn(compile_fn: Callable[[], Any]) -> Any:
-    """compile_fn() on this thread, the codegens of the Triton compiles it makes taking their turn
-    with the drop-in's (one at a time): autotune(precompile=)'s compile threads."""
-    install()
-    return _on_this_thread("in_turn", True, compile_fn)
-
-
 def within(memo: StageMemo, compile_fn: Callable[[], Any]) -> Any:
     """compile_fn() on this thread with its Triton compiles sharing `memo`."""
-    return _on_this_thread("memo", memo, compile_fn)
-
-
-def _on_this_thread(name: str, value: Any, compile_fn: Callable[[], Any]) -> Any:
-    saved = getattr(_scope, name, None)
-    setattr(_scope, name, value)
+    saved = getattr(_scope, "memo", None)
+    _scope.memo = memo
     try:
         return compile_fn()
     finally:
-        setattr(_scope, name, saved)
+        _scope.memo = saved
 
 
 def stage_variants_last(configs: list, indices: list[int]) -> list[int]:

@@ -9,15 +9,13 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
-import types
 
 import triton
 
 from disttune import _triton_stages
 
 CHILD = textwrap.dedent('''
-    import hashlib, json, sys, threading
+    import hashlib, json, sys
     from concurrent.futures import ThreadPoolExecutor
     import triton
     import triton.language as tl
@@ -48,27 +46,13 @@ CHILD = textwrap.dedent('''
                                        "BLOCK": "constexpr"}),
     }
 
-    def cubin(name, stages, block=64):
+    def cubin(name, stages):
         fn, signature = KERNELS[name]
-        source = ASTSource(fn, signature, {"BLOCK": block}, ALIGNED)
+        source = ASTSource(fn, signature, {"BLOCK": 64}, ALIGNED)
         compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32),
                                   options={"num_warps": 4, "num_stages": stages})
         return hashlib.sha256(compiled.asm["cubin"]).hexdigest(), compiled.metadata.shared, compiled.metadata.name
 
-    codegens, codegens_lock = [0, 0], threading.Lock()  # running, most at once
-    triton_make_ir = ASTSource.make_ir
-
-    def counted_make_ir(*args):
-        with codegens_lock:
-            codegens[0] += 1
-            codegens[1] = max(codegens)
-        try:
-            return triton_make_ir(*args)
-        finally:
-            with codegens_lock:
-                codegens[0] -= 1
-
-    ASTSource.make_ir = counted_make_ir
     earlier_calls = []  # a hook someone set before: the memo's hook calls it first
     triton.knobs.runtime.add_stages_inspection_hook = lambda *args: earlier_calls.append(args[1])
     _triton_stages.install()
@@ -81,11 +65,6 @@ CHILD = textwrap.dedent('''
                                    (2, 3, 4)))
         result[name] = {"alone": alone, "shared": shared, "reused": memo.reused}
     result["earlier_hook_calls"] = len(earlier_calls)
-    codegens[1] = 0
-    with ThreadPoolExecutor(4) as pool:  # autotune(precompile=)'s compile threads
-        result["in_turn"] = list(pool.map(lambda block: _triton_stages.in_turn(lambda: cubin("dot_loop", 3, block)),
-                                          (16, 32, 64, 128)))
-    result["most_codegens_in_turn"] = codegens[1]
     print(json.dumps(result))
 ''')
 
@@ -114,8 +93,6 @@ def test_num_stages_variants_share_their_codegen_and_without_a_pipelined_loop_ma
     assert loop["shared"] == loop["alone"]
     assert loop["reused"] == 2
     assert result["earlier_hook_calls"] == 2 * 6  # every compile, with the memo or without
-    # autotune(precompile=)'s compile threads make their codegens one at a time too.
-    assert len({made[0] for made in result["in_turn"]}) == 4 and result["most_codegens_in_turn"] == 1
 
 
 def stage_recording(calls: list, fail_first: bool = False):
@@ -181,53 +158,6 @@ def test_a_compile_waits_for_the_output_another_thread_is_making():
     first.join(10)
     second.join(10)
     assert outputs == ["made once"] and calls == ["ttgir"] and memo.reused == 1
-
-
-def test_codegens_run_one_at_a_time_across_the_tunings_compiling():
-    # Codegen holds the GIL throughout: compiles taking turns at it would all finish it late.
-    from concurrent.futures import ThreadPoolExecutor
-
-    running, most, lock = [0], [0], threading.Lock()
-
-    def make_ir(source):
-        def make():
-            with lock:
-                running[0] += 1
-                most[0] = max(most[0], running[0])
-            time.sleep(0.02)  # sleeping releases the GIL: only the memo's lock keeps others out
-            with lock:
-                running[0] -= 1
-            return f"module of {source}"
-        return make
-
-    memos = [_triton_stages.StageMemo(), _triton_stages.StageMemo()]  # two tunings at once
-    target, context = "cuda:90", None
-
-    def codegen(index):
-        memo = memos[index % 2]
-        options = types.SimpleNamespace(num_warps=4, num_stages=2)
-        return memo.codegen(make_ir(index), f"source {index}", target, options, context)
-
-    with ThreadPoolExecutor(8) as pool:
-        modules = list(pool.map(codegen, range(8)))
-    assert most[0] == 1
-    assert modules == [f"module of {i}" for i in range(8)]
-
-
-def test_no_codegen_starts_while_a_tuning_queues_its_compiles():
-    memo, started = _triton_stages.StageMemo(), threading.Event()
-
-    def make():
-        started.set()
-        return "module"
-
-    options = types.SimpleNamespace(num_warps=4, num_stages=2)
-    with _triton_stages.queuing():
-        compile_thread = threading.Thread(target=memo.codegen, args=(make, "source", "cuda:90", options, None))
-        compile_thread.start()
-        assert not started.wait(0.2)
-    compile_thread.join(10)
-    assert started.is_set()
 
 
 def test_only_cuda_compiles_within_a_memo_share_and_a_pool_thread_is_clean_after_one_that_raised():
