@@ -283,8 +283,8 @@ def resolve(
     verbose: bool,
     communicator: Any,
     pruned: list[str],
-    prepared: Optional[Callable[[int], Optional[float]]] = None,
-    compile_threads: int = 16,
+    prepared: Optional[Callable[[int], Optional[float]]],
+    compile_threads: int,
 ) -> Any:
     """tuner.resolve() with every candidate run and timed in the worker of `timer.device`;
     `prepare(now, ahead)`, if given, is the engine's prepare hook, run in this process (precompile),

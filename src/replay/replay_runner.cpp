@@ -77,7 +77,6 @@ class TableSite final : public detail::RunSite, public detail::RoundObserver {
   void step(const Step& step) override {
     if (step.kind == StepKind::round_end) {
       ++rounds_;
-
     } else {
       named_.insert(step.candidate);
     }
