@@ -117,6 +117,10 @@ def child_tune(space_name, strategy, with_timeline):
     }
     if with_timeline:
         out["timeline"] = timeline_text(start, end, compiles, launches)
+        # Each compile's config, start and end (s since the call began), to read which one a
+        # round waited on.
+        out["compiles"] = sorted(([i, round(s - start, 3), round(e - start, 3)] for i, s, e, _ in compiles),
+                                 key=lambda compile_: compile_[1])
     return out
 
 
@@ -247,6 +251,7 @@ def part_space(strategies, tunings, budget_s):
               f"{first['measured']}, out of resources {first['out_of_resources']}, failed {first['failed']}",
               flush=True)
         print(first.pop("timeline"), flush=True)
+        print(f"(a) {strategy}: compiles [config, start s, end s]: {json.dumps(first.pop('compiles'))}", flush=True)
         if oracle is None:
             oracle, _ = run_child(["oracle", "384"], cache_dir=cache)
             print(f"(a) oracle: {oracle['runnable']} configs run, best {min(oracle['times_ms'].values()):.4f} ms",
