@@ -40,7 +40,7 @@ class PinnedCache(dict):
 def pin(chosen: dict) -> int:
     """Pins every live Triton autotuner (subclasses too) whose kernel is in `chosen`, {kernel
     name: {key text: config text}}, to those configs (found among the autotuner's own by their
-    text). Returns the number of keys pinned; raises ValueError for a config the autotuner
+    text); the keys it tuned itself are kept. Returns the number of keys pinned; raises ValueError for a config the autotuner
     does not have."""
     from triton.runtime.autotuner import Autotuner
 
@@ -55,7 +55,11 @@ def pin(chosen: dict) -> int:
         missing = sorted(set(keys.values()) - set(by_text))
         if missing:
             raise ValueError(f"pin: {tuner.base_fn.__name__} has no config {missing[0]!r}")
-        tuner.cache = PinnedCache({key: by_text[text] for key, text in keys.items()})
+        cache = PinnedCache({key: by_text[text] for key, text in keys.items()})
+        for key, config in dict.items(tuner.cache):  # keys tuned meanwhile stay tuned
+            if str(key) not in cache.pins:
+                dict.__setitem__(cache, key, config)
+        tuner.cache = cache
         pinned += len(keys)
     return pinned
 

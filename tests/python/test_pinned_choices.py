@@ -72,6 +72,9 @@ def test_a_pinned_key_runs_its_config_without_tuning_and_other_keys_tune():
     kernel[grid_of(96)](x, y, seen, 96)  # a key not pinned: tuned by Triton, its fastest kept
     assert sorted(bench.blocks) == [16, 32, 64] and kernel.best_config is CONFIGS[1]
     assert str((96, "torch.float32", "torch.float32", "torch.int32")) not in kernel.cache.pins
+    pin({"pinned_add_kernel": {key_text(64): str(CONFIGS[0])}})  # pinned again: 96 stays tuned
+    kernel[grid_of(96)](x, y, seen, 96)
+    assert len(bench.blocks) == 3 and kernel.best_config is CONFIGS[1]
 
 
 def test_pinning_again_switches_the_config_and_a_pin_is_not_overwritten():
