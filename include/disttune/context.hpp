@@ -119,6 +119,10 @@ class OuterRunAbandoned : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Starts preparing (e.g. compiling) these candidates of a kernel's tuning and returns at
+/// once (ContextualAutotuner::launch).
+using PrepareAhead = std::function<void(const std::vector<std::size_t>& candidates)>;
+
 /// The contextual tuner of one outer function. run() calls the outer function again and
 /// again; each tunable kernel launched inside (through launch()) is tuned per key by its
 /// own Tuning, one run step (warm-up or timed) per outer run, in the real context; kernels
@@ -157,9 +161,14 @@ class ContextualAutotuner {
   /// `launch_one` throws (on any rank, with is_dist), the candidate is recorded failed and
   /// OuterRunAbandoned is thrown on every rank at this launch. Throws std::logic_error if
   /// called outside the run, from another thread, or from inside another launcher.
+  /// `prepare_ahead`, given at a key's first launch, is told which candidates the tuning will
+  /// launch next, before their turn (the round's and the strategy's ahead(), each once): a
+  /// front end that compiles in the background starts those compiles and returns at once,
+  /// and each candidate's launch waits for its own. Without it nothing is named ahead.
   std::size_t launch(KernelTuningState& kernel, const std::string& key,
                      const std::vector<std::string>& candidates,
-                     const std::function<void(std::size_t)>& launch_one);
+                     const std::function<void(std::size_t)>& launch_one,
+                     const PrepareAhead& prepare_ahead = {});
 
   const std::string& function_name() const;
   const ContextOptions& options() const;

@@ -154,6 +154,8 @@ class _KernelKey:
         self.state = _state_of(kernel)
         self.unrunnable = _unrunnable_of(kernel).of(self.texts.__getitem__, _resources.dtype_signature(args, kwargs))
         self.compiles: dict[int, Any] = {}  # config index -> FutureKernel (or a cached kernel), until awaited
+        self.queued: set[int] = set()  # config indices whose compile this call queued
+        self.to_compile: list[int] = []  # named by the engine ahead, queued at the next launch
         self._index: Optional[int] = None  # the cached choice, read at state epoch _epoch
         self._epoch = -1
 
@@ -223,8 +225,6 @@ class Session:
         if seen is None:
             seen = _KernelKey.of(kernel, key, args, kwargs)
             self.seen[(id(kernel), key)] = seen
-            if seen.chosen_index() is None and len(seen.configs) > 1:
-                self._compile_all(seen, args, kwargs)
         chosen = seen.chosen_index()
         tuning = chosen is None
         result = []
@@ -240,6 +240,9 @@ class Session:
 
         def launch_config(index: int) -> None:
             if tuning:
+                # What the engine named since the last launch compiles with this launch's
+                # arguments (none are kept between launches).
+                self._compile(seen, args, kwargs)
                 seen.ready(index)
             config = seen.configs[index]
             current = dict(kwargs, **seen.launch_kwargs[index])
@@ -262,7 +265,8 @@ class Session:
             kernel.post_hook(full_nargs, exception=None)
 
         try:
-            self.tuner.launch(seen.state, seen.key_text, seen.candidates, launch_one)
+            self.tuner.launch(seen.state, seen.key_text, seen.candidates, launch_one,
+                              seen.to_compile.extend if tuning else None)
         finally:
             kernel.nargs = None
         if interrupted:
@@ -271,12 +275,17 @@ class Session:
             _publish(seen, seen.configs[chosen])
         return result[0] if result else None
 
-    def _compile_all(self, seen: _KernelKey, args: tuple, kwargs: dict) -> None:
-        """Starts compiling every candidate config in the background, in order, on the
-        process's compile pool (or `compile_threads` threads of this call's own), and returns
-        at once: each candidate's first launch waits for its own compile only
-        (_KernelKey.ready), so measurement runs while the later configs compile. Configs
-        known to be out of resources are not compiled."""
+    def _compile(self, seen: _KernelKey, args: tuple, kwargs: dict) -> None:
+        """Starts compiling the candidate configs the engine named (seen.to_compile: before
+        each one's turn, its round, then the strategy's guesses, so that a search compiles what
+        it measures, not the whole space) in the background, in that order, on the process's
+        compile pool (or `compile_threads` threads of this call's own), and returns at once:
+        each candidate's first launch waits for its own compile only (_KernelKey.ready), so
+        measurement runs while later configs compile. Configs known to be out of resources,
+        and those this call already queued, are not compiled."""
+        indices, seen.to_compile[:] = list(seen.to_compile), []
+        if not indices:
+            return
         if self.compiles is None:
             if self.compile_threads is None:
                 pool = _triton_compile.process_pool()
@@ -285,8 +294,11 @@ class Session:
                     max_workers=self.compile_threads, thread_name_prefix="disttune-compile"
                 )
             self.compiles = _triton_compile.Cancellable(pool)
-        runnable = [i for i in range(len(seen.configs)) if seen.unrunnable.reason(i) is None]
-        seen.compiles = _triton_compile.start_compiles(seen.kernel, seen.configs, args, kwargs, self.compiles, runnable)
+        wanted = [i for i in indices if i not in seen.queued and seen.unrunnable.reason(i) is None]
+        seen.queued.update(wanted)
+        seen.compiles.update(
+            _triton_compile.start_compiles(seen.kernel, seen.configs, args, kwargs, self.compiles, wanted)
+        )
 
     def close(self) -> None:
         """After the call: its compiles not started are dropped; those running finish."""
@@ -298,6 +310,8 @@ class Session:
                 self.own_pool = None
             for seen in self.seen.values():
                 seen.compiles.clear()  # this call's: a later call queues its own
+                seen.queued.clear()
+                seen.to_compile.clear()
 
     def publish_all(self) -> None:
         """After the call: every kernel's cache holds its choice and best_config is set."""

@@ -7,6 +7,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -49,17 +50,34 @@ struct CandidateTexts {
   std::vector<std::string> texts;
 };
 
+/// Calls a Python callable from the engine with the GIL; an error whose text nanobind cannot
+/// write is replaced by one with the text.
+template <class... Args>
+void call_python(const nb::callable& function, Args&&... args) {
+  nb::gil_scoped_acquire gil;
+  try {
+    function(std::forward<Args>(args)...);
+  } catch (nb::python_error& error) {
+    if (!what_is_safe(error)) throw std::runtime_error(failure_text(error));
+    throw;
+  }
+}
+
 std::size_t launch(ContextualAutotuner& tuner, KernelTuningState& kernel, const std::string& key,
-                   const std::vector<std::string>& candidates, nb::callable launch_one) {
-  return tuner.launch(kernel, key, candidates, [&launch_one](std::size_t index) {
-    nb::gil_scoped_acquire gil;
-    try {
-      launch_one(index);
-    } catch (nb::python_error& error) {
-      if (!what_is_safe(error)) throw std::runtime_error(failure_text(error));
-      throw;
-    }
-  });
+                   const std::vector<std::string>& candidates, nb::callable launch_one,
+                   std::optional<nb::callable> prepare_ahead) {
+  PrepareAhead ahead;
+  // Held by the tuning for its lifetime (one run()); the Python callable is released with
+  // the GIL held.
+  if (prepare_ahead) {
+    auto held = std::shared_ptr<nb::callable>(new nb::callable(std::move(*prepare_ahead)), [](nb::callable* held) {
+      nb::gil_scoped_acquire gil;
+      delete held;
+    });
+    ahead = [held](const std::vector<std::size_t>& candidates) { call_python(*held, candidates); };
+  }
+  return tuner.launch(kernel, key, candidates, [&launch_one](std::size_t index) { call_python(launch_one, index); },
+                      ahead);
 }
 
 }  // namespace
@@ -118,16 +136,19 @@ void bind_context(nb::module_& module) {
       .def_static("active", &ContextualAutotuner::active, nb::rv_policy::reference,
                   "The tuner whose run() is active in this process, or None.")
       .def("launch", &launch, nb::arg("kernel"), nb::arg("key"), nb::arg("candidates"),
-           nb::arg("launch_one"),
+           nb::arg("launch_one"), nb::arg("prepare_ahead").none() = nb::none(),
            "Inside run(): launches the candidate the kernel's tuning wants now, once, through "
-           "launch_one(i), and returns i.")
+           "launch_one(i), and returns i. prepare_ahead(list of i), given at a key's first "
+           "launch, is told each candidate before its turn (to start its compile; it returns "
+           "at once).")
       .def(
           "launch",
           [](ContextualAutotuner& tuner, KernelTuningState& kernel, const std::string& key,
-             const CandidateTexts& candidates, nb::callable launch_one) {
-            return launch(tuner, kernel, key, candidates.texts, std::move(launch_one));
+             const CandidateTexts& candidates, nb::callable launch_one, std::optional<nb::callable> prepare_ahead) {
+            return launch(tuner, kernel, key, candidates.texts, std::move(launch_one), std::move(prepare_ahead));
           },
           nb::arg("kernel"), nb::arg("key"), nb::arg("candidates"), nb::arg("launch_one"),
+          nb::arg("prepare_ahead").none() = nb::none(),
           "launch() with candidate texts converted once (CandidateTexts).")
       .def_prop_ro("function_name", &ContextualAutotuner::function_name)
       .def_prop_ro("outer_runs", &ContextualAutotuner::outer_runs)

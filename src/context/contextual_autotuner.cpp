@@ -266,7 +266,8 @@ void ContextualAutotuner::run(const std::function<void()>& outer) {
 
 std::size_t ContextualAutotuner::launch(KernelTuningState& kernel, const std::string& key,
                                         const std::vector<std::string>& candidates,
-                                        const std::function<void(std::size_t)>& launch_one) {
+                                        const std::function<void(std::size_t)>& launch_one,
+                                        const PrepareAhead& prepare_ahead) {
   State& s = *state_;
   if (active() != this) {
     throw std::logic_error("disttune: launch() on contextual tuner '" + s.function + "' outside its run()");
@@ -307,7 +308,8 @@ std::size_t ContextualAutotuner::launch(KernelTuningState& kernel, const std::st
     std::vector<std::size_t> prior;
     if (warm_start_setting()) prior = kernel_prior(kernel.choices(), key, candidates).prior;
     fresh->tuning = std::make_unique<detail::KeyTuning>(kernel, key, candidates, s.measurement, s.function,
-                                                        *s.comm, s.timeout, *s.log, std::move(prior));
+                                                        *s.comm, s.timeout, *s.log, std::move(prior),
+                                                        prepare_ahead);
     fresh->created_run = s.outer_runs;
     fresh->created_at = s.ledger.size();
     slot = fresh.get();

@@ -1,14 +1,39 @@
 // KeyTuning: one kernel's rounds, driven by the RoundDriver one run per outer run.
 #include "context/key_tuning.hpp"
 
+#include <span>
 #include <stdexcept>
 #include <utility>
 
 namespace disttune::detail {
 
+namespace {
+
+/// The plan's hook over a front end's prepare_ahead for `count` candidates: each candidate
+/// the plan names (in `now` or `ahead`) is told once, and none is waited for (a launch waits
+/// for its own compile), so `now` is always ready.
+PrepareHook ahead_only(PrepareAhead prepare_ahead, std::size_t count) {
+  return [prepare_ahead = std::move(prepare_ahead), told = std::vector<bool>(count, false)](
+             std::span<const std::size_t> now, std::span<const std::size_t> ahead) mutable {
+    std::vector<std::size_t> named;
+    for (std::span<const std::size_t> part : {now, ahead}) {
+      for (std::size_t c : part) {
+        if (told.at(c)) continue;
+        told[c] = true;
+        named.push_back(c);
+      }
+    }
+    if (!named.empty()) prepare_ahead(named);
+    return std::vector<std::string>(now.size());
+  };
+}
+
+}  // namespace
+
 KeyTuning::KeyTuning(KernelTuningState& kernel, std::string key, std::vector<std::string> candidates,
                      const Measurement& measurement, std::string function, Communicator& comm,
-                     std::chrono::milliseconds timeout, ContextLog& log, std::vector<std::size_t> prior)
+                     std::chrono::milliseconds timeout, ContextLog& log, std::vector<std::size_t> prior,
+                     PrepareAhead prepare_ahead)
     : kernel_(&kernel),
       kernel_name_(kernel.name()),
       key_(std::move(key)),
@@ -18,11 +43,16 @@ KeyTuning::KeyTuning(KernelTuningState& kernel, std::string key, std::vector<std
       log_(log),
       tuning_(candidates_, measurement, std::move(prior)),
       driver_(tuning_, comm, context_, *this, *this) {
+  if (prepare_ahead) plan_.emplace(ahead_only(std::move(prepare_ahead), candidates_.size()), candidates_.size());
   pending_ = driver_.next_run(Barriers::owe);
   if (!pending_) {
     throw std::logic_error("disttune: a new tuning of kernel '" + kernel.name() +
                            "' did not start with a run step");
   }
+}
+
+std::string KeyTuning::prepare(const Tuning& tuning, std::size_t candidate) {
+  return plan_ ? plan_->ready(tuning, candidate) : std::string();
 }
 
 std::string KeyTuning::log_prefix() const {

@@ -12,6 +12,7 @@
 #include "disttune/communicator.hpp"
 #include "disttune/context.hpp"
 #include "disttune/tuning.hpp"
+#include "engine/prepare_plan.hpp"
 #include "engine/rank_agreement.hpp"
 #include "engine/round_driver.hpp"
 
@@ -27,9 +28,12 @@ class KeyTuning final : private RunSite, private RoundObserver {
   /// Takes the first run step; the barriers before it are owed until settle_owed(). `comm`
   /// and `log` must outlive this tuning.
   /// A non-empty `prior` warm-starts the tuning (Tuning's constructor).
+  /// A `prepare_ahead` is told each candidate before its first launch (a PreparePlan's
+  /// `now` and `ahead`, once each), and returns at once.
   KeyTuning(KernelTuningState& kernel, std::string key, std::vector<std::string> candidates,
             const Measurement& measurement, std::string function, Communicator& comm,
-            std::chrono::milliseconds timeout, ContextLog& log, std::vector<std::size_t> prior = {});
+            std::chrono::milliseconds timeout, ContextLog& log, std::vector<std::size_t> prior = {},
+            PrepareAhead prepare_ahead = {});
   KeyTuning(const KeyTuning&) = delete;
   KeyTuning& operator=(const KeyTuning&) = delete;
 
@@ -65,6 +69,10 @@ class KeyTuning final : private RunSite, private RoundObserver {
  private:
   // RunSite: runs happen inside the outer function, one per outer run; never batched.
   std::optional<std::vector<double>> time_batch(std::size_t candidate, int runs) override;
+  /// Names the candidate, the rest of its round and the strategy's ahead() to prepare_ahead
+  /// (through the plan), and answers ready: its launch waits for its own compile. A
+  /// prepare_ahead that throws fails the candidate.
+  std::string prepare(const Tuning& tuning, std::size_t candidate) override;
   std::map<std::size_t, CollectedRuns> collect() override;
   // RoundObserver: the log lines of a collect and of a round's agreed numbers.
   void collected(std::size_t candidate, const std::vector<double>& samples,
@@ -79,6 +87,7 @@ class KeyTuning final : private RunSite, private RoundObserver {
   ContextMaker context_;
   ContextLog& log_;
   Tuning tuning_;
+  std::optional<PreparePlan> plan_;  ///< with a prepare_ahead only
   RoundDriver driver_;
   std::optional<Step> pending_;
   /// Committed timed samples of the round, by candidate, until the round's collect.
