@@ -52,6 +52,10 @@ struct ContextOptions {
   /// Rank-split tuning (TunerOptions::split_across_ranks) is refused with is_dist: every rank
   /// must run the same config at the same time. Without is_dist there is one rank: no effect.
   bool split_across_ranks = false;
+  /// The front end's compile threads, told to each key's strategy (SpaceInfo::compile_threads:
+  /// a search's rounds and guesses fill that many); nullopt: compile_threads_setting(), the
+  /// process's compile pool. At least 1 (else std::invalid_argument).
+  std::optional<std::size_t> compile_threads;
 };
 
 /// A kernel's choice for one key, and the measurements it came from.

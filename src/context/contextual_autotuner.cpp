@@ -193,6 +193,11 @@ ContextualAutotuner::ContextualAutotuner(std::string function_name, ContextOptio
                          "the same config of a kernel at the same time (split_across_ranks is "
                          "for function-level tuning of launchers that do not communicate)");
   }
+  if (options.compile_threads && *options.compile_threads < 1) {
+    throw InvalidSetting("disttune: compile_threads of contextual tuning of '" + function_name +
+                         "' must be at least 1");
+  }
+  if (!options.compile_threads) options.compile_threads = compile_threads_setting();
   if (options.is_dist && !options.communicator) {
     throw InvalidSetting("disttune: contextual tuning of '" + function_name +
                          "' with is_dist needs a communicator (e.g. make_mpi_communicator())");
@@ -309,7 +314,7 @@ std::size_t ContextualAutotuner::launch(KernelTuningState& kernel, const std::st
     if (warm_start_setting()) prior = kernel_prior(kernel.choices(), key, candidates).prior;
     fresh->tuning = std::make_unique<detail::KeyTuning>(kernel, key, candidates, s.measurement, s.function,
                                                         *s.comm, s.timeout, *s.log, std::move(prior),
-                                                        prepare_ahead);
+                                                        prepare_ahead, *s.options.compile_threads);
     fresh->created_run = s.outer_runs;
     fresh->created_at = s.ledger.size();
     slot = fresh.get();

@@ -33,7 +33,7 @@ PrepareHook ahead_only(PrepareAhead prepare_ahead, std::size_t count) {
 KeyTuning::KeyTuning(KernelTuningState& kernel, std::string key, std::vector<std::string> candidates,
                      const Measurement& measurement, std::string function, Communicator& comm,
                      std::chrono::milliseconds timeout, ContextLog& log, std::vector<std::size_t> prior,
-                     PrepareAhead prepare_ahead)
+                     PrepareAhead prepare_ahead, std::size_t compile_threads)
     : kernel_(&kernel),
       kernel_name_(kernel.name()),
       key_(std::move(key)),
@@ -41,7 +41,7 @@ KeyTuning::KeyTuning(KernelTuningState& kernel, std::string key, std::vector<std
       function_(std::move(function)),
       context_{kernel_name_, key_, timeout},
       log_(log),
-      tuning_(candidates_, measurement, std::move(prior)),
+      tuning_(candidates_, measurement, std::move(prior), compile_threads),
       driver_(tuning_, comm, context_, *this, *this) {
   if (prepare_ahead) plan_.emplace(ahead_only(std::move(prepare_ahead), candidates_.size()), candidates_.size());
   pending_ = driver_.next_run(Barriers::owe);

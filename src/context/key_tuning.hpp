@@ -29,11 +29,12 @@ class KeyTuning final : private RunSite, private RoundObserver {
   /// and `log` must outlive this tuning.
   /// A non-empty `prior` warm-starts the tuning (Tuning's constructor).
   /// A `prepare_ahead` is told each candidate before its first launch (a PreparePlan's
-  /// `now` and `ahead`, once each), and returns at once.
+  /// `now` and `ahead`, once each), and returns at once; the strategy is told the front
+  /// end's `compile_threads` (SpaceInfo::compile_threads).
   KeyTuning(KernelTuningState& kernel, std::string key, std::vector<std::string> candidates,
             const Measurement& measurement, std::string function, Communicator& comm,
             std::chrono::milliseconds timeout, ContextLog& log, std::vector<std::size_t> prior = {},
-            PrepareAhead prepare_ahead = {});
+            PrepareAhead prepare_ahead = {}, std::size_t compile_threads = kDefaultCompileThreads);
   KeyTuning(const KeyTuning&) = delete;
   KeyTuning& operator=(const KeyTuning&) = delete;
 

@@ -1,7 +1,10 @@
-// Contextual tuning names each candidate to the front end's prepare_ahead before it launches it.
+// Contextual tuning names each candidate to the front end's prepare_ahead before it launches it,
+// and tells the strategy the front end's compile threads.
 #include <algorithm>
 #include <cstddef>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -9,6 +12,10 @@
 #include <gtest/gtest.h>
 
 #include "disttune/context.hpp"
+#include "disttune/error.hpp"
+#include "disttune/settings.hpp"
+#include "disttune/strategy.hpp"
+#include "keeps_compile_threads.hpp"
 
 namespace disttune {
 namespace {
@@ -108,6 +115,37 @@ TEST(ContextPrepare, WithoutAPrepareAheadTheTuningRunsAsBefore) {
   const Prepared with = tune(24, "exhaustive"), without = tune(24, "exhaustive", false);
   EXPECT_TRUE(without.named.empty());
   EXPECT_EQ(with.launched, without.launched);
+}
+
+/// The compile threads the strategy of one contextual tuning was told, with `threads` given.
+std::size_t told_compile_threads(std::optional<std::size_t> threads) {
+  static std::size_t told = 0;
+  static const bool registered = [] {
+    register_strategy("test_context_keeps_compile_threads",
+                      [](const Measurement&) { return std::make_unique<testing::KeepsCompileThreads>(told); });
+    return true;
+  }();
+  (void)registered;
+  ContextOptions options;
+  options.n_warmup = 0;
+  options.n_repeat = 1;
+  options.timer = std::make_shared<ModelTimer>();
+  options.strategy = "test_context_keeps_compile_threads";
+  options.log_dir = ::testing::TempDir();
+  options.compile_threads = threads;
+  KernelTuningState kernel("threads");
+  ContextualAutotuner tuner("threads_outer", options);
+  tuner.run([&] { ContextualAutotuner::active()->launch(kernel, "[1]", grid(4), [](std::size_t) {}); });
+  return told;
+}
+
+TEST(ContextPrepare, TheStrategyIsToldTheFrontEndsCompileThreads) {
+  EXPECT_EQ(told_compile_threads(6), 6u);
+  // Not given: the process's compile pool, the one the Python front end compiles on.
+  EXPECT_EQ(told_compile_threads(std::nullopt), compile_threads_setting());
+  ContextOptions none;
+  none.compile_threads = 0;
+  EXPECT_THROW(ContextualAutotuner("zero_threads", none), InvalidSetting);
 }
 
 }  // namespace
