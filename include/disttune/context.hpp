@@ -139,8 +139,8 @@ using PrepareAhead = std::function<void(const std::vector<std::size_t>& candidat
 /// all of them; only the first is a step (and timed).
 class ContextualAutotuner {
  public:
-  /// Throws std::invalid_argument for an empty name, bad counts, is_dist without a
-  /// communicator, or is_dist with split_across_ranks.
+  /// Throws std::invalid_argument for an empty name, bad counts, compile_threads 0, is_dist
+  /// without a communicator, or is_dist with split_across_ranks.
   ContextualAutotuner(std::string function_name, ContextOptions options = {});
   ~ContextualAutotuner();
   ContextualAutotuner(const ContextualAutotuner&) = delete;
