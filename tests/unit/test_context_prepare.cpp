@@ -16,22 +16,10 @@
 #include "disttune/settings.hpp"
 #include "disttune/strategy.hpp"
 #include "keeps_compile_threads.hpp"
+#include "said_timer.hpp"
 
 namespace disttune {
 namespace {
-
-/// A timer whose pairs take what the last launch set: a cost model, no real time.
-class ModelTimer final : public Timer {
- public:
-  void start() override {}
-  void stop() override { durations_.push_back(next_ms); }
-  std::vector<double> collect() override { return std::exchange(durations_, {}); }
-  std::string name() const override { return "model"; }
-  double next_ms = 0.0;
-
- private:
-  std::vector<double> durations_;
-};
 
 /// `count` candidates {"b":i,"w":j}: a 2-knob grid whose cost is lowest near (12, 3).
 std::vector<std::string> grid(std::size_t count) {
@@ -56,7 +44,7 @@ struct Prepared {
 };
 
 Prepared tune(std::size_t count, const std::string& strategy, bool give_prepare_ahead = true) {
-  auto timer = std::make_shared<ModelTimer>();
+  auto timer = std::make_shared<testing::SaidTimer>();
   ContextOptions options;
   options.n_warmup = 1;
   options.n_repeat = 2;
@@ -82,7 +70,7 @@ Prepared tune(std::size_t count, const std::string& strategy, bool give_prepare_
             seen.launched.push_back(i);
             if (!named.count(i)) seen.launched_before_named = true;
           }
-          timer->next_ms = cost_ms(i);
+          timer->said_ms = cost_ms(i);
         },
         give_prepare_ahead ? prepare : PrepareAhead{});
   });
@@ -129,7 +117,7 @@ std::size_t told_compile_threads(std::optional<std::size_t> threads) {
   ContextOptions options;
   options.n_warmup = 0;
   options.n_repeat = 1;
-  options.timer = std::make_shared<ModelTimer>();
+  options.timer = std::make_shared<testing::SaidTimer>();
   options.strategy = "test_context_keeps_compile_threads";
   options.log_dir = ::testing::TempDir();
   options.compile_threads = threads;
