@@ -109,6 +109,10 @@ void KeyTuning::round_ended(const Tuning& tuning) {
   }
 }
 
+std::optional<std::size_t> KeyTuning::named_to_prepare() const {
+  return plan_ ? std::optional<std::size_t>(plan_->named_count()) : std::nullopt;
+}
+
 std::optional<KernelChoice> KeyTuning::choice() const {
   const std::optional<std::size_t> best = tuning_.best();
   if (!best) return std::nullopt;

@@ -66,6 +66,9 @@ class KeyTuning final : private RunSite, private RoundObserver {
   void fail_pending(const std::string& reason);
   /// The choice once finished, or nullopt if every candidate failed.
   std::optional<KernelChoice> choice() const;
+  /// Candidates named to prepare_ahead so far (what the front end compiled), or nullopt
+  /// without one.
+  std::optional<std::size_t> named_to_prepare() const;
 
  private:
   // RunSite: runs happen inside the outer function, one per outer run; never batched.

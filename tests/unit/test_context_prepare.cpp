@@ -2,6 +2,7 @@
 // and tells the strategy the front end's compile threads.
 #include <algorithm>
 #include <cstddef>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -41,6 +42,7 @@ struct Prepared {
   std::vector<std::size_t> named;     ///< in the order named, as prepare_ahead heard them
   std::vector<std::size_t> launched;  ///< every launch during tuning, in order
   bool launched_before_named = false;
+  std::string choice_line;  ///< the log's line of the choice
 };
 
 Prepared tune(std::size_t count, const std::string& strategy, bool give_prepare_ahead = true) {
@@ -74,6 +76,10 @@ Prepared tune(std::size_t count, const std::string& strategy, bool give_prepare_
         },
         give_prepare_ahead ? prepare : PrepareAhead{});
   });
+  std::ifstream log(tuner.log_path());
+  for (std::string line; std::getline(log, line);) {
+    if (line.find("best-config-id") != std::string::npos) seen.choice_line = line;
+  }
   return seen;
 }
 
@@ -97,12 +103,18 @@ TEST(ContextPrepare, TheSearchNamesWhatItMeasuresNotTheWholeSpace) {
   EXPECT_GE(launched.size(), 24u);
   EXPECT_LE(named.size(), 40u);
   EXPECT_TRUE(std::includes(named.begin(), named.end(), launched.begin(), launched.end()));
+  // The log's choice line says what was compiled against what was measured.
+  EXPECT_NE(search.choice_line.find(" | compiled: " + std::to_string(named.size()) + " of 400 | measured: " +
+                                    std::to_string(launched.size())),
+            std::string::npos)
+      << search.choice_line;
 }
 
 TEST(ContextPrepare, WithoutAPrepareAheadTheTuningRunsAsBefore) {
   const Prepared with = tune(24, "exhaustive"), without = tune(24, "exhaustive", false);
   EXPECT_TRUE(without.named.empty());
   EXPECT_EQ(with.launched, without.launched);
+  EXPECT_EQ(without.choice_line.find("compiled:"), std::string::npos) << without.choice_line;
 }
 
 /// The compile threads the strategy of one contextual tuning was told, with `threads` given.
