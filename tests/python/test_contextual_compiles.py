@@ -61,3 +61,7 @@ def test_the_search_queues_what_it_measures_not_the_space(queued):
     # budget): at most 10% of the 400 configs.
     assert 24 <= len(queued) <= 40
     assert kernel.configs.index(kernel.best_config) in queued
+    # The log's choice line says what was compiled against what was measured.
+    with open(".autotune_logs/rank-0.log") as log:
+        choice = [line for line in log if "best-config-id" in line][-1]
+    assert f"| compiled: {len(queued)} of 400 | measured: " in choice
