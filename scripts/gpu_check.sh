@@ -5,10 +5,11 @@
 #
 # Extending it: write a function step_<name> that does one thing and calls
 #   record "<what>" PASS|FAIL|SKIP "<key figure>"
-# once per row it wants in the table, then add its name to STEPS. Give step logs to
+# once per row it wants in the table, then add its name to STEPS and to one of PARTS (below:
+# the check in parts that each fit the device's 10-minute call). Give step logs to
 # "$LOG_DIR"; put only small result files in "$OUT_DIR" ($OUT on the device machine,
 # which brings back at most 8 files). `scripts/gpu_check.sh step_a step_b` runs only those
-# steps (after a build).
+# steps; `scripts/gpu_check.sh --part N` runs part N, `--parts` lists them.
 #
 # Environment: CUDA_ARCHITECTURES (default 90, the H200), DISTTUNE_GPU_BUILD_DIR (default
 # build/gpu), OUT (where results go; default $DISTTUNE_GPU_BUILD_DIR/gpu-check),
@@ -431,7 +432,7 @@ STEPS+=(step_pipeline_bench)
 # The triton.autotune drop-in (issue 24): its conformance tests against plain Triton on the GPU
 # (out-of-resources configs included; the gloo-rank test is a CPU test CI runs), then
 # bench/python/dropin_bench.py (dropin_bench.json in $OUT_DIR): first call vs triton.autotune,
-# regret vs an interleaved oracle (real libraries: step_real_libs).
+# regret vs an interleaved oracle (real libraries: step_real_libs_fla, step_real_libs_others).
 step_triton_dropin() {
   local log=$LOG_DIR/triton_dropin.log
   pip_install_package "$log" "triton drop-in: conformance" || return 0
@@ -475,14 +476,15 @@ for name, v in r["variants"].items():
   fi
 }
 
-# Real libraries under the switch (issue 35): bench/python/real_libs.py (real_libs.json in
+# Real libraries under the switch (issue 35): bench/python/real_libs.py (real_libs_PART.json in
 # $OUT_DIR) runs fla-core's chunk_gla and Liger-Kernel's ops (wheels from .whl/) forward and
 # backward, plain Triton vs disttune.triton.install(), fresh caches, then a second process over
 # the stores; and the 384-config matmul through the drop-in against an interleaved oracle.
-step_real_libs() {
-  local log=$LOG_DIR/real_libs.log result=$OUT_DIR/real_libs.json
-  pip_install_package "$log" "real libraries" || return 0
-  if PYTHONUNBUFFERED=1 python3 bench/python/real_libs.py --out "$result" >>"$log" 2>&1; then
+real_libs_rows() {
+  local part=$1 log=$LOG_DIR/real_libs_$1.log result=$OUT_DIR/real_libs_$1.json
+  shift
+  pip_install_package "$log" "real libraries ($part)" || return 0
+  if PYTHONUNBUFFERED=1 python3 bench/python/real_libs.py "$@" --out "$result" >>"$log" 2>&1; then
     sed -n '/^== /,$p' "$log"
     python3 - "$result" <<'PY' | while IFS=$'\t' read -r what status figure; do record "$what" "$status" "$figure"; done
 import json, statistics, sys
@@ -512,10 +514,14 @@ elif m:
 PY
   else
     tail -n 40 "$log"
-    record "real libraries" FAIL "see $log"
+    record "real libraries ($part)" FAIL "see $log"
   fi
 }
-STEPS+=(step_real_libs)
+# fla's op alone (plain Triton's first call takes 160-270 s on the H200), then the others and
+# the 384-config matmul: two parts of at most 600 s each.
+step_real_libs_fla() { real_libs_rows fla --ops fla.chunk_gla --no-matmul; }
+step_real_libs_others() { real_libs_rows others --ops liger.dyt,liger.swiglu; }
+STEPS+=(step_real_libs_fla step_real_libs_others)
 
 # Benchmark suite of issue 7 (bench/suite): 4 cases x 4 tuners; suite.json and suite.md in
 # $OUT_DIR, then one row per target, MET or MISSED (a benchmark's result: it fails nothing).
@@ -686,6 +692,33 @@ print_table() {
   done <"$RESULTS"
 }
 
+# The check in parts that each fit the device's 10-minute call (H200 seconds measured on
+# 2026-12-05 where known): `scripts/gpu_check.sh --part N`; --parts lists them. A part whose
+# steps need the CUDA build starts with step_build (the build folder is kept on a warm machine).
+PARTS=(
+  ""
+  "step_build step_unit_tests step_gpu_tests step_example_scale step_example_gemm step_example_contextual step_bench_gemm step_bench_hit step_multi_rank step_no_deadline"  # 231 s
+  "step_python step_triton_dropin"                                                                                            # 348 s
+  "step_real_libs_fla"                                                                                                        # ~330 s
+  "step_real_libs_others"                                                                                                     # ~150 s
+  "step_pipeline_bench"                                                                                                       # 270 s
+  "step_search_live step_near_ties step_isolation_bench"
+  "step_many_shapes"                                                                                                          # 6-8 min
+  "step_build step_bench_suite"
+  "step_build step_multi_gpu step_multi_gpu_nccl_cpp step_multi_gpu_wall_time step_multi_gpu_rank_split step_multi_gpu_allgather_bench step_multi_gpu_stress"  # several GPUs
+)
+if [[ ${1:-} == --parts ]]; then
+  for ((i = 1; i < ${#PARTS[@]}; ++i)); do echo "part $i: ${PARTS[i]}"; done
+  exit 0
+fi
+if [[ ${1:-} == --part ]]; then
+  if ! [[ ${2:-} =~ ^[0-9]+$ ]] || ((${2} < 1 || ${2} >= ${#PARTS[@]})); then
+    echo "gpu_check: --part takes 1 to $((${#PARTS[@]} - 1)) (--parts lists them)" >&2
+    exit 2
+  fi
+  read -r -a STEPS <<<"${PARTS[$2]}"
+  set --
+fi
 if (($#)); then STEPS=("$@"); fi
 for step in "${STEPS[@]}"; do
   echo "=== $step"
