@@ -9,7 +9,8 @@
 # the check in parts that each fit the device's 10-minute call). Give step logs to
 # "$LOG_DIR"; put only small result files in "$OUT_DIR" ($OUT on the device machine,
 # which brings back at most 8 files). `scripts/gpu_check.sh step_a step_b` runs only those
-# steps; `scripts/gpu_check.sh --part N` runs part N, `--parts` lists them.
+# steps; `scripts/gpu_check.sh --part N` runs part N, `--parts` lists them (and fails if a step
+# is in no part).
 #
 # Environment: CUDA_ARCHITECTURES (default 90, the H200), DISTTUNE_GPU_BUILD_DIR (default
 # build/gpu), OUT (where results go; default $DISTTUNE_GPU_BUILD_DIR/gpu-check),
@@ -709,7 +710,15 @@ PARTS=(
 )
 if [[ ${1:-} == --parts ]]; then
   for ((i = 1; i < ${#PARTS[@]}; ++i)); do echo "part $i: ${PARTS[i]}"; done
-  exit 0
+  # A step in no part would never run where calls are limited: refused.
+  unplaced=0
+  for step in "${STEPS[@]}"; do
+    if [[ " ${PARTS[*]} " != *" $step "* ]]; then
+      echo "gpu_check: $step is in no part" >&2
+      unplaced=1
+    fi
+  done
+  exit "$unplaced"
 fi
 if [[ ${1:-} == --part ]]; then
   if ! [[ ${2:-} =~ ^[0-9]+$ ]] || ((${2} < 1 || ${2} >= ${#PARTS[@]})); then
