@@ -125,11 +125,13 @@ def contextual_autotune(
 
     `n_warmup` untimed and `n_repeat` timed launches per candidate config, summarised by
     `statistic` (the spec's mean); `is_dist=True` takes each config's time as the MAX over
-    the ranks of torch's default WORLD group. All candidate configs of a kernel start compiling
-    concurrently when the kernel is first met (on the process's one compile pool,
-    TRITON_DIST_AUTOTUNE_COMPILE_THREADS threads shared with the drop-in; `compile_threads=N`:
-    a pool of N threads for this function's calls), and each candidate's first launch waits
-    for its own compile only, so timing overlaps the later compiles; a config
+    the ranks of torch's default WORLD group. A kernel's candidate configs compile in the
+    background as the strategy names them (every config, in order, for "exhaustive"; what a
+    search measures and its guesses), on the process's one compile pool
+    (TRITON_DIST_AUTOTUNE_COMPILE_THREADS threads shared with the drop-in; `compile_threads=N`:
+    a pool of N threads for this function's calls; the strategy is told the pool's size), and
+    each candidate's first launch waits for its own compile only, so timing overlaps the later
+    compiles; a config
     Triton finds out of resources fails before any launch and is skipped for the kernel's
     later keys (docs/python.md, "Compile pipeline"); `flush_l2` clears the device cache
     before each timed launch; `collective_timeout_s` as in autotune() (at least 0.001 s,
