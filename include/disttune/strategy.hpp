@@ -166,8 +166,8 @@ void check_strategy_options(const Measurement& measurement, const std::string& s
 /// the prior's first kWarmStartTop candidates, the config-space neighbours of its first (one
 /// level in one parameter) and a deterministic sample of kWarmStartSample others (1 warm-up,
 /// kWarmStartProbeRuns timed runs each); ahead() names them, then, up to
-/// SpaceInfo::compile_threads in all, the unmeasured neighbours of the prior's 2nd and 3rd. At most kWarmStartClimbs climb rounds
-/// then measure the unmeasured neighbours of the kWarmStartCentres fastest so far, while a
+/// SpaceInfo::compile_threads in all, the unmeasured neighbours of the prior's 2nd and 3rd.
+/// At most kWarmStartClimbs climb rounds then measure the unmeasured neighbours of the kWarmStartCentres fastest so far, while a
 /// round moves the fastest. A fresh strategy of the configured name then races the
 /// kWarmStartRace fastest measured (those within noise of the fastest, at least two); the rest
 /// are never run. If every probed candidate fails, the configured strategy runs over the whole

@@ -50,19 +50,6 @@ struct CandidateTexts {
   std::vector<std::string> texts;
 };
 
-/// Calls a Python callable from the engine with the GIL; an error whose text nanobind cannot
-/// write is replaced by one with the text.
-template <class... Args>
-void call_python(const nb::callable& function, Args&&... args) {
-  nb::gil_scoped_acquire gil;
-  try {
-    function(std::forward<Args>(args)...);
-  } catch (nb::python_error& error) {
-    if (!what_is_safe(error)) throw std::runtime_error(failure_text(error));
-    throw;
-  }
-}
-
 std::size_t launch(ContextualAutotuner& tuner, KernelTuningState& kernel, const std::string& key,
                    const std::vector<std::string>& candidates, nb::callable launch_one,
                    std::optional<nb::callable> prepare_ahead) {
@@ -74,9 +61,20 @@ std::size_t launch(ContextualAutotuner& tuner, KernelTuningState& kernel, const 
       nb::gil_scoped_acquire gil;
       delete held;
     });
-    ahead = [held](const std::vector<std::size_t>& candidates) { call_python(*held, candidates); };
+    ahead = [held](const std::vector<std::size_t>& candidates) {
+      with_readable_errors([&] {
+        nb::gil_scoped_acquire gil;
+        (*held)(candidates);
+      });
+    };
   }
-  return tuner.launch(kernel, key, candidates, [&launch_one](std::size_t index) { call_python(launch_one, index); },
+  return tuner.launch(kernel, key, candidates,
+                      [&launch_one](std::size_t index) {
+                        with_readable_errors([&] {
+                          nb::gil_scoped_acquire gil;
+                          launch_one(index);
+                        });
+                      },
                       ahead);
 }
 

@@ -80,14 +80,11 @@ const ContextOption kContextOptions[] = {
        o.split_across_ranks = value_of<bool>(value, name, "a bool");
      }},
     // None: the process's compile pool (TRITON_DIST_AUTOTUNE_COMPILE_THREADS); the Python
-    // front end compiles on a pool of that many threads of the call's own when given.
+    // front end compiles on a pool of that many threads of the call's own when given. The
+    // engine refuses 0 (ContextualAutotuner's constructor).
     {"compile_threads", none_default,
      [](ContextOptions& o, nb::handle value, const char* name) {
-       const std::optional<long long> threads = optional_of<long long>(value, name, "None or an int >= 1");
-       if (!threads) return;
-       if (PyBool_Check(value.ptr()) || *threads < 1)
-         throw InvalidSetting("disttune: option " + std::string(name) + " must be None or an int >= 1");
-       o.compile_threads = static_cast<std::size_t>(*threads);
+       o.compile_threads = optional_of<std::size_t>(value, name, "None or an int >= 1");
      }},
 };
 

@@ -641,7 +641,7 @@ class SearchStrategy final : public Strategy {
   /// Exploring rounds left to spread the budget over (spread_rounds()); 0: rounds of `batch`.
   std::size_t rounds_left_ = 0;
   std::vector<std::size_t> unmeasured_start_;  ///< the start sample beyond the first round's
-  std::vector<std::size_t> left_out_;  ///< left out of the last round unprepared: in the next
+  std::vector<std::size_t> left_out_;  ///< left out unprepared: in the first round after its compile ended
   std::vector<bool> left_out_before_;  ///< per candidate: left out of some round
   std::vector<Observation> observed_;
   double spent_ms_ = 0.0;  ///< device time of the exploring rounds, by agreed times
