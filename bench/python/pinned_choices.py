@@ -29,9 +29,6 @@ class PinnedCache(dict):
         pinned = self.pins.get(str(key))
         return pinned if pinned is not None else super().__getitem__(key)
 
-    def get(self, key, default=None):
-        return self[key] if key in self else default
-
     def __setitem__(self, key, value) -> None:
         if str(key) not in self.pins:
             super().__setitem__(key, value)
