@@ -67,6 +67,11 @@ struct WallClock {
   /// order kept, so a model of compile costs still sees which configs compile longer).
   double compile_min_s = 0.0;
   double compile_max_s = 0.0;
+  /// Seconds of the compiler's one-time set-up in a fresh process (>= 0): every compile
+  /// started before then waits for it, and ends that long after the call began plus its own
+  /// seconds (on an H100 host the first wave of Triton compiles took 1-1.5 s longer than
+  /// the later ones; docs/strategies.md).
+  double compile_setup_s = 0.0;
 };
 
 /// One strategy run against a table.

@@ -43,8 +43,9 @@ struct CandidateStanding {
 
 /// A round that need not wait for every preparation (compile): its candidates run in list
 /// order, each once it is prepared on every rank; once `after` of them are prepared (or
-/// ran), the driver waits until the time since the round began has grown by `patience`
-/// times what it was then, or by `patience_s` seconds if that is longer, and then leaves out
+/// ran), the driver waits until the time since the round began (or, `from_first_prepared`,
+/// since its first candidate was prepared) has grown by `patience` times what it was then,
+/// or by `patience_s` seconds if that is longer, and then leaves out
 /// those still not prepared on every rank (they make no runs in it; the next standings mark
 /// them left_out). The ranks agree on what is prepared and on whether their patience ran out
 /// (a MAX all-reduce each time the next candidate is not known prepared), so every rank
@@ -54,6 +55,10 @@ struct LeaveUnprepared {
   std::size_t after = 0;
   double patience = 0.0;
   double patience_s = 0.0;
+  /// Time the patience from when the round's first candidate was prepared on every rank
+  /// rather than from the round's start: a wait every compile of the round shared (a
+  /// compiler's one-time set-up in a fresh process) does not lengthen it.
+  bool from_first_prepared = false;
 };
 
 /// One round of measurement: these candidates, in list order, each with this many warm-up

@@ -104,6 +104,10 @@ Command replay_command() {
           simulated_time("--compile-max-s",
                          "the slowest compile of the mapped range (0: the recorded compile times)",
                          clock.compile_max_s),
+          simulated_time("--compile-setup-s",
+                         "the compiler's one-time set-up in a fresh process: every compile started "
+                         "before it ends waits for it",
+                         clock.compile_setup_s),
       },
   };
 }

@@ -66,6 +66,7 @@ void RoundDriver::choose_turn() {
     agreed_prepared_.assign(tuning_.results().size(), false);
     site_.prepare_round(tuning_);
     round_began_s_ = site_.now_s();
+    first_prepared_s_.reset();
     patient_until_s_.reset();
   }
   // The runs keep the round's order: the next candidate runs once it is prepared on every
@@ -76,13 +77,15 @@ void RoundDriver::choose_turn() {
   while (!agreed_prepared_[next]) {
     const bool patient = !patient_until_s_ || site_.now_s() < *patient_until_s_;
     const auto [unprepared_here, anyone_patient] = agree_prepared(unstarted, patient);
+    const auto prepared = static_cast<std::size_t>(
+        std::count_if(unstarted.begin(), unstarted.end(), [&](std::size_t c) { return agreed_prepared_[c]; }));
+    if (!first_prepared_s_ && prepared > 0) first_prepared_s_ = site_.now_s();
     if (agreed_prepared_[next]) break;
     if (!patient_until_s_) {
-      const auto prepared = static_cast<std::size_t>(
-          std::count_if(unstarted.begin(), unstarted.end(), [&](std::size_t c) { return agreed_prepared_[c]; }));
       if (tuning_.started() + prepared >= leave.after) {
-        const double waited_s = site_.now_s() - round_began_s_;
-        patient_until_s_ = round_began_s_ + waited_s + std::max(leave.patience * waited_s, leave.patience_s);
+        const double since_s = leave.from_first_prepared ? first_prepared_s_.value_or(site_.now_s()) : round_began_s_;
+        const double waited_s = site_.now_s() - since_s;
+        patient_until_s_ = site_.now_s() + std::max(leave.patience * waited_s, leave.patience_s);
         continue;
       }
     } else if (!anyone_patient) {

@@ -151,6 +151,8 @@ class RoundDriver {
   std::size_t turns_round_ = 0;  ///< tuning_.rounds_started() of the three below (0: none yet)
   std::vector<bool> agreed_prepared_;  ///< per candidate: prepared on every rank, this round
   double round_began_s_ = 0.0;         ///< site_.now_s() when the round began
+  /// site_.now_s() when a candidate of the round was first seen prepared on every rank.
+  std::optional<double> first_prepared_s_;
   /// When this rank's patience runs out (site_.now_s()), once enough turns began.
   std::optional<double> patient_until_s_;
 };

@@ -49,7 +49,7 @@ class TableSite final : public detail::RunSite, public detail::RoundObserver {
       : table_(table),
         draw_(seed),
         launch_s_(clock.launch_ms / 1000.0),
-        pool_(std::move(compile_s), clock.compile_threads),
+        pool_(std::move(compile_s), clock.compile_threads, clock.compile_setup_s),
         plan_([this](std::span<const std::size_t> now, std::span<const std::size_t> ahead) {
                 const double ready = pool_.prepare(now_s_, now, ahead);
                 wait_s_ += ready - now_s_;
@@ -163,6 +163,8 @@ void check_clock(const WallClock& clock) {
     throw std::invalid_argument("disttune: replay wall clock: launch_ms must be >= 0");
   if (!(clock.compile_min_s >= 0.0) || !(clock.compile_max_s >= clock.compile_min_s) || std::isinf(clock.compile_max_s))
     throw std::invalid_argument("disttune: replay wall clock: the compile range must be 0 <= min <= max, finite");
+  if (!(clock.compile_setup_s >= 0.0) || std::isinf(clock.compile_setup_s))
+    throw std::invalid_argument("disttune: replay wall clock: the compile set-up must be finite and >= 0 seconds");
 }
 
 /// Refuses a sweep whose tables are not one space at distinct keys.

@@ -2,15 +2,18 @@
 #include "replay/simulated_compile_pool.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <utility>
 
 namespace disttune::detail {
 
-SimulatedCompilePool::SimulatedCompilePool(std::vector<double> compile_s, int threads)
-    : compile_s_(std::move(compile_s)), queued_(compile_s_.size(), false), began_(compile_s_.size()) {
+SimulatedCompilePool::SimulatedCompilePool(std::vector<double> compile_s, int threads, double setup_s)
+    : compile_s_(std::move(compile_s)), setup_s_(setup_s), queued_(compile_s_.size(), false), began_(compile_s_.size()) {
   if (threads < 1) throw std::invalid_argument("disttune: a compile pool needs at least one thread");
+  if (!(setup_s >= 0.0) || std::isinf(setup_s))
+    throw std::invalid_argument("disttune: a compile pool's set-up must be finite and >= 0 seconds");
   free_at_.assign(static_cast<std::size_t>(threads), 0.0);
 }
 
@@ -20,8 +23,10 @@ void SimulatedCompilePool::start_next() {
   queue_.pop_front();
   const double start = std::max(*thread, next.since);
   began_[next.candidate] = start;
-  *thread = start + compile_s_[next.candidate];
+  *thread = end_of(next.candidate);
 }
+
+double SimulatedCompilePool::end_of(std::size_t c) const { return std::max(*began_[c], setup_s_) + compile_s_[c]; }
 
 void SimulatedCompilePool::start_until(double until) {
   while (!queue_.empty() &&
@@ -46,7 +51,7 @@ double SimulatedCompilePool::prepare(double at, std::span<const std::size_t> now
   double ready = at;
   for (std::size_t c : now) {
     while (!began_[c]) start_next();
-    ready = std::max(ready, *began_[c] + compile_s_[c]);
+    ready = std::max(ready, end_of(c));
   }
   return ready;
 }
@@ -57,15 +62,15 @@ double SimulatedCompilePool::first_ended(double at, std::span<const std::size_t>
   double first = std::numeric_limits<double>::infinity();
   for (std::size_t c : candidates) {
     while (!began_[c]) start_next();
-    first = std::min(first, *began_[c] + compile_s_[c]);
+    first = std::min(first, end_of(c));
   }
   return std::max(at, first);
 }
 
 std::optional<double> SimulatedCompilePool::finished(std::size_t c, double at) {
   start_until(at);
-  if (!began_.at(c) || *began_[c] + compile_s_[c] > at) return std::nullopt;
-  return compile_s_[c];
+  if (!began_.at(c) || end_of(c) > at) return std::nullopt;
+  return end_of(c) - *began_[c];
 }
 
 std::size_t SimulatedCompilePool::started_by(double at) const {

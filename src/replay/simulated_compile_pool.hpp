@@ -11,11 +11,14 @@ namespace disttune::detail {
 
 /// `threads` compile threads taking queued candidates first in, first out, each compile
 /// lasting its recorded seconds, as the thread pool of python/disttune/_prepare.py's
-/// CompilePipeline does. Times are seconds on the caller's clock, which never goes back.
+/// CompilePipeline does. A compiler's one-time set-up in a fresh process (`setup_s`) holds
+/// every compile started before it ends: those end setup_s plus their own seconds in. Times
+/// are seconds on the caller's clock, which never goes back.
 class SimulatedCompilePool {
  public:
-  /// `compile_s[c]`: candidate c's compile time; `threads` >= 1 (else std::invalid_argument).
-  SimulatedCompilePool(std::vector<double> compile_s, int threads);
+  /// `compile_s[c]`: candidate c's compile time; `threads` >= 1 and `setup_s` >= 0 (else
+  /// std::invalid_argument).
+  SimulatedCompilePool(std::vector<double> compile_s, int threads, double setup_s = 0.0);
 
   /// At time `at`: queues `now`, then `ahead`, skipping candidates queued before; returns
   /// the time at which every candidate of `now` is compiled (at least `at`). No later call
@@ -29,8 +32,9 @@ class SimulatedCompilePool {
   std::size_t started_by(double at) const;
   /// Whether candidate c's compile started by time `at`.
   bool started(std::size_t c, double at) const;
-  /// At time `at` (no earlier than any call before): candidate c's compile seconds if it
-  /// has ended by then, else nullopt (queued, running, or never queued).
+  /// At time `at` (no earlier than any call before): the seconds from candidate c's compile
+  /// start to its end (a wait on the set-up included) if it has ended by then, else nullopt
+  /// (queued, running, or never queued).
   std::optional<double> finished(std::size_t c, double at);
 
  private:
@@ -43,8 +47,11 @@ class SimulatedCompilePool {
   /// Starts the first queued compile on the first thread free.
   void start_next();
   void queue(std::size_t candidate, double at);
+  /// When started candidate c's compile ends.
+  double end_of(std::size_t c) const;
 
   std::vector<double> compile_s_;
+  double setup_s_;
   std::vector<double> free_at_;  ///< per thread: when its last compile ends
   std::deque<Queued> queue_;     ///< queued, not started, in order
   std::vector<bool> queued_;     ///< per candidate: ever queued

@@ -89,16 +89,20 @@ constexpr double kWideBudget = 10.0 / 9.0;
 /// those still compiling. Each is in the first round after its compile ended (one left out
 /// twice is dropped). The round of the budget's last left out waits kLastPatience of a
 /// typical compile for those still compiling. The first round, before any compile is seen,
-/// waits kUnseenPatience times as long again: only a compile far slower than the others is
-/// left out (1.5 chose as well as 4 on the recorded tables, and a first round of the
-/// 384-config matmul no longer waits 3 s on one 5 s compile; docs/strategies.md). Where
+/// waits kUnseenPatience times as long again as the time from its first compile's end, not
+/// from its start: in a fresh process every compile of the first wave also waits for the
+/// compiler's one-time set-up, which would lengthen the wait with it (on an H100 host the
+/// 384-config matmul's first round waited until 4.9 s on a 7.4 s compile when its others
+/// had ended by 2.3 s). Only a compile far slower than the others is left out (4 chose as
+/// well as a patience from the start on the recorded tables over 200 seeds, 1.5 worse on
+/// fp8; docs/strategies.md). Where
 /// compiles differ by config, a round waits for all of them: the compiles left out would be
 /// the slow ones, and a config slow to compile is often a fast one (on the recorded tables
 /// leaving them out chose worse, even after 4 times as long again, and even taken as soon as
 /// compiled; docs/strategies.md, "A round does not wait on one slow compile").
 constexpr double kLeaveAfter = 0.5;
 constexpr double kPatience = 0.25;
-constexpr double kUnseenPatience = 1.5;
+constexpr double kUnseenPatience = 4.0;
 constexpr double kEvenCompiles = 1.15;
 constexpr double kLastPatience = 0.5;
 
@@ -301,7 +305,7 @@ class SearchStrategy final : public Strategy {
     const auto after = static_cast<std::size_t>(std::ceil(kLeaveAfter * static_cast<double>(round.candidates.size())));
     const std::vector<CompileCost> seen = compiles_seen();
     if (seen.empty()) {
-      round.leave_unprepared = LeaveUnprepared{after, kUnseenPatience, kSlowCompileMargin_s};
+      round.leave_unprepared = LeaveUnprepared{after, kUnseenPatience, kSlowCompileMargin_s, true};
     } else if (seen.size() >= 2 && CompileCostModel(features_, seen).spread() <= kEvenCompiles) {
       round.leave_unprepared = LeaveUnprepared{after, kPatience, kSlowCompileMargin_s};
     }

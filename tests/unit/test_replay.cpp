@@ -195,6 +195,13 @@ TEST(ReplayWallClock, RunsWaitForTheirCompilesOnTheSimulatedThreads) {
   const ReplayRun slow = replay_tuning(table, m, 0, WallClock{1, 0.0, 2.0, 3.0});
   EXPECT_NEAR(slow.wall_s, 2.0 + 1.0 / 3.0 + 3.0 + 2.0, 1e-9);
   EXPECT_NEAR(slow.compile_s, 2.0 + 1.0 / 3.0 + 3.0 + 2.0, 1e-9);
+  // A compiler set-up of 1.5 s in a fresh process, two threads: 0 and 1 start at once and end
+  // 1.5 s plus their own 1 and 2 s in (2.5 and 3.5 s); 2 starts at 2.5 s, after it, and ends at
+  // 3 s. Runs of 0 to 2.506 s, a wait to 3.5 s, runs of 1 to 3.503 s.
+  const ReplayRun setup = replay_tuning(table, m, 0, WallClock{2, 0.0, 0.0, 0.0, 1.5});
+  EXPECT_NEAR(setup.wall_s, 3.503, 1e-9);
+  EXPECT_NEAR(setup.compile_wait_s, 2.5 + (3.5 - 2.506), 1e-9);
+  EXPECT_THROW((void)replay_tuning(table, m, 0, WallClock{1, 0.0, 0.0, 0.0, -1.0}), std::invalid_argument);
   EXPECT_THROW((void)replay_tuning(table, m, 0, WallClock{1, 0.0, 3.0, 2.0}), std::invalid_argument);
   EXPECT_THROW((void)replay_tuning(table, m, 0, WallClock{0, 0.0}), std::invalid_argument);
   EXPECT_THROW((void)replay_tuning(table, m, 0, WallClock{1, -1.0}), std::invalid_argument);
@@ -423,8 +430,9 @@ TEST(ReplayQuality, TheGaussianProcessModelOnEveryRecordedTable) {
 // default options: what the search does on kernel families it was not tuned on (session 16's
 // after_fastest and feasibility=auto were chosen leave-one-table-out: held out, each of these
 // three chooses them on the other five tables, but the fp8 matmul, which chooses
-// feasibility=near: 37 of 50 within 1.05x, median x1.0010). Today: attention median x1.0163,
-// worst x1.064, 44 of 50 within 1.05x (its compiles take 1.8 s: it widens its rounds and
+// feasibility=near: 37 of 50 within 1.05x, median x1.0010). Today: attention median x1.0155,
+// worst x1.064, 43 of 50 within 1.05x (44 before session 19's first round timed its patience
+// from its first compile's end; over seeds 0-199 186 of 200 against 185) (its compiles take 1.8 s: it widens its rounds and
 // measures up to 5%; its best basin, 64x64 tiles on 4 warps, is narrow; most seeds settle on
 // the 128x128 one, 1.5-1.8% behind); fp8 matmul x1.0000, x1.106, 43 of 50 (before session 16:
 // x1.0205, 33); softmax x1.0005, x1.025, 50 of 50. The bounds keep those figures from getting
@@ -433,7 +441,7 @@ TEST(ReplayQuality, TheGaussianProcessModelOnEveryRecordedTable) {
 // docs/strategies.md has the table.
 TEST(ReplayQuality, SearchOnTablesItWasNotTunedOn) {
   const std::map<std::string, QualityBound> bounds = {
-      {"attention_fp16_causal_2x16x4096x128", {1.02, 1.07, 44}},
+      {"attention_fp16_causal_2x16x4096x128", {1.02, 1.07, 43}},
       {"matmul_fp8_4096", {1.005, 1.11, 43}},
       {"softmax_fp16_16384x8192", {1.005, 1.03, 50}},
   };
@@ -456,7 +464,8 @@ TEST(ReplayQuality, SearchOnTablesItWasNotTunedOn) {
 // long as each other a round leaves out a compile still running once half its picks are
 // compiled and it waited a quarter as long again, taking it in the first round after it
 // compiled: the median first call is 12.7-14.8 s, issue 37's 15 s on every table (layer norm
-// 14.8 s, matmul 13.7 s), against 12.6-15.1 s over up to 11 s / c rounds (session 16) and
+// 14.8 s, matmul 13.7 s, split-K 13.7 s: 13.2 s before session 19's first round timed its
+// patience from its first compile's end), against 12.6-15.1 s over up to 11 s / c rounds (session 16) and
 // 19.3-24.0 s for the rounds of 4 before session 15. The choices are about as good: 270 of 300
 // seeds within 1.05x against 267 (layer norm 49 against 50, its seed 4 at 1.055x; attention
 // 45 against 43, matmul 50 against 48); over seeds 0-299 1,577 of 1,800 both. At most 5%
@@ -473,7 +482,7 @@ TEST(ReplayQuality, SlowCompilesTakeFewerWiderRounds) {
       {"matmul_fp16_3072", {{1.005, 1.04, 50}, 14.0}},
       {"matmul_fp8_4096", {{1.005, 1.11, 40}, 13.0}},
       {"softmax_fp16_16384x8192", {{1.005, 1.03, 50}, 13.0}},
-      {"split_k_fp16_128x8192x8192", {{1.005, 1.26, 36}, 13.5}},
+      {"split_k_fp16_128x8192x8192", {{1.005, 1.26, 36}, 14.0}},
   };
   const std::vector<ReplayTable> tables = recorded_tables();
   ASSERT_EQ(tables.size(), bounds.size()) << "a recorded table without bounds, or one missing";
@@ -512,21 +521,30 @@ ReplayTable pipeline_slice() {
 // with the search must take at most 8 s at seeds 0-4), replayed: its compiles take 0.5-6 s
 // (median 0.8 s), and at seed 0 the first round waited 3 s for one of 5 s, which the second
 // round waited for again. The first round now leaves out a compile still running once half
-// its picks compiled and it waited 1.5 times as long again, and a later round takes it once
-// it has compiled: seeds 0-3 simulate 6.6-6.9 s (before: 8.9, 6.7, 6.9, 8.6 s); seed 4 takes
-// 8.8 s (9.1 s: each of its rounds waits on one slow compile, of configs that then fail); over
-// seeds 0-49 the median is 6.42 s (6.58 s), 33 of 50 within 1.05x (33). On the simulated clock.
+// its picks compiled and it waited 4 times as long again as since its first compile ended,
+// and a later round takes it once it has compiled: seeds 0-4 simulate 6.2, 6.8, 6.9, 5.9 and
+// 7.7 s (session 17, a patience of 1.5 times the wait since the round began: 6.6-6.9 s for
+// seeds 0-3 and 8.8 s for seed 4; before that 8.9, 6.7, 6.9, 8.6 and 9.1 s); over seeds 0-49
+// the median is 6.10 s (6.42 s; 6.58 s), 33 of 50 within 1.05x (33). On the simulated clock.
+// With a compiler set-up of 1 s in the process (WallClock::compile_setup_s), which every
+// compile of the first wave waits for, the median grows by the set-up and little more: the
+// patience does not multiply it (timed from the round's start, it grew by 1.3 s).
 TEST(ReplayWallClock, TheMatmulSliceOfThePipelineBench) {
   const ReplayTable slice = pipeline_slice();
   ASSERT_EQ(slice.entries.size(), 384u);
   Measurement m;
   m.strategy = "search";
-  for (std::uint64_t seed = 0; seed < 4; ++seed) EXPECT_LE(replay_tuning(slice, m, seed).wall_s, 7.0) << seed;
+  for (std::uint64_t seed = 0; seed < 5; ++seed) EXPECT_LE(replay_tuning(slice, m, seed).wall_s, 8.0) << seed;
   const Quality search = quality(slice, "search");
   std::cout << slice.kernel << ": first call median " << search.median_first_call_s << " s, "
             << search.within_1_05 << " of " << kQualitySeeds << " within 1.05x\n";
-  EXPECT_LE(search.median_first_call_s, 6.5);
+  EXPECT_LE(search.median_first_call_s, 6.2);
   EXPECT_GE(search.within_1_05, 33);
+  WallClock setup;
+  setup.compile_setup_s = 1.0;
+  const Quality set_up = quality(slice, "search", {}, setup);
+  std::cout << slice.kernel << ": with a 1 s compiler set-up, first call median " << set_up.median_first_call_s << " s\n";
+  EXPECT_LE(set_up.median_first_call_s, search.median_first_call_s + 1.1);
 }
 
 // The search with feasibility=forest (the chance to run half from a forest of which configs
@@ -557,12 +575,14 @@ TEST(ReplayQuality, TheForestFeasibilityOnEveryRecordedTable) {
 // feasibility=near (the near vote alone, the default before session 16, when the forest only
 // once a fifth of the measured configs failed, feasibility=auto, became it) on every recorded
 // table, seeds 0-49: the default's figures where few configs fail; on the fp8 matmul (46% of
-// it fails) 37 of 50 within 1.05x, median x1.0010, against auto's 43 and x1.0000; softmax
-// (25% fails) worst x1.023 (auto's x1.025), 50 of 50. About 16 s on one core (dev build).
+// it fails) 36 of 50 within 1.05x, median x1.0010, against auto's 43 and x1.0000; softmax
+// (25% fails) worst x1.023 (auto's x1.025), 50 of 50. Attention 43 and fp8 36 (44 and 37
+// before session 19's first round timed its patience from its first compile's end: one seed
+// each). About 16 s on one core (dev build).
 TEST(ReplayQuality, TheNearFeasibilityOnEveryRecordedTable) {
   const std::map<std::string, QualityBound> bounds = {
-      {"attention_fp16_causal_2x16x4096x128", {1.02, 1.07, 44}}, {"layer_norm_fp16_32768x4096", {1.005, 1.04, 50}},
-      {"matmul_fp16_3072", {1.005, 1.04, 50}},                    {"matmul_fp8_4096", {1.005, 1.11, 37}},
+      {"attention_fp16_causal_2x16x4096x128", {1.02, 1.07, 43}}, {"layer_norm_fp16_32768x4096", {1.005, 1.04, 50}},
+      {"matmul_fp16_3072", {1.005, 1.04, 50}},                    {"matmul_fp8_4096", {1.005, 1.11, 36}},
       {"softmax_fp16_16384x8192", {1.005, 1.03, 50}},             {"split_k_fp16_128x8192x8192", {1.005, 1.22, 45}},
   };
   const std::vector<ReplayTable> tables = recorded_tables();

@@ -411,14 +411,14 @@ class CompileClockSite final : public detail::RunSite, public detail::RoundObser
   std::vector<double> ends_s_;
 };
 
-/// One round over candidates 0-3 that may leave out those unprepared once `least` ran, then
-/// the end, keeping the standings.
+/// One round over candidates 0-3 that may leave out those unprepared (`leave`), then the
+/// end, keeping the standings.
 class LeavesUnpreparedOut final : public Strategy {
  public:
-  LeavesUnpreparedOut(std::vector<CandidateStanding>& seen, std::size_t least) : seen_(seen), least_(least) {}
+  LeavesUnpreparedOut(std::vector<CandidateStanding>& seen, LeaveUnprepared leave) : seen_(seen), leave_(leave) {}
   Round first_round(std::size_t) override {
     Round round{{0, 1, 2, 3}, 0, 1};
-    round.leave_unprepared = LeaveUnprepared{least_, 0.0, 0.0};
+    round.leave_unprepared = leave_;
     return round;
   }
   Round next_round(const std::vector<CandidateStanding>& standings) override {
@@ -432,7 +432,7 @@ class LeavesUnpreparedOut final : public Strategy {
 
  private:
   std::vector<CandidateStanding>& seen_;
-  std::size_t least_;
+  LeaveUnprepared leave_;
 };
 
 // A round does not wait on one slow compile while others are ready: of 0-3, whose compiles end
@@ -442,7 +442,7 @@ class LeavesUnpreparedOut final : public Strategy {
 TEST(RoundDriver, ARoundRunsWhatIsCompiledAndLeavesOutASlowCompile) {
   static std::vector<CandidateStanding> seen;
   register_strategy("test_leaves_slow_out",
-                    [](const Measurement&) { return std::make_unique<LeavesUnpreparedOut>(seen, 3); });
+                    [](const Measurement&) { return std::make_unique<LeavesUnpreparedOut>(seen, LeaveUnprepared{3, 0.0, 0.0}); });
   Measurement m;
   m.strategy = "test_leaves_slow_out";
   Tuning tuning(simulation::names(4), m, {});
@@ -461,6 +461,31 @@ TEST(RoundDriver, ARoundRunsWhatIsCompiledAndLeavesOutASlowCompile) {
   EXPECT_EQ(tuning.best(), 0u);
 }
 
+// A wait every compile of the round shares (a compiler's one-time set-up in a fresh process:
+// the compiles of 0-3 end at 2.0, 2.2, 2.4 and 10 s) lengthens a patience timed from the
+// round's start (1x the 2.4 s waited when three are compiled: candidate 3 is left out at
+// 4.8 s) but not one timed from the first compile's end (1x the 0.4 s since 2.0 s: at 2.8 s).
+TEST(RoundDriver, APatienceFromTheFirstPreparedDoesNotCountASharedWait) {
+  static std::vector<CandidateStanding> seen;
+  for (const bool from_first : {false, true}) {
+    const std::string name = from_first ? "test_patient_from_first" : "test_patient_from_start";
+    register_strategy(name, [from_first](const Measurement&) {
+      return std::make_unique<LeavesUnpreparedOut>(seen, LeaveUnprepared{3, 1.0, 0.0, from_first});
+    });
+    Measurement m;
+    m.strategy = name;
+    Tuning tuning(simulation::names(4), m, {});
+    SingleProcessCommunicator alone;
+    CompileClockSite site({2.0, 2.2, 2.4, 10.0});
+    detail::RoundDriver driver(tuning, alone, detail::ContextMaker{"set-up", "[]", std::chrono::minutes(1)}, site, site);
+    driver.drive([](const Step&) {});
+    EXPECT_EQ(site.trace, "B0 t0 B1 t1 B2 t2 c0 c1 c2 end ") << name;
+    EXPECT_DOUBLE_EQ(site.clock_s, from_first ? 2.8 : 4.8) << name;
+    ASSERT_EQ(seen.size(), 4u);
+    EXPECT_TRUE(seen[3].left_out) << name;
+  }
+}
+
 // With several ranks the candidates run are those compiled on every rank, agreed in one MAX
 // all-reduce each time (rank 0's slow compile is candidate 1, rank 1's candidate 2): both
 // ranks run 0 and 3 and leave out 1 and 2, making the same collectives (the lockstep ranks
@@ -468,7 +493,7 @@ TEST(RoundDriver, ARoundRunsWhatIsCompiledAndLeavesOutASlowCompile) {
 TEST(RoundDriver, RanksLeaveOutTheSameCandidatesWhateverCompiledWhere) {
   static std::vector<CandidateStanding> seen;
   register_strategy("test_leaves_out_on_ranks",
-                    [](const Measurement&) { return std::make_unique<LeavesUnpreparedOut>(seen, 2); });
+                    [](const Measurement&) { return std::make_unique<LeavesUnpreparedOut>(seen, LeaveUnprepared{2, 0.0, 0.0}); });
   Measurement m;
   m.strategy = "test_leaves_out_on_ranks";
   std::vector<std::unique_ptr<Tuning>> tunings;
