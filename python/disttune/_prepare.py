@@ -11,7 +11,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_for
 from typing import Any, Callable, Optional
 
-from disttune import _resources
+from disttune import _resources, _triton_setup
 
 
 def rank_cores(local_rank: int, local_size: int) -> Optional[list[int]]:
@@ -84,6 +84,7 @@ class CompilePipeline:
             os.sched_setaffinity(0, self._cores)  # this thread and the compilers it starts
 
     def _compile(self, candidate: int) -> Any:
+        _triton_setup.wait()  # once per process; a compile's time and timeout start after it
         began = time.perf_counter()
         with self._lock:
             self._started[candidate] = time.monotonic()

@@ -10,7 +10,7 @@ import time
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any, Callable, Optional
 
-from disttune import _core, _prepare, _resources, _triton_stages
+from disttune import _core, _prepare, _resources, _triton_setup, _triton_stages
 
 _pool_lock = threading.Lock()
 _pool: Optional[ThreadPoolExecutor] = None
@@ -108,6 +108,7 @@ def start_compiles(
     async_compile = _async_compile()
     if async_compile is None:
         return {}
+    _triton_setup.wait()  # else the first launch computes Triton's cache key here, serially
     named = dict(zip(kernel.arg_names, args))
     compiles: dict[int, Any] = {}
     mode = async_compile.AsyncCompileMode(executor, ignore_errors=True)

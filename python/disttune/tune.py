@@ -21,7 +21,7 @@ import warnings
 import weakref
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from disttune import _checks, _core, _encoding, _options, _timing
+from disttune import _checks, _core, _encoding, _options, _timing, _triton_setup
 from disttune._candidate_options import candidate_options
 from disttune._function_tuning import Compiles, FunctionTuning
 from disttune._strategy_options import strategy_option_texts
@@ -104,6 +104,8 @@ class AutotunedFunction:
         self.name = fn.__name__
         self.digest = _source_digest(fn)
         self.precompile = precompile
+        if precompile is not None:
+            _triton_setup.start()  # in the background until the first compile needs it
         self.precompile_threads = option["precompile_threads"]
         if not isinstance(self.precompile_threads, int) or self.precompile_threads < 1:
             raise _core.InvalidSetting(f"disttune: precompile_threads of '{fn.__name__}' must be an int >= 1")

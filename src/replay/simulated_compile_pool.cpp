@@ -70,7 +70,7 @@ double SimulatedCompilePool::first_ended(double at, std::span<const std::size_t>
 std::optional<double> SimulatedCompilePool::finished(std::size_t c, double at) {
   start_until(at);
   if (!began_.at(c) || end_of(c) > at) return std::nullopt;
-  return end_of(c) - *began_[c];
+  return compile_s_[c];
 }
 
 std::size_t SimulatedCompilePool::started_by(double at) const {

@@ -32,9 +32,10 @@ class SimulatedCompilePool {
   std::size_t started_by(double at) const;
   /// Whether candidate c's compile started by time `at`.
   bool started(std::size_t c, double at) const;
-  /// At time `at` (no earlier than any call before): the seconds from candidate c's compile
-  /// start to its end (a wait on the set-up included) if it has ended by then, else nullopt
-  /// (queued, running, or never queued).
+  /// At time `at` (no earlier than any call before): candidate c's own compile seconds (the
+  /// set-up not included: the Python front ends time a compile from the set-up's end,
+  /// python/disttune/_triton_setup.py) if it has ended by then, else nullopt (queued,
+  /// running, or never queued).
   std::optional<double> finished(std::size_t c, double at);
 
  private:

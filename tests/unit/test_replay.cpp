@@ -527,8 +527,12 @@ ReplayTable pipeline_slice() {
 // seeds 0-3 and 8.8 s for seed 4; before that 8.9, 6.7, 6.9, 8.6 and 9.1 s); over seeds 0-49
 // the median is 6.10 s (6.42 s; 6.58 s), 33 of 50 within 1.05x (33). On the simulated clock.
 // With a compiler set-up of 1 s in the process (WallClock::compile_setup_s), which every
-// compile of the first wave waits for, the median grows by the set-up and little more: the
-// patience does not multiply it (timed from the round's start, it grew by 1.3 s).
+// compile of the first wave waits for, the median grows by the set-up alone: the patience
+// does not multiply it (timed from the round's start, it grew by 1.3 s), and the compile
+// times the search is told are the compiles' own (before the Python front ends timed a
+// compile from after the set-up, it told the first wave's with the set-up in them, and the
+// search shaped its rounds by them: over seeds 0-199, 38 attention seeds beyond 1.05x
+// instead of 14).
 TEST(ReplayWallClock, TheMatmulSliceOfThePipelineBench) {
   const ReplayTable slice = pipeline_slice();
   ASSERT_EQ(slice.entries.size(), 384u);
@@ -544,7 +548,8 @@ TEST(ReplayWallClock, TheMatmulSliceOfThePipelineBench) {
   setup.compile_setup_s = 1.0;
   const Quality set_up = quality(slice, "search", {}, setup);
   std::cout << slice.kernel << ": with a 1 s compiler set-up, first call median " << set_up.median_first_call_s << " s\n";
-  EXPECT_LE(set_up.median_first_call_s, search.median_first_call_s + 1.1);
+  EXPECT_NEAR(set_up.median_first_call_s, search.median_first_call_s + 1.0, 1e-9);
+  EXPECT_EQ(set_up.within_1_05, search.within_1_05);
 }
 
 // The search with feasibility=forest (the chance to run half from a forest of which configs

@@ -6,6 +6,7 @@ from typing import Any, Optional
 
 from triton.runtime.autotuner import Autotuner as TritonAutotuner
 
+from disttune import _triton_setup
 from disttune.triton import _switch
 
 
@@ -34,6 +35,7 @@ class Autotuner(TritonAutotuner):
         if not self.user_defined_post_hook and self.restore_value:
             self.post_hook = self._restore
         _switch.take(self)
+        _triton_setup.start()  # in the background until the first compile needs it
 
     def _reset_and_save(self, named: dict, reset_only: bool = False) -> None:
         for name in self.reset_to_zero:

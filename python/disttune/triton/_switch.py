@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 from triton.runtime.autotuner import Autotuner as TritonAutotuner
 
-from disttune import _triton_hook
+from disttune import _triton_hook, _triton_setup
 from disttune.triton import _kernel_tuning
 
 _lock = threading.Lock()
@@ -93,6 +93,7 @@ def install(existing: bool) -> None:
     with _lock:
         _patch_class()
         _on = True
+    _triton_setup.start()  # in the background until the first compile needs it
     if existing:
         for kernel in _autotuners():
             if not taken(kernel) and not _noted(kernel):
