@@ -6,12 +6,24 @@ every compile of the first wave looks two to four times as long as it is (docs/s
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from typing import Any, Optional
 
 _lock = threading.Lock()
 _done: Optional[threading.Event] = None
+
+
+def _forget_in_child() -> None:
+    """A forked child has no set-up thread (only the thread that forked goes on): it starts
+    its own when it needs one, instead of waiting for an event nothing will set."""
+    global _lock, _done
+    _lock = threading.Lock()
+    _done = None
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def _triton_cache() -> Any:

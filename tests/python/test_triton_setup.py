@@ -86,3 +86,26 @@ def test_a_set_up_that_raises_leaves_it_to_the_compile_to_raise():
         _triton_setup.wait()
         print("returned")
     """) == "returned"
+
+
+def test_a_child_forked_during_the_set_up_does_its_own_instead_of_waiting_forever():
+    pytest.importorskip("triton")
+    assert run_fresh("""
+        import os, threading, time
+        import triton.runtime.cache as cache
+        from disttune import _triton_setup
+        started = threading.Event()
+        def slow_key():
+            started.set()
+            time.sleep(1.0)
+        cache.triton_key = slow_key
+        _triton_setup.start()
+        started.wait()
+        child = os.fork()
+        if child == 0:
+            _triton_setup.wait()  # its own set-up, not the parent's thread, which the child lacks
+            os._exit(0)
+        _triton_setup.wait()
+        _, status = os.waitpid(child, 0)
+        print(os.waitstatus_to_exitcode(status))
+    """) == "0"
