@@ -424,9 +424,9 @@ step_pipeline_bench() {
 parts = ["%s first call %.1f s (<= 8), regret<=1%%: %d/%d" % (name, s["first_call_median_s"], s["within_1pct"], s["tunings"])
          for name, s in r["space_384"].items()]
 parts.append("32 configs %.2f s (<= 2.5) vs triton.autotune %.1f s" % (r["first_call_32"]["disttune"], r["first_call_32"]["triton"]))
-parts.append("2 ranks x%.2f (<= 0.6)" % r["ranks"]["ratio"])
+parts.append("2 ranks x%.2f (<= 0.7)" % r["ranks"]["ratio"])
 print("; ".join(parts))' \
-    env PYTHONUNBUFFERED=1 python3 bench/python/pipeline_bench.py --strategies "$strategies" --tunings 10 --budget-s 90
+    env PYTHONUNBUFFERED=1 python3 bench/python/pipeline_bench.py --strategies "$strategies" --tunings 10 --budget-s 90 --seeds
 }
 STEPS+=(step_pipeline_bench)
 

@@ -13,6 +13,7 @@ costing little, ranks sharing the compile. Three parts, side by side in one run:
 
     python bench/python/pipeline_bench.py                          # all three, converge
     python bench/python/pipeline_bench.py --strategies converge,search --tunings 10
+    python bench/python/pipeline_bench.py --parts space --strategies search --tunings 5 --seeds
     python bench/python/pipeline_bench.py --parts ranks --ranks-space 384
 
 Prints the timelines and a summary; the last line is one JSON object. Children are this
@@ -78,8 +79,9 @@ def timeline_text(call_start, call_end, compiles, launches, columns=40):
     return "\n".join(rows)
 
 
-def child_tune(space_name, strategy, with_timeline):
-    """One fresh first call of disttune.autotune with precompile on a space."""
+def child_tune(space_name, strategy, with_timeline, seed=None):
+    """One fresh first call of disttune.autotune with precompile on a space (at the strategy's
+    `seed` if given)."""
     import torch
 
     from disttune.tune import autotune
@@ -93,8 +95,9 @@ def child_tune(space_name, strategy, with_timeline):
         launches.append(time.perf_counter())
         return launch(a, b, c, cfg)
 
+    seeded = {} if seed is None else {"strategy_options": {"seed": seed}}
     tuned = autotune(config_space=[{"cfg": cfg} for cfg in configs], key_fn=key_fn, precompile=compile_only,
-                     precompile_threads=16, strategy=strategy, disk_cache=False)(launcher)
+                     precompile_threads=16, strategy=strategy, disk_cache=False, **seeded)(launcher)
     torch.cuda.synchronize()
     start = time.perf_counter()
     result = tuned(a, b, c)
@@ -240,12 +243,17 @@ def run_child(args, cache_dir=None, env_extra=None, cores=None):
     return json.loads(done.stdout.strip().splitlines()[-1]), cache
 
 
-def part_space(strategies, tunings, budget_s):
+# The strategies that take a seed option: with --seeds, their tuning i runs at seed i.
+SEEDED = ("search", "random")
+
+
+def part_space(strategies, tunings, budget_s, seeds):
     results = {}
     oracle = None
     for strategy in strategies:
         began = time.perf_counter()
-        first, cache = run_child(["tune", "384", strategy, "1"])
+        seed_of = (lambda i: [str(i)]) if seeds and strategy in SEEDED else (lambda i: [])
+        first, cache = run_child(["tune", "384", strategy, "1", *seed_of(0)])
         print(f"\n(a) {strategy}: first call {first['first_call_s']} s; first launch at {first['first_launch_s']} s, "
               f"last compile ends at {first['last_compile_end_s']} s; compiled {first['compiled']}, measured "
               f"{first['measured']}, out of resources {first['out_of_resources']}, failed {first['failed']}",
@@ -259,7 +267,7 @@ def part_space(strategies, tunings, budget_s):
         shutil.rmtree(cache, ignore_errors=True)
         runs = [first]
         while len(runs) < tunings and time.perf_counter() - began < budget_s:
-            again, cache = run_child(["tune", "384", strategy, "0"])
+            again, cache = run_child(["tune", "384", strategy, "0", *seed_of(len(runs))])
             shutil.rmtree(cache, ignore_errors=True)
             runs.append(again)
         best = min(oracle["times_ms"].values())
@@ -269,6 +277,7 @@ def part_space(strategies, tunings, budget_s):
             "first_call_median_s": statistics.median(r["first_call_s"] for r in runs),
             "regret": [round(r, 4) for r in regrets],
             "tunings": len(runs),
+            "seeds": [int(seed_of(i)[0]) for i in range(len(runs))] if seed_of(0) else None,
             "within_1pct": sum(r <= 0.01 for r in regrets),
             "compiled": first["compiled"], "out_of_resources": first["out_of_resources"],
         }
@@ -329,7 +338,7 @@ def main():
     if sys.argv[1:2] == ["child"]:
         kind, rest = sys.argv[2], sys.argv[3:]
         result = {
-            "tune": lambda: child_tune(rest[0], rest[1], rest[2] == "1"),
+            "tune": lambda: child_tune(rest[0], rest[1], rest[2] == "1", int(rest[3]) if len(rest) > 3 else None),
             "oracle": lambda: child_oracle(rest[0]),
             "first32": lambda: child_first32(rest[0]),
             "rank": lambda: child_rank(rest[0], rest[1]),
@@ -342,12 +351,14 @@ def main():
     parser.add_argument("--budget-s", type=float, default=100.0, help="stop adding fresh tunings after this")
     parser.add_argument("--parts", default="space,first32,ranks", help="which of space,first32,ranks")
     parser.add_argument("--ranks-space", default="32", choices=("32", "384"), help="config space of (c)")
+    parser.add_argument("--seeds", action="store_true",
+                        help="tuning i of a strategy with a seed (search, random) runs at seed i (0: the default)")
     args = parser.parse_args()
     parts = args.parts.split(",")
     summary = {}
     began = time.perf_counter()
     if "space" in parts:
-        summary["space_384"] = part_space(args.strategies.split(","), args.tunings, args.budget_s)
+        summary["space_384"] = part_space(args.strategies.split(","), args.tunings, args.budget_s, args.seeds)
     if "first32" in parts:
         summary["first_call_32"] = part_first32()
     if "ranks" in parts:
