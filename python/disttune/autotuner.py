@@ -18,7 +18,7 @@ import functools
 import inspect
 from typing import Any, Callable, Generic, Mapping, Optional
 
-from disttune import _core, _ranks, _timing, _triton_hook
+from disttune import _core, _ranks, _timing, _triton_hook, _triton_setup
 from disttune._signatures import P, R
 from disttune._strategy_options import strategy_option_texts
 
@@ -152,6 +152,7 @@ def contextual_autotune(
     def decorate(fn: Callable[P, R]) -> ContextualFunction[P, R]:
         contextual = ContextualFunction(fn, **options)
         functools.update_wrapper(contextual, fn)
+        _triton_setup.start()  # in the background until the first compile needs it
         return contextual
 
     return decorate
