@@ -53,7 +53,7 @@ def start() -> None:
     def set_up() -> None:
         try:
             cache.triton_key()  # memoised by Triton
-        except Exception:  # noqa: BLE001 - the compile that needs the key raises it again, in context
+        except Exception:  # the compile that needs the key raises it again, in context
             pass
         finally:
             done.set()
@@ -62,7 +62,7 @@ def start() -> None:
 
 
 def wait() -> None:
-    """Starts the set-up if it has not started, then waits for it to end (at once once it has)."""
+    """Starts the set-up if it has not started, then waits for it to end (at once if it has)."""
     start()
     if _done is not None:
         _done.wait()
