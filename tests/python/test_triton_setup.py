@@ -2,6 +2,7 @@
 any compile of the pipeline starts; nothing where Triton is not imported. Each case runs in a
 fresh interpreter, as the set-up is once per process."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -9,9 +10,14 @@ import textwrap
 import pytest
 
 
-def run_fresh(program: str) -> str:
+def run_fresh(program: str, interpret: bool = True) -> str:
+    """Runs `program` in a fresh interpreter; with interpret=False, outside Triton's interpreter
+    (which this suite's conftest sets), where the drop-in queues real compiles."""
+    env = dict(os.environ)
+    if not interpret:
+        env.pop("TRITON_INTERPRET", None)
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(program)], capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 
@@ -109,3 +115,30 @@ def test_a_child_forked_during_the_set_up_does_its_own_instead_of_waiting_foreve
         _, status = os.waitpid(child, 0)
         print(os.waitstatus_to_exitcode(status))
     """) == "0"
+
+
+def test_the_drop_in_queues_its_first_compiles_after_the_set_up():
+    pytest.importorskip("triton")
+    assert run_fresh("""
+        import threading, time
+        from concurrent.futures import ThreadPoolExecutor
+        import triton
+        import triton.runtime.cache as cache
+        from disttune import _triton_compile
+        set_up = threading.Event()
+        def slow_key():
+            time.sleep(0.5)
+            set_up.set()
+        cache.triton_key = slow_key
+        queued = []
+        class Fn:
+            def run(self, *args, **kwargs):  # where Triton would queue the config's compile
+                queued.append((kwargs["BLOCK"], set_up.is_set()))
+        class Kernel:
+            arg_names = ["x"]
+            fn = Fn()
+        configs = [triton.Config({"BLOCK": 16}), triton.Config({"BLOCK": 32})]
+        with ThreadPoolExecutor(2) as pool:
+            _triton_compile.start_compiles(Kernel(), configs, (None,), {}, pool)
+        print(queued)
+    """, interpret=False) == "[(16, True), (32, True)]"
