@@ -154,7 +154,6 @@ class _KernelKey:
         self.state = _state_of(kernel)
         self.unrunnable = _unrunnable_of(kernel).of(self.texts.__getitem__, _resources.dtype_signature(args, kwargs))
         self.compiles: dict[int, Any] = {}  # config index -> FutureKernel (or a cached kernel), until awaited
-        self.queued: set[int] = set()  # config indices whose compile this call queued
         self.to_compile: list[int] = []  # named by the engine ahead, queued at the next launch
         self._index: Optional[int] = None  # the cached choice, read at state epoch _epoch
         self._epoch = -1
@@ -281,8 +280,9 @@ class Session:
         it measures, not the whole space) in the background, in that order, on the process's
         compile pool (or `compile_threads` threads of this call's own), and returns at once:
         each candidate's first launch waits for its own compile only (_KernelKey.ready), so
-        measurement runs while later configs compile. Configs known to be out of resources,
-        and those this call already queued, are not compiled."""
+        measurement runs while later configs compile. Configs known to be out of resources are
+        not compiled; the engine names each config once per tuning (KeyTuning's prepare hook),
+        so none is queued twice."""
         indices, seen.to_compile[:] = list(seen.to_compile), []
         if not indices:
             return
@@ -294,8 +294,7 @@ class Session:
                     max_workers=self.compile_threads, thread_name_prefix="disttune-compile"
                 )
             self.compiles = _triton_compile.Cancellable(pool)
-        wanted = [i for i in indices if i not in seen.queued and seen.unrunnable.reason(i) is None]
-        seen.queued.update(wanted)
+        wanted = [i for i in indices if seen.unrunnable.reason(i) is None]
         seen.compiles.update(
             _triton_compile.start_compiles(seen.kernel, seen.configs, args, kwargs, self.compiles, wanted)
         )
@@ -310,7 +309,6 @@ class Session:
                 self.own_pool = None
             for seen in self.seen.values():
                 seen.compiles.clear()  # this call's: a later call queues its own
-                seen.queued.clear()
                 seen.to_compile.clear()
 
     def publish_all(self) -> None:
