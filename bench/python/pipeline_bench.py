@@ -15,6 +15,10 @@ costing little, ranks sharing the compile. Three parts, side by side in one run:
     python bench/python/pipeline_bench.py --strategies converge,search --tunings 10
     python bench/python/pipeline_bench.py --parts space --strategies search --tunings 5 --seeds
     python bench/python/pipeline_bench.py --parts ranks --ranks-space 384
+    python bench/python/pipeline_bench.py --parts space --strategies 'search,search:fraction=0.0625' --seeds
+
+A strategy of (a) may carry options after a colon, NAME=VALUE joined by '+'
+(`search:fraction=0.0625+batch=4`): an A/B of options in one run, on one machine.
 
 Prints the timelines and a summary; the last line is one JSON object. Children are this
 file with `child ...` arguments (one process per measurement, a fresh Triton cache each).
@@ -79,9 +83,19 @@ def timeline_text(call_start, call_end, compiles, launches, columns=40):
     return "\n".join(rows)
 
 
-def child_tune(space_name, strategy, with_timeline, seed=None):
-    """One fresh first call of disttune.autotune with precompile on a space (at the strategy's
-    `seed` if given)."""
+def strategy_spec(spec):
+    """'NAME' or 'NAME:OPTION=VALUE+OPTION=VALUE' as (name, {option: value})."""
+    name, _, options = spec.partition(":")
+    pairs = [option.partition("=") for option in options.split("+") if option]
+    bad = [key for key, equals, _ in pairs if not equals or not key]
+    if bad:
+        raise ValueError(f"strategy {spec!r}: each option after ':' is NAME=VALUE, joined by '+'")
+    return name, {key: value for key, _, value in pairs}
+
+
+def child_tune(space_name, spec, with_timeline, seed=None):
+    """One fresh first call of disttune.autotune with precompile on a space, with a strategy
+    spec (strategy_spec()) at the strategy's `seed` if given."""
     import torch
 
     from disttune.tune import autotune
@@ -95,9 +109,12 @@ def child_tune(space_name, strategy, with_timeline, seed=None):
         launches.append(time.perf_counter())
         return launch(a, b, c, cfg)
 
-    seeded = {} if seed is None else {"strategy_options": {"seed": seed}}
+    strategy, options = strategy_spec(spec)
+    if seed is not None:
+        options["seed"] = seed
     tuned = autotune(config_space=[{"cfg": cfg} for cfg in configs], key_fn=key_fn, precompile=compile_only,
-                     precompile_threads=16, strategy=strategy, disk_cache=False, **seeded)(launcher)
+                     precompile_threads=16, strategy=strategy, disk_cache=False,
+                     strategy_options=options or None)(launcher)
     torch.cuda.synchronize()
     start = time.perf_counter()
     result = tuned(a, b, c)
@@ -108,7 +125,7 @@ def child_tune(space_name, strategy, with_timeline, seed=None):
     chosen = next(iter(tuned.cache.values()))["cfg"]
     compiles = tuned.last_compiles
     out = {
-        "strategy": strategy, "configs": len(configs), "first_call_s": round(end - start, 3),
+        "strategy": spec, "configs": len(configs), "first_call_s": round(end - start, 3),
         "chosen": next(i for i, cfg in enumerate(configs) if cfg is chosen),
         "compiled": len(compiles),
         "measured": sum(1 for r in report.candidates if r.measured and not r.failed),
@@ -213,9 +230,10 @@ def child_rank(space_name, strategy):
     configs = space(space_name)
     a, b, c = operands(SIZE)
     threads = len(os.sched_getaffinity(0)) if world == 1 else len(os.sched_getaffinity(0)) // world
+    name, options = strategy_spec(strategy)
     tuned = autotune(config_space=[{"cfg": cfg} for cfg in configs], key_fn=key_fn, precompile=compile_only,
-                     precompile_threads=max(1, threads), strategy=strategy, disk_cache=False,
-                     split_across_ranks=True)(launch)
+                     precompile_threads=max(1, threads), strategy=name, strategy_options=options or None,
+                     disk_cache=False, split_across_ranks=True)(launch)
     if world > 1:
         dist.barrier()
     torch.cuda.synchronize()
@@ -252,7 +270,8 @@ def part_space(strategies, tunings, budget_s, seeds):
     oracle = None
     for strategy in strategies:
         began = time.perf_counter()
-        seed_of = (lambda i: [str(i)]) if seeds and strategy in SEEDED else (lambda i: [])
+        seeded = seeds and strategy_spec(strategy)[0] in SEEDED
+        seed_of = (lambda i: [str(i)]) if seeded else (lambda i: [])
         first, cache = run_child(["tune", "384", strategy, "1", *seed_of(0)])
         print(f"\n(a) {strategy}: first call {first['first_call_s']} s; first launch at {first['first_launch_s']} s, "
               f"last compile ends at {first['last_compile_end_s']} s; compiled {first['compiled']}, measured "

@@ -106,13 +106,27 @@ constexpr double kUnseenPatience = 4.0;
 constexpr double kEvenCompiles = 1.15;
 constexpr double kLastPatience = 0.5;
 
-/// A named effort level: the share of the space to measure and the fewest candidates.
+/// A named effort level: the share of the space to measure and the fewest candidates, its
+/// share of 1,000 configs (quick's rounded up). The fewest decide in spaces of a few hundred
+/// configs, where the share is a score or two: on the 19 recorded tables of 384 configs (50
+/// seeds each) the default's fewest at 24 left 237 seeds over 1.05x of the best, at 45 94 (at
+/// 64 38, but over 5% of the 1,008-config attention table measured), with the wide rounds
+/// below at about the same simulated first call. The recorded tables of 1,008 configs and
+/// more have a larger share: their figures are unchanged (docs/strategies.md, "Small spaces").
 struct Effort {
   const char* name;
   double fraction;
   std::size_t least;
 };
-constexpr Effort kEfforts[] = {{"quick", 0.02, 12}, {"default", 0.045, 24}, {"thorough", 0.10, 48}};
+constexpr Effort kEfforts[] = {{"quick", 0.02, 20}, {"default", 0.045, 45}, {"thorough", 0.10, 100}};
+/// Where the fewest are at least twice the share (a small space), the exploring rounds are
+/// wide: the fewest over this many rounds, at most the compile threads. A round waits about
+/// one compile however wide it is, and the threads are idle otherwise: on the tables of 384
+/// configs, with a fewest of 50, rounds of 4 made the slice's simulated first call 10.3 s
+/// where rounds of 13 made it 6.7 s, with as many seeds over 1.05x (66 and 68). Where the
+/// share is near the fewest, rounds stay `batch` wide (rounds of 9 chose worse on the
+/// attention table: 12 seeds over 1.05x against 3).
+constexpr double kFewestRounds = 4.0;
 
 /// Rounds: (1) the baseline and the prior's candidates, then a space-filling sample
 /// (Mitchell's best candidate), so that a third of the budget is measured; (2) rounds of
@@ -171,8 +185,12 @@ class SearchStrategy final : public Strategy {
     prepared_.assign(count, false);
     prepare_s_.assign(count, 0.0);
     left_out_before_.assign(count, false);
-    budget_ = std::min(count, std::max(least_, static_cast<std::size_t>(std::ceil(
-                                                   fraction_ * static_cast<double>(count)))));
+    const auto share = static_cast<std::size_t>(std::ceil(fraction_ * static_cast<double>(count)));
+    budget_ = std::min(count, std::max(least_, share));
+    if (2 * share <= least_) {
+      const auto wide = static_cast<std::size_t>(std::ceil(static_cast<double>(least_) / kFewestRounds));
+      batch_ = std::max(batch_option_, std::min(space_.compile_threads, wide));
+    }
     if (budget_ >= count) return start_race(all_candidates());
     std::vector<std::size_t> first;
     for (std::size_t i = 0; i < count; ++i) {
