@@ -369,7 +369,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--strategies", default="converge", help="comma-separated engine strategies for (a)")
     parser.add_argument("--tunings", type=int, default=10, help="fresh tunings per strategy for the regret")
-    parser.add_argument("--budget-s", type=float, default=100.0, help="per strategy, stop adding fresh tunings after this many seconds of them (the oracle not counted)")
+    parser.add_argument("--budget-s", type=float, default=100.0,
+                        help="per strategy, stop adding fresh tunings after this many seconds (the oracle not counted)")
     parser.add_argument("--parts", default="space,first32,ranks", help="which of space,first32,ranks")
     parser.add_argument("--ranks-space", default="32", choices=("32", "384"), help="config space of (c)")
     parser.add_argument("--seeds", action="store_true",
