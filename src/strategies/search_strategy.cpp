@@ -107,12 +107,12 @@ constexpr double kEvenCompiles = 1.15;
 constexpr double kLastPatience = 0.5;
 
 /// A named effort level: the share of the space to measure and the fewest candidates, its
-/// share of 1,000 configs (quick's rounded up). The fewest decide in spaces of a few hundred
-/// configs, where the share is a score or two: on the 19 recorded tables of 384 configs (50
-/// seeds each) the default's fewest at 24 left 237 seeds over 1.05x of the best, at 45 94 (at
-/// 64 38, but over 5% of the 1,008-config attention table measured), with the wide rounds
-/// below at about the same simulated first call. The recorded tables of 1,008 configs and
-/// more have a larger share: their figures are unchanged (docs/strategies.md, "Small spaces").
+/// share of 1,000 configs. The fewest decide in spaces of a few hundred configs, where the
+/// share is a score or two: on the 19 recorded tables of 384 configs (50 seeds each) the
+/// default's fewest at 24 left 237 seeds over 1.05x of the best, at 45 94 (at 64 38, but over
+/// 5% of the 1,008-config attention table measured), with the wide rounds below at about the
+/// same simulated first call. The recorded tables of 1,008 configs and more have a larger
+/// share: their figures are unchanged (docs/strategies.md, "Small spaces").
 struct Effort {
   const char* name;
   double fraction;
