@@ -633,6 +633,24 @@ TEST(ReplayQuality, SearchOnTheRecordedBucketsItWasNotTunedOn) {
   EXPECT_GE(within, 15);
 }
 
+// A small space (384 configs: 4.5% is 18, the default's fewest 45) takes its exploring rounds
+// a quarter of the fewest wide (12) where the compile threads allow: the same 45 measured in
+// fewer rounds than with 4 threads, where its rounds stay 4 wide (session 20). Seeds 0-9.
+TEST(ReplayQuality, SmallSpacesTakeWideRoundsWhereThreadsAllow) {
+  const ReplayTable table = bucket(256);
+  Measurement m;
+  m.strategy = "search";
+  WallClock sixteen, four;
+  four.compile_threads = 4;
+  for (std::uint64_t seed = 0; seed < 10; ++seed) {
+    const ReplayRun wide = replay_tuning(table, m, seed, sixteen);
+    const ReplayRun narrow = replay_tuning(table, m, seed, four);
+    EXPECT_GE(wide.measured, 45u) << seed;
+    EXPECT_GE(narrow.measured, 45u) << seed;
+    EXPECT_LT(wide.rounds + 4, narrow.rounds) << seed;
+  }
+}
+
 // feasibility=forest on the recorded buckets (few of whose configs fail, 4 of 384), seeds
 // 0-49: the median within 1.02x on 15 of 16 as the default's (M = 768: 1.051x), the worst
 // seed 1.01-1.13x, every median below random's. About 8 s.
