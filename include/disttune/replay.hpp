@@ -72,6 +72,12 @@ struct WallClock {
   /// seconds (on an H100 host the first wave of Triton compiles took 1-1.5 s longer than
   /// the later ones; docs/strategies.md).
   double compile_setup_s = 0.0;
+  /// Cores the compiles in flight share (>= 0; 0: none shared, each compile lasts its
+  /// recorded seconds whatever runs beside it). With N, n compiles at once each go at
+  /// min(1, N / n) of full speed, a compile's work being its recorded seconds times
+  /// min(1, N / 16): the tables' compiles were recorded 16 at once (on an H200 host 15 first-
+  /// wave compiles took 1.4-2.1 s each where 8 took 0.8-1.3 s; docs/strategies.md).
+  int compile_cores = 0;
 };
 
 /// One strategy run against a table.
@@ -95,7 +101,7 @@ struct ReplayRun {
 /// (seeded by `seed`) from its entry's recorded samples; a failed entry fails at its first
 /// run with its recorded reason. `seed` is also the strategy's seed (strategy_options).
 /// The engine's prepare calls drive a simulated compile pool as `clock` says (wall_s).
-/// Throws std::invalid_argument for compile_threads < 1 or a negative launch_ms.
+/// Throws std::invalid_argument for compile_threads < 1, a negative launch_ms or compile_cores.
 ReplayRun replay_tuning(const ReplayTable& table, Measurement measurement, std::uint64_t seed,
                         const WallClock& clock = {});
 

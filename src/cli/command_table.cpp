@@ -108,6 +108,13 @@ Command replay_command() {
                          "the compiler's one-time set-up in a fresh process: every compile started "
                          "before it ends waits for it",
                          clock.compile_setup_s),
+          {.name = "--compile-cores",
+           .help = "cores the compiles in flight share (0: none shared, each compile lasts its "
+                   "recorded time; the tables' compiles were recorded 16 at once)",
+           .type = ValueType::integer,
+           .defaults = {number_text(clock.compile_cores)},
+           .min = 0,
+           .max = 4096},
       },
   };
 }

@@ -171,6 +171,7 @@ int run_replay(const CommandArguments& arguments, std::ostream& out) {
   clock.compile_min_s = arguments.real("--compile-min-s");
   clock.compile_max_s = arguments.real("--compile-max-s");
   clock.compile_setup_s = arguments.real("--compile-setup-s");
+  clock.compile_cores = static_cast<int>(arguments.integer("--compile-cores"));
   if (clock.compile_max_s > 0.0 && clock.compile_min_s > clock.compile_max_s)
     throw CliError("--compile-min-s must not exceed --compile-max-s");
   Measurement base;

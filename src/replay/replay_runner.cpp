@@ -49,7 +49,7 @@ class TableSite final : public detail::RunSite, public detail::RoundObserver {
       : table_(table),
         draw_(seed),
         launch_s_(clock.launch_ms / 1000.0),
-        pool_(std::move(compile_s), clock.compile_threads, clock.compile_setup_s),
+        pool_(std::move(compile_s), clock.compile_threads, clock.compile_setup_s, clock.compile_cores),
         plan_([this](std::span<const std::size_t> now, std::span<const std::size_t> ahead) {
                 const double ready = pool_.prepare(now_s_, now, ahead);
                 wait_s_ += ready - now_s_;
@@ -165,6 +165,8 @@ void check_clock(const WallClock& clock) {
     throw std::invalid_argument("disttune: replay wall clock: the compile range must be 0 <= min <= max, finite");
   if (!(clock.compile_setup_s >= 0.0) || std::isinf(clock.compile_setup_s))
     throw std::invalid_argument("disttune: replay wall clock: the compile set-up must be finite and >= 0 seconds");
+  if (clock.compile_cores < 0)
+    throw std::invalid_argument("disttune: replay wall clock: compile_cores must be >= 0 (0: not shared)");
 }
 
 /// Refuses a sweep whose tables are not one space at distinct keys.

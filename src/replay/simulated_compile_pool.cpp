@@ -1,4 +1,5 @@
-// SimulatedCompilePool: list scheduling of recorded compile times on a simulated clock.
+// SimulatedCompilePool: list scheduling of recorded compile times on a simulated clock, the
+// compiles sharing the cores or not.
 #include "replay/simulated_compile_pool.hpp"
 
 #include <algorithm>
@@ -9,12 +10,68 @@
 
 namespace disttune::detail {
 
-SimulatedCompilePool::SimulatedCompilePool(std::vector<double> compile_s, int threads, double setup_s)
-    : compile_s_(std::move(compile_s)), setup_s_(setup_s), queued_(compile_s_.size(), false), began_(compile_s_.size()) {
+SimulatedCompilePool::SimulatedCompilePool(std::vector<double> compile_s, int threads, double setup_s, int cores)
+    : compile_s_(std::move(compile_s)),
+      setup_s_(setup_s),
+      cores_(cores),
+      ended_(compile_s_.size()),
+      queued_(compile_s_.size(), false),
+      began_(compile_s_.size()) {
   if (threads < 1) throw std::invalid_argument("disttune: a compile pool needs at least one thread");
   if (!(setup_s >= 0.0) || std::isinf(setup_s))
     throw std::invalid_argument("disttune: a compile pool's set-up must be finite and >= 0 seconds");
+  if (cores < 0) throw std::invalid_argument("disttune: a compile pool's shared cores must be >= 0 (0: not shared)");
   free_at_.assign(static_cast<std::size_t>(threads), 0.0);
+  if (cores_ > 0) {
+    const double share = std::min(1.0, static_cast<double>(cores_) / kRecordedCompilesAtOnce);
+    for (double& seconds : compile_s_) seconds *= share;
+  }
+}
+
+void SimulatedCompilePool::start_free() {
+  while (running_.size() < free_at_.size() && !queue_.empty()) {
+    const std::size_t c = queue_.front().candidate;
+    queue_.pop_front();
+    began_[c] = clock_;
+    running_.push_back({c, compile_s_[c]});
+  }
+}
+
+template <typename Done>
+void SimulatedCompilePool::share_until(double until, Done done) {
+  start_free();
+  // Each pass ends a compile or returns; compiles that end at `until` itself end here.
+  while (!done()) {
+    if (running_.empty()) {
+      if (!std::isinf(until)) clock_ = std::max(clock_, until);
+      return;
+    }
+    if (clock_ < setup_s_) {  // nothing compiles before the set-up ends
+      if (setup_s_ > until) {
+        clock_ = until;
+        return;
+      }
+      clock_ = setup_s_;
+      continue;
+    }
+    const double rate = std::min(1.0, static_cast<double>(cores_) / static_cast<double>(running_.size()));
+    double least_left = std::numeric_limits<double>::infinity();
+    for (const Running& r : running_) least_left = std::min(least_left, r.work_left);
+    const double end = clock_ + least_left / rate;
+    if (end > until) {
+      for (Running& r : running_) r.work_left -= (until - clock_) * rate;
+      clock_ = until;
+      return;
+    }
+    clock_ = end;
+    for (Running& r : running_) r.work_left -= least_left;
+    std::erase_if(running_, [&](const Running& r) {
+      if (r.work_left > 1e-12) return false;
+      ended_[r.candidate] = clock_;
+      return true;
+    });
+    start_free();
+  }
 }
 
 void SimulatedCompilePool::start_next() {
@@ -43,6 +100,17 @@ void SimulatedCompilePool::queue(std::size_t candidate, double at) {
 
 double SimulatedCompilePool::prepare(double at, std::span<const std::size_t> now,
                                      std::span<const std::size_t> ahead) {
+  if (cores_ > 0) {
+    share_until(at, [] { return false; });
+    for (std::size_t c : now) queue(c, at);
+    for (std::size_t c : ahead) queue(c, at);
+    // Nothing else is queued while the caller waits, so the pool may run to the last of
+    // `now`: no later call is earlier.
+    share_until(std::numeric_limits<double>::infinity(), [&] {
+      return std::all_of(now.begin(), now.end(), [&](std::size_t c) { return ended_[c].has_value(); });
+    });
+    return std::max(at, clock_);
+  }
   start_until(at);
   for (std::size_t c : now) queue(c, at);
   for (std::size_t c : ahead) queue(c, at);
@@ -57,6 +125,17 @@ double SimulatedCompilePool::prepare(double at, std::span<const std::size_t> now
 }
 
 double SimulatedCompilePool::first_ended(double at, std::span<const std::size_t> candidates) {
+  if (cores_ > 0) {
+    share_until(at, [] { return false; });
+    for (std::size_t c : candidates) queue(c, at);
+    // The caller may stop waiting sooner and queue more: a copy runs ahead, this pool does not.
+    SimulatedCompilePool ahead = *this;
+    ahead.share_until(std::numeric_limits<double>::infinity(), [&] {
+      return std::any_of(candidates.begin(), candidates.end(),
+                         [&](std::size_t c) { return ahead.ended_[c].has_value(); });
+    });
+    return std::max(at, ahead.clock_);
+  }
   start_until(at);
   for (std::size_t c : candidates) queue(c, at);
   double first = std::numeric_limits<double>::infinity();
@@ -68,6 +147,11 @@ double SimulatedCompilePool::first_ended(double at, std::span<const std::size_t>
 }
 
 std::optional<double> SimulatedCompilePool::finished(std::size_t c, double at) {
+  if (cores_ > 0) {
+    share_until(at, [] { return false; });
+    if (!ended_.at(c)) return std::nullopt;
+    return *ended_[c] - std::max(*began_[c], setup_s_);
+  }
   start_until(at);
   if (!began_.at(c) || end_of(c) > at) return std::nullopt;
   return compile_s_[c];
