@@ -12,16 +12,16 @@ namespace disttune::detail {
 
 SimulatedCompilePool::SimulatedCompilePool(std::vector<double> compile_s, int threads, double setup_s, int cores)
     : compile_s_(std::move(compile_s)),
+      threads_(static_cast<std::size_t>(std::max(threads, 0))),
       setup_s_(setup_s),
       cores_(cores),
-      ended_(compile_s_.size()),
       queued_(compile_s_.size(), false),
-      began_(compile_s_.size()) {
+      began_(compile_s_.size()),
+      ended_(compile_s_.size()) {
   if (threads < 1) throw std::invalid_argument("disttune: a compile pool needs at least one thread");
   if (!(setup_s >= 0.0) || std::isinf(setup_s))
     throw std::invalid_argument("disttune: a compile pool's set-up must be finite and >= 0 seconds");
   if (cores < 0) throw std::invalid_argument("disttune: a compile pool's shared cores must be >= 0 (0: not shared)");
-  free_at_.assign(static_cast<std::size_t>(threads), 0.0);
   if (cores_ > 0) {
     const double share = std::min(1.0, static_cast<double>(cores_) / kRecordedCompilesAtOnce);
     for (double& seconds : compile_s_) seconds *= share;
@@ -29,8 +29,8 @@ SimulatedCompilePool::SimulatedCompilePool(std::vector<double> compile_s, int th
 }
 
 void SimulatedCompilePool::start_free() {
-  while (running_.size() < free_at_.size() && !queue_.empty()) {
-    const std::size_t c = queue_.front().candidate;
+  while (running_.size() < threads_ && !queue_.empty()) {
+    const std::size_t c = queue_.front();
     queue_.pop_front();
     began_[c] = clock_;
     running_.push_back({c, compile_s_[c]});
@@ -38,7 +38,7 @@ void SimulatedCompilePool::start_free() {
 }
 
 template <typename Done>
-void SimulatedCompilePool::share_until(double until, Done done) {
+void SimulatedCompilePool::run_until(double until, Done done) {
   start_free();
   // Each pass ends a compile or returns; compiles that end at `until` itself end here.
   while (!done()) {
@@ -54,7 +54,8 @@ void SimulatedCompilePool::share_until(double until, Done done) {
       clock_ = setup_s_;
       continue;
     }
-    const double rate = std::min(1.0, static_cast<double>(cores_) / static_cast<double>(running_.size()));
+    const double rate =
+        cores_ > 0 ? std::min(1.0, static_cast<double>(cores_) / static_cast<double>(running_.size())) : 1.0;
     double least_left = std::numeric_limits<double>::infinity();
     for (const Running& r : running_) least_left = std::min(least_left, r.work_left);
     const double end = clock_ + least_left / rate;
@@ -74,87 +75,44 @@ void SimulatedCompilePool::share_until(double until, Done done) {
   }
 }
 
-void SimulatedCompilePool::start_next() {
-  const auto thread = std::min_element(free_at_.begin(), free_at_.end());
-  const Queued next = queue_.front();
-  queue_.pop_front();
-  const double start = std::max(*thread, next.since);
-  began_[next.candidate] = start;
-  *thread = end_of(next.candidate);
+void SimulatedCompilePool::run_to(double at) {
+  run_until(at, [] { return false; });
 }
 
-double SimulatedCompilePool::end_of(std::size_t c) const { return std::max(*began_[c], setup_s_) + compile_s_[c]; }
-
-void SimulatedCompilePool::start_until(double until) {
-  while (!queue_.empty() &&
-         std::max(*std::min_element(free_at_.begin(), free_at_.end()), queue_.front().since) <= until) {
-    start_next();
-  }
-}
-
-void SimulatedCompilePool::queue(std::size_t candidate, double at) {
+void SimulatedCompilePool::queue(std::size_t candidate) {
   if (queued_.at(candidate)) return;
   queued_[candidate] = true;
-  queue_.push_back({candidate, at});
+  queue_.push_back(candidate);
 }
 
 double SimulatedCompilePool::prepare(double at, std::span<const std::size_t> now,
                                      std::span<const std::size_t> ahead) {
-  if (cores_ > 0) {
-    share_until(at, [] { return false; });
-    for (std::size_t c : now) queue(c, at);
-    for (std::size_t c : ahead) queue(c, at);
-    // Nothing else is queued while the caller waits, so the pool may run to the last of
-    // `now`: no later call is earlier.
-    share_until(std::numeric_limits<double>::infinity(), [&] {
-      return std::all_of(now.begin(), now.end(), [&](std::size_t c) { return ended_[c].has_value(); });
-    });
-    return std::max(at, clock_);
-  }
-  start_until(at);
-  for (std::size_t c : now) queue(c, at);
-  for (std::size_t c : ahead) queue(c, at);
-  // Nothing else is queued while the caller waits: the compiles before those of `now` start
-  // as the threads free up.
-  double ready = at;
-  for (std::size_t c : now) {
-    while (!began_[c]) start_next();
-    ready = std::max(ready, end_of(c));
-  }
-  return ready;
+  run_to(at);
+  for (std::size_t c : now) queue(c);
+  for (std::size_t c : ahead) queue(c);
+  // Nothing else is queued while the caller waits, so the pool may run to the last of `now`:
+  // no later call is earlier.
+  run_until(std::numeric_limits<double>::infinity(), [&] {
+    return std::all_of(now.begin(), now.end(), [&](std::size_t c) { return ended_[c].has_value(); });
+  });
+  return std::max(at, clock_);
 }
 
 double SimulatedCompilePool::first_ended(double at, std::span<const std::size_t> candidates) {
-  if (cores_ > 0) {
-    share_until(at, [] { return false; });
-    for (std::size_t c : candidates) queue(c, at);
-    // The caller may stop waiting sooner and queue more: a copy runs ahead, this pool does not.
-    SimulatedCompilePool ahead = *this;
-    ahead.share_until(std::numeric_limits<double>::infinity(), [&] {
-      return std::any_of(candidates.begin(), candidates.end(),
-                         [&](std::size_t c) { return ahead.ended_[c].has_value(); });
-    });
-    return std::max(at, ahead.clock_);
-  }
-  start_until(at);
-  for (std::size_t c : candidates) queue(c, at);
-  double first = std::numeric_limits<double>::infinity();
-  for (std::size_t c : candidates) {
-    while (!began_[c]) start_next();
-    first = std::min(first, end_of(c));
-  }
-  return std::max(at, first);
+  run_to(at);
+  for (std::size_t c : candidates) queue(c);
+  // The caller may stop waiting sooner and queue more: a copy runs ahead, this pool does not.
+  SimulatedCompilePool ahead = *this;
+  ahead.run_until(std::numeric_limits<double>::infinity(), [&] {
+    return std::any_of(candidates.begin(), candidates.end(), [&](std::size_t c) { return ahead.ended_[c].has_value(); });
+  });
+  return std::max(at, ahead.clock_);
 }
 
 std::optional<double> SimulatedCompilePool::finished(std::size_t c, double at) {
-  if (cores_ > 0) {
-    share_until(at, [] { return false; });
-    if (!ended_.at(c)) return std::nullopt;
-    return *ended_[c] - std::max(*began_[c], setup_s_);
-  }
-  start_until(at);
-  if (!began_.at(c) || end_of(c) > at) return std::nullopt;
-  return compile_s_[c];
+  run_to(at);
+  if (!ended_.at(c)) return std::nullopt;
+  return *ended_[c] - std::max(*began_[c], setup_s_);
 }
 
 std::size_t SimulatedCompilePool::started_by(double at) const {

@@ -35,54 +35,46 @@ class SimulatedCompilePool {
   /// may be earlier than that.
   double prepare(double at, std::span<const std::size_t> now, std::span<const std::size_t> ahead);
   /// At time `at`: when the first of `candidates` to end its compile ends (at least `at`);
-  /// one never queued is queued then. No later call may be earlier than that.
+  /// one never queued is queued then. The pool itself runs only to `at`: the caller may
+  /// stop waiting sooner and queue more.
   double first_ended(double at, std::span<const std::size_t> candidates);
 
   /// Candidates whose compile started by time `at` (what a call that ends then compiled).
   std::size_t started_by(double at) const;
   /// Whether candidate c's compile started by time `at`.
   bool started(std::size_t c, double at) const;
-  /// At time `at` (no earlier than any call before): candidate c's own compile seconds (the
-  /// set-up not included: the Python front ends time a compile from the set-up's end,
-  /// python/disttune/_triton_setup.py) if it has ended by then, else nullopt (queued,
-  /// running, or never queued).
+  /// At time `at` (no earlier than any call before): candidate c's compile seconds, from its
+  /// start or the set-up's end (the Python front ends time a compile from the set-up's end,
+  /// python/disttune/_triton_setup.py), if it has ended by then, else nullopt (queued,
+  /// running, or never queued). Unshared, its recorded seconds.
   std::optional<double> finished(std::size_t c, double at);
 
  private:
-  struct Queued {
-    std::size_t candidate;
-    double since;  ///< when it was queued
-  };
-  /// Starts queued compiles, in queue order, that a thread takes by time `until`.
-  void start_until(double until);
-  /// Starts the first queued compile on the first thread free.
-  void start_next();
-  void queue(std::size_t candidate, double at);
-  /// When started candidate c's compile ends.
-  double end_of(std::size_t c) const;
-
-  /// The compiles running while cores are shared: each one's work left, in seconds at full speed.
+  /// A compile in flight: its work left, in seconds at full speed.
   struct Running {
     std::size_t candidate;
     double work_left;
   };
-  /// Shared cores: the clock moves to `until` (or to the first moment `done` holds, if
-  /// sooner), compiles starting as threads free up and ending as their work is done.
+  /// Moves the clock to `until`, or to the first moment `done` holds if sooner: queued
+  /// compiles start as threads free up, and end as their work is done.
   template <typename Done>
-  void share_until(double until, Done done);
-  /// Shared cores: starts queued compiles while a thread is free, at clock_.
+  void run_until(double until, Done done);
+  /// Moves the clock to `at`.
+  void run_to(double at);
+  /// Starts queued compiles, first in first out, while a thread is free.
   void start_free();
+  void queue(std::size_t candidate);
 
-  std::vector<double> compile_s_;
+  std::vector<double> compile_s_;  ///< per candidate: its work, seconds at full speed
+  std::size_t threads_;
   double setup_s_;
   int cores_;
-  double clock_ = 0.0;            ///< shared cores: how far the pool has run
-  std::vector<Running> running_;  ///< shared cores: in flight
-  std::vector<std::optional<double>> ended_;  ///< shared cores: per candidate, when its compile ended
-  std::vector<double> free_at_;  ///< per thread: when its last compile ends
-  std::deque<Queued> queue_;     ///< queued, not started, in order
-  std::vector<bool> queued_;     ///< per candidate: ever queued
+  double clock_ = 0.0;  ///< how far the pool has run
+  std::deque<std::size_t> queue_;  ///< queued, not started, in order
+  std::vector<Running> running_;
+  std::vector<bool> queued_;  ///< per candidate: ever queued
   std::vector<std::optional<double>> began_;  ///< per candidate: when its compile started
+  std::vector<std::optional<double>> ended_;  ///< per candidate: when its compile ended
 };
 
 }  // namespace disttune::detail
