@@ -105,7 +105,7 @@ bool warm_start_setting();
 /// TRITON_DIST_AUTOTUNE_STRATEGY names none; a whole number from 2 to kMostSearchFrom;
 /// unset: kDefaultSearchFrom (docs/triton-dropin.md).
 std::size_t search_from_setting();
-inline constexpr std::size_t kDefaultSearchFrom = 64;
+inline constexpr std::size_t kDefaultSearchFrom = 80;
 inline constexpr std::size_t kMostSearchFrom = 1000000;
 
 /// TRITON_DIST_AUTOTUNE_TIMELINE: a file the Triton drop-in appends each tuning's timeline to

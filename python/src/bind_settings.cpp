@@ -49,7 +49,7 @@ void bind_settings(nb::module_& module) {
   module.def("triton_dropin_setting", &triton_dropin_setting,
              "TRITON_DIST_AUTOTUNE_TRITON_DROPIN (off when unset); InvalidSetting for a bad value.");
   module.def("search_from_setting", &search_from_setting,
-             "TRITON_DIST_AUTOTUNE_SEARCH_FROM (64 when unset); InvalidSetting for a bad value.");
+             "TRITON_DIST_AUTOTUNE_SEARCH_FROM (80 when unset); InvalidSetting for a bad value.");
   module.def("compile_threads_setting", &compile_threads_setting,
              "TRITON_DIST_AUTOTUNE_COMPILE_THREADS (the CPU cores, at most 32, when unset); "
              "InvalidSetting for a bad value.");

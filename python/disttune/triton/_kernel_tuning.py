@@ -133,7 +133,7 @@ COMPILES_EVERY_CONFIG = frozenset({"converge", "exhaustive"})
 
 def strategy_for(count: int) -> str:
     """The engine strategy of a tuning over `count` configs: TRITON_DIST_AUTOTUNE_STRATEGY when
-    set, else converge below TRITON_DIST_AUTOTUNE_SEARCH_FROM configs (64 by default), search
+    set, else converge below TRITON_DIST_AUTOTUNE_SEARCH_FROM configs (80 by default), search
     from there (docs/triton-dropin.md)."""
     named = _core.strategy_setting()
     if named:
