@@ -93,6 +93,18 @@ def strategy_spec(spec):
     return name, {key: value for key, _, value in pairs}
 
 
+def call_figures(start, compiles, launches):
+    """Where a first call's time went: its first launch, its compiles' last end and their
+    thread-seconds (each compile (config, start, end, ...), times from perf_counter)."""
+    return {
+        "compiled": len(compiles),
+        "first_launch_s": round(min(launches) - start, 3) if launches else None,
+        "first_compile_end_s": round(min(e for _, _, e, _ in compiles) - start, 3) if compiles else None,
+        "last_compile_end_s": round(max(e for _, _, e, _ in compiles) - start, 3) if compiles else None,
+        "compile_thread_s": round(sum(e - s for _, s, e, _ in compiles), 2),
+    }
+
+
 def child_tune(space_name, spec, with_timeline, seed=None):
     """One fresh first call of disttune.autotune with precompile on a space, with a strategy
     spec (strategy_spec()) at the strategy's `seed` if given."""
@@ -127,13 +139,10 @@ def child_tune(space_name, spec, with_timeline, seed=None):
     out = {
         "strategy": spec, "configs": len(configs), "first_call_s": round(end - start, 3),
         "chosen": next(i for i, cfg in enumerate(configs) if cfg is chosen),
-        "compiled": len(compiles),
         "measured": sum(1 for r in report.candidates if r.measured and not r.failed),
         "out_of_resources": sum(1 for r in report.candidates if "out of resources" in r.error),
         "failed": sum(1 for r in report.candidates if r.failed),
-        "first_launch_s": round(min(launches) - start, 3) if launches else None,
-        "last_compile_end_s": round(max(e for _, _, e, _ in compiles) - start, 3) if compiles else None,
-        "compile_thread_s": round(sum(e - s for _, s, e, _ in compiles), 2),
+        **call_figures(start, compiles, launches),
     }
     if with_timeline:
         out["timeline"] = timeline_text(start, end, compiles, launches)
@@ -231,21 +240,29 @@ def child_rank(space_name, strategy):
     a, b, c = operands(SIZE)
     threads = len(os.sched_getaffinity(0)) if world == 1 else len(os.sched_getaffinity(0)) // world
     name, options = strategy_spec(strategy)
+    launches = []
+
+    def launcher(a, b, c, cfg):
+        launches.append(time.perf_counter())
+        return launch(a, b, c, cfg)
+
     tuned = autotune(config_space=[{"cfg": cfg} for cfg in configs], key_fn=key_fn, precompile=compile_only,
                      precompile_threads=max(1, threads), strategy=name, strategy_options=options or None,
-                     disk_cache=False, split_across_ranks=True)(launch)
+                     disk_cache=False, split_across_ranks=True)(launcher)
     if world > 1:
         dist.barrier()
     torch.cuda.synchronize()
     start = time.perf_counter()
     tuned(a, b, c)
     torch.cuda.synchronize()
-    elapsed = torch.tensor([time.perf_counter() - start], dtype=torch.float64)
+    own_s = time.perf_counter() - start
+    elapsed = torch.tensor([own_s], dtype=torch.float64)
     if world > 1:
         dist.all_reduce(elapsed, op=dist.ReduceOp.MAX)
         dist.destroy_process_group()
-    return {"ranks": world, "first_call_s": round(float(elapsed.item()), 3), "compile_threads": threads,
-            "split_ranks": tuned.last_report.split_ranks}
+    return {"ranks": world, "first_call_s": round(float(elapsed.item()), 3), "own_first_call_s": round(own_s, 3),
+            "compile_threads": threads, "split_ranks": tuned.last_report.split_ranks,
+            "launches": len(launches), **call_figures(start, tuned.last_compiles, launches)}
 
 
 def run_child(args, cache_dir=None, env_extra=None, cores=None):
@@ -349,6 +366,11 @@ def part_ranks(space_name, strategy):
         outputs.append(json.loads(stdout.strip().splitlines()[-1]))
     two = outputs[0]
     ratio = two["first_call_s"] / one["first_call_s"]
+    for who, figures in [("one rank", one)] + [(f"rank {r} of 2", o) for r, o in enumerate(outputs)]:
+        print(f"(c) {who}: own first call {figures['own_first_call_s']} s; compiled {figures['compiled']} "
+              f"({figures['compile_thread_s']} thread-s), first compile ends {figures['first_compile_end_s']} s, last "
+              f"{figures['last_compile_end_s']} s; first launch {figures['first_launch_s']} s, {figures['launches']} "
+              f"launches", flush=True)
     print(f"\n(c) {space_name} configs, {strategy}: one rank on {len(half)} cores {one['first_call_s']} s; "
           f"2 ranks split, {two['compile_threads']} compile cores each {two['first_call_s']} s: "
           f"x{ratio:.2f} (target <= 0.6)", flush=True)
