@@ -408,8 +408,9 @@ for op, counts in r["ops"].items():
 # Compile/measure pipeline (issue 22, bench/python/pipeline_bench.py, ~4 min): (a) the 384-config
 # matmul first call per strategy with its text timeline and regret over fresh tunings while
 # the budget lasts, (b) the 32-config first call next to triton.autotune, (c) 2 ranks with
-# disjoint cores and split vs one rank. DISTTUNE_PIPELINE_STRATEGIES (default converge, plus
-# search when registered) picks the strategies of (a). Output in $OUT_DIR/pipeline_bench.txt.
+# disjoint cores and split vs one rank (a Triton cache each, then one).
+# DISTTUNE_PIPELINE_STRATEGIES (default converge, plus search when registered) picks the
+# strategies of (a). Output in $OUT_DIR/pipeline_bench.txt.
 step_pipeline_bench() {
   local log=$LOG_DIR/pipeline_bench.log
   pip_install_package "$log" "pipeline bench (384-config matmul)" || return 0
@@ -427,7 +428,7 @@ parts = ["%s first call %.1f s median, %.1f s worst%s (<= 8 at every seed), regr
              s["within_1pct"], s["tunings"])
          for name, s in r["space_384"].items()]
 parts.append("32 configs %.2f s (<= 2.5) vs triton.autotune %.1f s" % (r["first_call_32"]["disttune"], r["first_call_32"]["triton"]))
-parts.append("2 ranks x%.2f (<= 0.7)" % r["ranks"]["ratio"])
+parts.append("2 ranks x%.2f with a Triton cache each, x%.2f with one (<= 0.7)" % (r["ranks"]["ratio"], r["ranks"]["one_cache_ratio"]))
 print("; ".join(parts))' \
     env PYTHONUNBUFFERED=1 python3 bench/python/pipeline_bench.py --strategies "$strategies" --tunings 10 --budget-s 90 --seeds
 }
