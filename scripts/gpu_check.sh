@@ -410,7 +410,8 @@ for op, counts in r["ops"].items():
 # the budget lasts, (b) the 32-config first call next to triton.autotune, (c) 2 ranks with
 # disjoint cores and split vs one rank (a Triton cache each, then one).
 # DISTTUNE_PIPELINE_STRATEGIES (default converge, plus search when registered) picks the
-# strategies of (a). Output in $OUT_DIR/pipeline_bench.txt.
+# strategies of (a). Output in $OUT_DIR/pipeline_bench.txt; the oracle's figures as a raw replay
+# table of the space on this device in $OUT_DIR/pipeline_table.raw.json (bench/replay/README.md).
 step_pipeline_bench() {
   local log=$LOG_DIR/pipeline_bench.log
   pip_install_package "$log" "pipeline bench (384-config matmul)" || return 0
@@ -430,7 +431,8 @@ parts = ["%s first call %.1f s median, %.1f s worst%s (<= 8 at every seed), regr
 parts.append("32 configs %.2f s (<= 2.5) vs triton.autotune %.1f s" % (r["first_call_32"]["disttune"], r["first_call_32"]["triton"]))
 parts.append("2 ranks x%.2f with a Triton cache each, x%.2f with one (<= 0.7)" % (r["ranks"]["ratio"], r["ranks"]["one_cache_ratio"]))
 print("; ".join(parts))' \
-    env PYTHONUNBUFFERED=1 python3 bench/python/pipeline_bench.py --strategies "$strategies" --tunings 10 --budget-s 90 --seeds
+    env PYTHONUNBUFFERED=1 python3 bench/python/pipeline_bench.py --strategies "$strategies" --tunings 10 --budget-s 90 --seeds \
+      --table "$OUT_DIR/pipeline_table.raw.json"
 }
 STEPS+=(step_pipeline_bench)
 

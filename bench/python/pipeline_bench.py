@@ -18,6 +18,7 @@ costing little, ranks sharing the compile. Three parts, side by side in one run:
     python bench/python/pipeline_bench.py --parts space --strategies search --tunings 5 --seeds
     python bench/python/pipeline_bench.py --parts ranks --ranks-space 384
     python bench/python/pipeline_bench.py --parts space --strategies 'search,search:fraction=0.0625' --seeds
+    python bench/python/pipeline_bench.py --parts space --strategies search --table OUT.raw.json
 
 A strategy of (a) may carry options after a colon, NAME=VALUE joined by '+'
 (`search:fraction=0.0625+batch=4`): an A/B of options in one run, on one machine.
@@ -157,7 +158,9 @@ def child_tune(space_name, spec, with_timeline, seed=None):
 
 def child_oracle(space_name):
     """Every config that runs, timed interleaved: each round runs every config in turn
-    (one warm-up, then ORACLE_RUNS launches between two events); the median of the rounds."""
+    (one warm-up, then ORACLE_RUNS launches between two events); the median of the rounds.
+    Also each config's compile seconds (16 threads; a compile found in the Triton cache takes
+    its load time) and its rounds' times, for a replay table (raw_table())."""
     from concurrent.futures import ThreadPoolExecutor
 
     import torch
@@ -167,18 +170,27 @@ def child_oracle(space_name):
     configs = space(space_name)
     a, b, c = operands(SIZE)
     entries = [{"cfg": cfg} for cfg in configs]
+
+    def timed_compile(entry):
+        begin = time.perf_counter()
+        kernel = _try(lambda: compile_only(entry, a, b, c))
+        return kernel, time.perf_counter() - begin
+
     with ThreadPoolExecutor(16) as pool:
-        compiled = list(pool.map(lambda e: _try(lambda: compile_only(e, a, b, c)), entries))
+        compiled = list(pool.map(timed_compile, entries))
     runnable = []
-    for i, kernel in enumerate(compiled):
+    failed = {}
+    for i, (kernel, _) in enumerate(compiled):
         if kernel is None:
+            failed[str(i)] = "compile failed"
             continue
         try:
             launch(a, b, c, configs[i])
             torch.cuda.synchronize()
             runnable.append(i)
-        except Exception:  # out of resources or a compile error: not a candidate of the oracle
+        except Exception as error:  # out of resources or a compile error: not a candidate of the oracle
             torch.cuda.synchronize()
+            failed[str(i)] = f"{type(error).__name__}: {error}".splitlines()[0][:300]
     times = {i: [] for i in runnable}
     for _ in range(ORACLE_ROUNDS):
         pairs = []
@@ -193,7 +205,36 @@ def child_oracle(space_name):
         torch.cuda.synchronize()
         for i, begin, end in pairs:
             times[i].append(begin.elapsed_time(end) / ORACLE_RUNS)
-    return {"times_ms": {str(i): statistics.median(t) for i, t in times.items()}, "runnable": len(runnable)}
+    props = torch.cuda.get_device_properties(0)
+    return {"times_ms": {str(i): statistics.median(t) for i, t in times.items()}, "runnable": len(runnable),
+            "rounds_ms": {str(i): t for i, t in times.items()}, "failed": failed,
+            "compile_s": [round(seconds, 4) for _, seconds in compiled],
+            "device": {"name": props.name, "sm_count": props.multi_processor_count,
+                       "capability": f"{props.major}.{props.minor}"},
+            "software": {"torch": torch.__version__, "triton": __import__("triton").__version__,
+                         "cuda": torch.version.cuda}}
+
+
+def raw_table(space_name, oracle):
+    """The oracle's figures as a raw replay table (bench/replay/canonical_table.py turns it
+    into the table `disttune replay` reads): the live space, on this device, at SIZE^3."""
+    entries = []
+    for i, config in enumerate(space(space_name)):
+        entry = {"config_raw": {"kwargs": config.kwargs, "num_warps": config.num_warps,
+                                "num_stages": config.num_stages},
+                 "compile_s": oracle["compile_s"][i]}
+        if str(i) in oracle["rounds_ms"]:
+            entry.update(status="ok", samples_ms=[round(ms, 5) for ms in oracle["rounds_ms"][str(i)]])
+        else:
+            entry.update(status="failed", reason=oracle["failed"].get(str(i), "not run"))
+        entries.append(entry)
+    return {"format": "disttune.replay_table.raw", "version": 1, "kernel": f"pipeline_bench_{space_name}_{SIZE}",
+            "problem": {"M": SIZE, "N": SIZE, "K": SIZE, "dtype": "float16"},
+            "device": oracle["device"], "software": oracle["software"],
+            "method": (f"bench/python/pipeline_bench.py's oracle: compiled on 16 threads in a fresh Triton cache; "
+                       f"{ORACLE_ROUNDS} interleaved rounds, each config one warm-up then {ORACLE_RUNS} launches "
+                       f"between one CUDA event pair (their mean a sample); no L2 flush"),
+            "entries": entries}
 
 
 def _try(make):
@@ -284,7 +325,7 @@ def run_child(args, cache_dir=None, env_extra=None, cores=None):
 SEEDED = ("search", "random")
 
 
-def part_space(strategies, tunings, budget_s, seeds):
+def part_space(strategies, tunings, budget_s, seeds, table_path=None):
     results = {}
     oracle = None
     for strategy in strategies:
@@ -300,7 +341,13 @@ def part_space(strategies, tunings, budget_s, seeds):
         print(f"(a) {strategy}: compiles [config, start s, end s]: {json.dumps(first.pop('compiles'))}", flush=True)
         if oracle is None:
             oracle_began = time.perf_counter()
-            oracle, _ = run_child(["oracle", "384"], cache_dir=cache)
+            # With a table to write, the oracle compiles in a fresh cache: the table's compile times.
+            oracle, oracle_cache = run_child(["oracle", "384"], cache_dir=None if table_path else cache)
+            if table_path:
+                shutil.rmtree(oracle_cache, ignore_errors=True)
+                with open(table_path, "w") as file:
+                    json.dump(raw_table("384", oracle), file, separators=(",", ":"))
+                print(f"(a) oracle: the space's raw replay table written to {table_path}", flush=True)
             print(f"(a) oracle: {oracle['runnable']} configs run, best {min(oracle['times_ms'].values()):.4f} ms",
                   flush=True)
             began += time.perf_counter() - oracle_began  # the oracle is not the strategy's tunings' time
@@ -416,6 +463,8 @@ def main():
                         help="per strategy, stop adding fresh tunings after this many seconds (the oracle not counted)")
     parser.add_argument("--parts", default="space,first32,ranks", help="which of space,first32,ranks")
     parser.add_argument("--ranks-space", default="32", choices=("32", "384"), help="config space of (c)")
+    parser.add_argument("--table", help="(a): write the oracle's figures of the 384-config space as a raw replay table "
+                        "(bench/replay/canonical_table.py converts it)")
     parser.add_argument("--seeds", action="store_true",
                         help="tuning i of a strategy with a seed (search, random) runs at seed i (0: the default)")
     args = parser.parse_args()
@@ -423,7 +472,8 @@ def main():
     summary = {}
     began = time.perf_counter()
     if "space" in parts:
-        summary["space_384"] = part_space(args.strategies.split(","), args.tunings, args.budget_s, args.seeds)
+        summary["space_384"] = part_space(args.strategies.split(","), args.tunings, args.budget_s, args.seeds,
+                                           args.table)
     if "first32" in parts:
         summary["first_call_32"] = part_first32()
     if "ranks" in parts:
