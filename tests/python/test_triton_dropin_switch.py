@@ -170,6 +170,14 @@ def test_the_strategy_follows_the_size_of_the_space(monkeypatch):
         dropin.autotune(configs=configs(), key=["n"])(add_kernel)[grid_of(N)](x, y, seen, N)
 
 
+def test_the_search_takes_spaces_from_80_configs_by_default(monkeypatch):
+    from disttune.triton._kernel_tuning import strategy_for
+
+    monkeypatch.delenv("TRITON_DIST_AUTOTUNE_SEARCH_FROM", raising=False)
+    monkeypatch.delenv("TRITON_DIST_AUTOTUNE_STRATEGY", raising=False)
+    assert [strategy_for(count) for count in (64, 79, 80, 384)] == ["converge", "converge", "search", "search"]
+
+
 def test_each_tuning_leaves_its_timeline_in_the_file_the_variable_names(tmp_path, monkeypatch):
     import json
 
