@@ -363,6 +363,7 @@ def part_space(strategies, tunings, budget_s, seeds, table_path=None):
             "first_call_s": [r["first_call_s"] for r in runs],
             "first_call_median_s": statistics.median(r["first_call_s"] for r in runs),
             "regret": [round(r, 4) for r in regrets],
+            "chosen": [r["chosen"] for r in runs],  # config indices, as in the --table's entries
             "tunings": len(runs),
             "seeds": [int(seed_of(i)[0]) for i in range(len(runs))] if seed_of(0) else None,
             "within_1pct": sum(r <= 0.01 for r in regrets),
