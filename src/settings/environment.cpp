@@ -66,7 +66,7 @@ constexpr std::array kSettings{
     EnvironmentSetting{kRedisTimeout, "seconds from 0.001 to 86400", "1"},
     EnvironmentSetting{kTritonDropin, kSwitch, "off"},
     EnvironmentSetting{kWarmStart, kSwitch, "on"},
-    EnvironmentSetting{kSearchFrom, kSearchFromRule.accepts, "64"},
+    EnvironmentSetting{kSearchFrom, kSearchFromRule.accepts, "80"},
     EnvironmentSetting{kTimeline, "a file (JSON lines appended)", "none"},
     EnvironmentSetting{kCompileThreads, kCompileThreadsRule.accepts, "the CPU cores, at most 32"},
 };

@@ -89,6 +89,11 @@ TEST_F(EnvironmentTest, UnsetAndEmptyMeanTheDefault) {
   EXPECT_FALSE(triton_dropin_setting());
   EXPECT_TRUE(warm_start_setting());  // the one switch that is on unless turned off
   EXPECT_EQ(search_from_setting(), kDefaultSearchFrom);
+  for (const EnvironmentSetting& setting : environment_settings()) {
+    if (setting.name == "TRITON_DIST_AUTOTUNE_SEARCH_FROM") {
+      EXPECT_EQ(setting.when_unset, std::to_string(kDefaultSearchFrom));  // the table says the default
+    }
+  }
   EXPECT_EQ(timeline_setting(), std::nullopt);
   EXPECT_EQ(compile_threads_setting(),
             std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, kDefaultMostCompileThreads));
