@@ -108,6 +108,11 @@ std::size_t search_from_setting();
 inline constexpr std::size_t kDefaultSearchFrom = 80;
 inline constexpr std::size_t kMostSearchFrom = 1000000;
 
+/// TRITON_DIST_AUTOTUNE_SEARCH_EFFORT: the `effort` of the search strategy when the Triton
+/// drop-in tunes with it: quick, default or thorough (the search's levels, search_strategy.cpp;
+/// any case); nullopt when unset (the search's own default, no option given; docs/triton-dropin.md).
+std::optional<std::string> search_effort_setting();
+
 /// TRITON_DIST_AUTOTUNE_TIMELINE: a file the Triton drop-in appends each tuning's timeline to
 /// (one JSON line: compiles, waits, measurement); nullopt when unset.
 std::optional<std::filesystem::path> timeline_setting();

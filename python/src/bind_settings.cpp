@@ -50,6 +50,9 @@ void bind_settings(nb::module_& module) {
              "TRITON_DIST_AUTOTUNE_TRITON_DROPIN (off when unset); InvalidSetting for a bad value.");
   module.def("search_from_setting", &search_from_setting,
              "TRITON_DIST_AUTOTUNE_SEARCH_FROM (80 when unset); InvalidSetting for a bad value.");
+  module.def("search_effort_setting", &search_effort_setting,
+             "TRITON_DIST_AUTOTUNE_SEARCH_EFFORT in lower case, or None when unset; InvalidSetting for a "
+             "bad value.");
   module.def("compile_threads_setting", &compile_threads_setting,
              "TRITON_DIST_AUTOTUNE_COMPILE_THREADS (the CPU cores, at most 32, when unset); "
              "InvalidSetting for a bad value.");

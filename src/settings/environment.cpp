@@ -35,6 +35,7 @@ constexpr const char* kRedisPrefix = "TRITON_DIST_AUTOTUNE_REDIS_PREFIX";
 constexpr const char* kRedisTimeout = "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT";
 constexpr const char* kTritonDropin = "TRITON_DIST_AUTOTUNE_TRITON_DROPIN";
 constexpr const char* kSearchFrom = "TRITON_DIST_AUTOTUNE_SEARCH_FROM";
+constexpr const char* kSearchEffort = "TRITON_DIST_AUTOTUNE_SEARCH_EFFORT";
 constexpr const char* kTimeline = "TRITON_DIST_AUTOTUNE_TIMELINE";
 constexpr const char* kCompileThreads = "TRITON_DIST_AUTOTUNE_COMPILE_THREADS";
 
@@ -67,6 +68,7 @@ constexpr std::array kSettings{
     EnvironmentSetting{kTritonDropin, kSwitch, "off"},
     EnvironmentSetting{kWarmStart, kSwitch, "on"},
     EnvironmentSetting{kSearchFrom, kSearchFromRule.accepts, "80"},
+    EnvironmentSetting{kSearchEffort, "quick, default or thorough", "default"},
     EnvironmentSetting{kTimeline, "a file (JSON lines appended)", "none"},
     EnvironmentSetting{kCompileThreads, kCompileThreadsRule.accepts, "the CPU cores, at most 32"},
 };
@@ -151,6 +153,15 @@ std::size_t search_from_setting() {
   const std::optional<std::string> text = read(kSearchFrom);
   if (!text) return kDefaultSearchFrom;
   return static_cast<std::size_t>(detail::setting_number(kSearchFrom, *text, kSearchFromRule));
+}
+
+std::optional<std::string> search_effort_setting() {
+  const std::optional<std::string> text = read(kSearchEffort);
+  if (!text) return std::nullopt;
+  const std::string value = lower(*text);
+  if (value == "quick" || value == "default" || value == "thorough") return value;
+  throw InvalidSetting(std::string("disttune: ") + kSearchEffort + " must be quick, default or thorough, got '" +
+                       *text + "'");
 }
 
 std::optional<std::filesystem::path> timeline_setting() {

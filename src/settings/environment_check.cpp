@@ -67,6 +67,7 @@ void check_environment() {
   (void)collective_timeout_setting();
   (void)triton_dropin_setting();
   (void)warm_start_setting();
+  (void)search_effort_setting();
 }
 
 std::vector<UnknownSetting> unknown_settings() {

@@ -178,6 +178,24 @@ def test_the_search_takes_spaces_from_80_configs_by_default(monkeypatch):
     assert [strategy_for(count) for count in (64, 79, 80, 384)] == ["converge", "converge", "search", "search"]
 
 
+def test_the_search_effort_setting_reaches_the_drop_ins_search(tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_SEARCH_FROM", "3")
+    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_SEARCH_EFFORT", "Thorough")
+    x, y, seen = tensors()
+    kernel = dropin.autotune(configs=configs(), key=["n"], restore_value=["y_ptr"])(add_kernel)
+    kernel[grid_of(N)](x, y, seen, N)
+    with open(kernel.last_report.record_path) as file:
+        measurement = json.load(file)["measurement"]
+    assert measurement["strategy"] == "search" and measurement["strategy_options"]["effort"] == "thorough"
+    monkeypatch.setenv("TRITON_DIST_AUTOTUNE_SEARCH_EFFORT", "most")
+    with pytest.raises(disttune.InvalidSetting,
+                       match="TRITON_DIST_AUTOTUNE_SEARCH_EFFORT must be quick, default or thorough, got 'most'"):
+        dropin.autotune(configs=configs(), key=["n"])(add_kernel)[grid_of(N)](x, y, seen, N)
+
+
 def test_each_tuning_leaves_its_timeline_in_the_file_the_variable_names(tmp_path, monkeypatch):
     import json
 

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -15,6 +17,7 @@
 
 #include "disttune/context.hpp"
 #include "disttune/error.hpp"
+#include "disttune/settings.hpp"
 #include "disttune/strategy.hpp"
 #include "disttune/tuning.hpp"
 #include "strategies/compile_cost_model.hpp"
@@ -731,6 +734,19 @@ TEST(SearchStrategy, EffortLevelsMeasureMoreOfTheSpace) {
     counts.push_back(measured(tuning));
   }
   EXPECT_EQ(counts, (std::vector<std::size_t>{20, 45, 100}));  // each level's fewest
+}
+
+TEST(SearchStrategy, EveryEffortTheDropinsSettingAcceptsIsOneOfTheSearchs) {
+  const Space space = bowl();
+  for (const char* level : {"quick", "default", "thorough"}) {
+    ::setenv("TRITON_DIST_AUTOTUNE_SEARCH_EFFORT", level, 1);
+    const std::optional<std::string> effort = search_effort_setting();
+    ASSERT_TRUE(effort);
+    Tuning tuning(space.configs, search({{"effort", *effort}}));
+    simulation::replay(tuning, as_runs(space.times), space.failing);
+    EXPECT_TRUE(tuning.best()) << level;
+  }
+  ::unsetenv("TRITON_DIST_AUTOTUNE_SEARCH_EFFORT");
 }
 
 TEST(SearchStrategy, DeviceSecondsBudgetStopsExploring) {

@@ -79,7 +79,8 @@ TEST_F(EnvironmentTest, ListsEveryVariableDisttuneReads) {
                        "TRITON_DIST_AUTOTUNE_REDIS_URL", "TRITON_DIST_AUTOTUNE_REDIS_PREFIX",
                        "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT", "TRITON_DIST_AUTOTUNE_TRITON_DROPIN",
                        "TRITON_DIST_AUTOTUNE_WARM_START", "TRITON_DIST_AUTOTUNE_SEARCH_FROM",
-                       "TRITON_DIST_AUTOTUNE_TIMELINE", "TRITON_DIST_AUTOTUNE_COMPILE_THREADS"}));
+                       "TRITON_DIST_AUTOTUNE_SEARCH_EFFORT", "TRITON_DIST_AUTOTUNE_TIMELINE",
+                       "TRITON_DIST_AUTOTUNE_COMPILE_THREADS"}));
 }
 
 TEST_F(EnvironmentTest, UnsetAndEmptyMeanTheDefault) {
@@ -186,6 +187,21 @@ TEST_F(EnvironmentTest, SearchFromIsAWholeNumberOfConfigsFromTwo) {
   }
 }
 
+TEST_F(EnvironmentTest, SearchEffortIsOneOfTheSearchsLevelsInAnyCase) {
+  EXPECT_EQ(search_effort_setting(), std::nullopt);
+  for (const auto& [text, level] : {std::pair{"quick", "quick"}, std::pair{"Default", "default"},
+                                    std::pair{"THOROUGH", "thorough"}}) {
+    set("TRITON_DIST_AUTOTUNE_SEARCH_EFFORT", text);
+    EXPECT_EQ(search_effort_setting(), std::optional<std::string>(level));
+  }
+  for (const char* bad : {"most", "0.1", " quick"}) {
+    set("TRITON_DIST_AUTOTUNE_SEARCH_EFFORT", bad);
+    EXPECT_EQ(refusal(search_effort_setting),
+              std::string("disttune: TRITON_DIST_AUTOTUNE_SEARCH_EFFORT must be quick, default or thorough, got '") +
+                  bad + "'");
+  }
+}
+
 TEST_F(EnvironmentTest, CompileThreadsIsAWholeNumberOfThreadsFromOne) {
   set("TRITON_DIST_AUTOTUNE_COMPILE_THREADS", "48");  // more than the cores is allowed
   EXPECT_EQ(compile_threads_setting(), 48u);
@@ -275,7 +291,8 @@ TEST_F(EnvironmentTest, CheckingTheEnvironmentRefusesEveryBadValueWhateverTheOth
   for (const char* name : {"TRITON_DIST_AUTOTUNE_ALWAYS_TUNE", "TRITON_DIST_AUTOTUNE_VERSION_CHECK",
                            "TRITON_DIST_AUTOTUNE_TRITON_DROPIN", "TRITON_DIST_AUTOTUNE_WARM_START",
                            "TRITON_DIST_AUTOTUNE_TABLE_MISMATCH", "TRITON_DIST_AUTOTUNE_CACHE_KEEP",
-                           "TRITON_DIST_AUTOTUNE_TIMEOUT", "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT"}) {
+                           "TRITON_DIST_AUTOTUNE_TIMEOUT", "TRITON_DIST_AUTOTUNE_REDIS_TIMEOUT",
+                           "TRITON_DIST_AUTOTUNE_SEARCH_EFFORT"}) {
     set(name, "abc");
     const std::string message = refusal([] { check_every_setting(); });
     EXPECT_NE(message.find(std::string("disttune: ") + name + " must be "), std::string::npos) << message;

@@ -142,8 +142,9 @@ def strategy_for(count: int) -> str:
 
 
 class KernelState:
-    """What the engine keeps per autotuner object: its tuners (by timer, storability and
-    strategy), the configs found out of resources across its keys, and its digest."""
+    """What the engine keeps per autotuner object: its tuners (by timer, storability,
+    strategy and search effort), the configs found out of resources across its keys, and its
+    digest."""
 
     def __init__(self) -> None:
         self.tuners: dict[Any, tuple[Any, Optional[BenchTimer]]] = {}
@@ -253,7 +254,7 @@ def _tune(kernel: Any, key: tuple, args: tuple, kwargs: dict) -> bool:
 def _tuner(kernel: Any, state: KernelState, args: tuple, kwargs: dict, group: Any, storable: bool,
            strategy: str) -> tuple[Any, Optional[BenchTimer]]:
     """The engine's FunctionTuner for this launch's timer, and its BenchTimer when a
-    benchmarker measures (made once per timer, store and strategy)."""
+    benchmarker measures (made once per timer, store, strategy and search effort)."""
     if kernel._do_bench is not None:
         identity: Any = ("bench",)
         timer: Any = None
@@ -262,7 +263,10 @@ def _tuner(kernel: Any, state: KernelState, args: tuple, kwargs: dict, group: An
         # Triton's do_bench times a cold L2 cache and takes the median; so does the engine.
         identity, timer = _timing.select_timer(None, args, kwargs, group, _timing.TimingOptions(flush_l2=True))
         measurement = dict(strategy=strategy, statistic="median")
-    made = state.tuners.get((identity, storable, strategy))
+    effort = _core.search_effort_setting() if strategy == "search" else None
+    if effort is not None:
+        measurement["strategy_options"] = {"effort": effort}
+    made = state.tuners.get((identity, storable, strategy, effort))
     if made is None:
         bench_timer = BenchTimer(kernel._do_bench, _hardware_json(args, kwargs)) if timer is None else None
         if state.digest is None:
@@ -271,7 +275,7 @@ def _tuner(kernel: Any, state: KernelState, args: tuple, kwargs: dict, group: An
                                     timer=timer if timer is not None else bench_timer,
                                     deps_json=json.dumps(_timing.software_facts()), disk_cache=storable,
                                     **measurement)
-        made = state.tuners[(identity, storable, strategy)] = (tuner, bench_timer)
+        made = state.tuners[(identity, storable, strategy, effort)] = (tuner, bench_timer)
     return made
 
 
