@@ -40,6 +40,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)  # matmul.py; disttune is the installed package
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "replay"))  # raw_table.py
+
+from raw_table import raw_entry, raw_table  # noqa: E402
 
 SIZE = 4096
 ORACLE_ROUNDS = 5
@@ -158,14 +161,15 @@ def child_tune(space_name, spec, with_timeline, seed=None):
 
 def child_oracle(space_name):
     """Every config that runs, timed interleaved: each round runs every config in turn
-    (one warm-up, then ORACLE_RUNS launches between two events); the median of the rounds.
-    Also each config's compile seconds (16 threads; a compile found in the Triton cache takes
-    its load time) and its rounds' times, for a replay table (raw_table())."""
+    (one warm-up, then ORACLE_RUNS launches between two events); each config's rounds, each
+    config's compile seconds (16 threads; a compile found in the Triton cache takes its load
+    time), why the others failed, and the device (with_times() adds the medians)."""
     from concurrent.futures import ThreadPoolExecutor
 
     import torch
 
     from matmul import compile_only, launch, operands
+    from raw_table import device_facts, failure_text
 
     configs = space(space_name)
     a, b, c = operands(SIZE)
@@ -190,7 +194,7 @@ def child_oracle(space_name):
             runnable.append(i)
         except Exception as error:  # out of resources or a compile error: not a candidate of the oracle
             torch.cuda.synchronize()
-            failed[str(i)] = f"{type(error).__name__}: {error}".splitlines()[0][:300]
+            failed[str(i)] = failure_text(error)
     times = {i: [] for i in runnable}
     for _ in range(ORACLE_ROUNDS):
         pairs = []
@@ -205,36 +209,26 @@ def child_oracle(space_name):
         torch.cuda.synchronize()
         for i, begin, end in pairs:
             times[i].append(begin.elapsed_time(end) / ORACLE_RUNS)
-    props = torch.cuda.get_device_properties(0)
-    return {"times_ms": {str(i): statistics.median(t) for i, t in times.items()}, "runnable": len(runnable),
-            "rounds_ms": {str(i): t for i, t in times.items()}, "failed": failed,
-            "compile_s": [round(seconds, 4) for _, seconds in compiled],
-            "device": {"name": props.name, "sm_count": props.multi_processor_count,
-                       "capability": f"{props.major}.{props.minor}"},
-            "software": {"torch": torch.__version__, "triton": __import__("triton").__version__,
-                         "cuda": torch.version.cuda}}
+    return {"rounds_ms": {str(i): t for i, t in times.items()}, "failed": failed,
+            "compile_s": [seconds for _, seconds in compiled], "facts": device_facts()}
 
 
-def raw_table(space_name, oracle):
+def with_times(oracle):
+    """The oracle with each runnable config's median time (`times_ms`)."""
+    return {**oracle, "times_ms": {i: statistics.median(t) for i, t in oracle["rounds_ms"].items()}}
+
+
+def oracle_table(space_name, oracle):
     """The oracle's figures as a raw replay table (bench/replay/canonical_table.py turns it
     into the table `disttune replay` reads): the live space, on this device, at SIZE^3."""
-    entries = []
-    for i, config in enumerate(space(space_name)):
-        entry = {"config_raw": {"kwargs": config.kwargs, "num_warps": config.num_warps,
-                                "num_stages": config.num_stages},
-                 "compile_s": oracle["compile_s"][i]}
-        if str(i) in oracle["rounds_ms"]:
-            entry.update(status="ok", samples_ms=[round(ms, 5) for ms in oracle["rounds_ms"][str(i)]])
-        else:
-            entry.update(status="failed", reason=oracle["failed"].get(str(i), "not run"))
-        entries.append(entry)
-    return {"format": "disttune.replay_table.raw", "version": 1, "kernel": f"pipeline_bench_{space_name}_{SIZE}",
-            "problem": {"M": SIZE, "N": SIZE, "K": SIZE, "dtype": "float16"},
-            "device": oracle["device"], "software": oracle["software"],
-            "method": (f"bench/python/pipeline_bench.py's oracle: compiled on 16 threads in a fresh Triton cache; "
-                       f"{ORACLE_ROUNDS} interleaved rounds, each config one warm-up then {ORACLE_RUNS} launches "
-                       f"between one CUDA event pair (their mean a sample); no L2 flush"),
-            "entries": entries}
+    entries = [raw_entry(config, oracle["compile_s"][i], samples_ms=oracle["rounds_ms"].get(str(i)),
+                         reason=None if str(i) in oracle["rounds_ms"] else oracle["failed"].get(str(i), "not run"))
+               for i, config in enumerate(space(space_name))]
+    method = (f"bench/python/pipeline_bench.py's oracle: compiled on 16 threads in a fresh Triton cache; "
+              f"{ORACLE_ROUNDS} interleaved rounds, each config one warm-up then {ORACLE_RUNS} launches "
+              f"between one CUDA event pair (their mean a sample); no L2 flush")
+    return raw_table(f"pipeline_bench_{space_name}_{SIZE}", {"M": SIZE, "N": SIZE, "K": SIZE, "dtype": "float16"},
+                     method, entries, oracle["facts"])
 
 
 def _try(make):
@@ -343,12 +337,13 @@ def part_space(strategies, tunings, budget_s, seeds, table_path=None):
             oracle_began = time.perf_counter()
             # With a table to write, the oracle compiles in a fresh cache: the table's compile times.
             oracle, oracle_cache = run_child(["oracle", "384"], cache_dir=None if table_path else cache)
+            oracle = with_times(oracle)
             if table_path:
                 shutil.rmtree(oracle_cache, ignore_errors=True)
                 with open(table_path, "w") as file:
-                    json.dump(raw_table("384", oracle), file, separators=(",", ":"))
+                    json.dump(oracle_table("384", oracle), file, separators=(",", ":"))
                 print(f"(a) oracle: the space's raw replay table written to {table_path}", flush=True)
-            print(f"(a) oracle: {oracle['runnable']} configs run, best {min(oracle['times_ms'].values()):.4f} ms",
+            print(f"(a) oracle: {len(oracle['times_ms'])} configs run, best {min(oracle['times_ms'].values()):.4f} ms",
                   flush=True)
             began += time.perf_counter() - oracle_began  # the oracle is not the strategy's tunings' time
         shutil.rmtree(cache, ignore_errors=True)

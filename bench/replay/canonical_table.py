@@ -11,6 +11,7 @@ import sys
 import triton
 
 from disttune._encoding import entry_text
+from raw_table import FORMAT, VERSION
 
 
 def canonical(raw: dict) -> dict:
@@ -33,8 +34,8 @@ def main(argv: list) -> int:
         return 2
     with open(argv[1]) as file:
         raw = json.load(file)
-    if raw.get("format") != "disttune.replay_table.raw" or raw.get("version") != 1:
-        print(f"{argv[1]}: not a raw replay table of version 1", file=sys.stderr)
+    if raw.get("format") != FORMAT or raw.get("version") != VERSION:
+        print(f"{argv[1]}: not a raw replay table of version {VERSION}", file=sys.stderr)
         return 1
     with open(argv[2], "w") as file:
         json.dump(canonical(raw), file, separators=(",", ":"))

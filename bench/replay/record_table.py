@@ -21,10 +21,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 import torch
-import triton
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kernels import CASES  # noqa: E402
+from raw_table import device_facts, failure_text, raw_entry, raw_table  # noqa: E402
 
 WARMUP_RUNS = 2
 TIMED_RUNS = 5
@@ -48,8 +48,7 @@ def compile_all(case, threads: int) -> dict:
                                           num_stages=config.num_stages, **config.kwargs)
             return index, (compiled, time.perf_counter() - start, "")
         except Exception as error:  # noqa: BLE001 - every failure is a recorded outcome
-            reason = f"{type(error).__name__}: {error}".splitlines()[0][:300]
-            return index, (None, time.perf_counter() - start, reason)
+            return index, (None, time.perf_counter() - start, failure_text(error))
 
     total = len(case.configs)
     started = time.perf_counter()
@@ -68,7 +67,7 @@ def compile_all(case, threads: int) -> dict:
         try:
             compiled._init_handles()  # loads the binary: out-of-resources shows here
         except Exception as error:  # noqa: BLE001
-            outcomes[index] = (None, seconds, f"{type(error).__name__}: {error}".splitlines()[0][:300])
+            outcomes[index] = (None, seconds, failure_text(error))
     return outcomes
 
 
@@ -105,13 +104,8 @@ def record(case_type, rounds: int, threads: int, seed: int) -> dict:
     started = time.perf_counter()
     compiled = compile_all(case, threads)
     compile_wall = time.perf_counter() - started
-    entries = []
-    for index, config in enumerate(case.configs):
-        _, seconds, reason = compiled[index]
-        entries.append({"config_raw": {"kwargs": config.kwargs, "num_warps": config.num_warps,
-                                       "num_stages": config.num_stages},
-                        "status": "failed" if reason else "ok", "compile_s": round(seconds, 4),
-                        **({"reason": reason} if reason else {"samples_ms": []})})
+    entries = [raw_entry(config, compiled[index][1], reason=compiled[index][2])
+               for index, config in enumerate(case.configs)]
     runnable = [i for i, entry in enumerate(entries) if entry["status"] == "ok"]
     # A first launch of each config (module load) before any round; a failure here is recorded.
     for index in runnable:
@@ -119,7 +113,7 @@ def record(case_type, rounds: int, threads: int, seed: int) -> dict:
             launch(case, case.configs[index])
             torch.cuda.synchronize()
         except Exception as error:  # noqa: BLE001
-            entries[index].update(status="failed", reason=f"{type(error).__name__}: {error}".splitlines()[0][:300])
+            entries[index].update(status="failed", reason=failure_text(error))
             entries[index].pop("samples_ms", None)
     runnable = [i for i in runnable if entries[i]["status"] == "ok"]
     order = random.Random(seed)
@@ -133,18 +127,11 @@ def record(case_type, rounds: int, threads: int, seed: int) -> dict:
         progress(f"{case.name}: round {round_index + 1} of {rounds} timed, "
                  f"{time.perf_counter() - measure_started:.1f} s")
     measure_wall = time.perf_counter() - measure_started
-    props = torch.cuda.get_device_properties(0)
-    return {
-        "format": "disttune.replay_table.raw", "version": 1, "kernel": case.name, "problem": case.problem,
-        "device": {"name": props.name, "sm_count": props.multi_processor_count,
-                   "capability": f"{props.major}.{props.minor}"},
-        "software": {"torch": torch.__version__, "triton": triton.__version__, "cuda": torch.version.cuda},
-        "method": (f"compiled on {threads} threads ({compile_wall:.1f} s wall); {rounds} interleaved rounds "
-                   f"(shuffled order, seed {seed}); per round and config a sleep kernel, {WARMUP_RUNS} "
-                   f"warm-up and {TIMED_RUNS} timed launches, one CUDA event pair each; no L2 flush "
-                   f"({measure_wall:.1f} s wall)"),
-        "entries": entries,
-    }
+    method = (f"compiled on {threads} threads ({compile_wall:.1f} s wall); {rounds} interleaved rounds "
+              f"(shuffled order, seed {seed}); per round and config a sleep kernel, {WARMUP_RUNS} "
+              f"warm-up and {TIMED_RUNS} timed launches, one CUDA event pair each; no L2 flush "
+              f"({measure_wall:.1f} s wall)")
+    return raw_table(case.name, case.problem, method, entries, device_facts())
 
 
 def main() -> int:

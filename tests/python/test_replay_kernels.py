@@ -19,6 +19,7 @@ sys.path.insert(0, REPLAY)
 from attention import Attention  # noqa: E402
 from canonical_table import canonical  # noqa: E402
 from fp8_matmul import Fp8Matmul  # noqa: E402
+from raw_table import raw_entry, raw_table  # noqa: E402
 from softmax import Softmax  # noqa: E402
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"  # conftest.py: the interpreter without a GPU
@@ -148,14 +149,10 @@ def test_new_kernels_compile_for_hopper(module):
 
 @pytest.mark.parametrize("case", [Attention, Fp8Matmul, Softmax], ids=lambda case: case.name)
 def test_each_space_makes_a_replay_table_the_engine_reads(case, tmp_path):
-    # A raw table as record_table.py writes one, its times made up here (tmp_path only): every
+    # A raw table as record_table.py writes one (raw_table.py), its times made up here (tmp_path only): every
     # config must be its own candidate once canonical (a repeat is refused) and every knob read.
-    entries = [{"config_raw": {"kwargs": config.kwargs, "num_warps": config.num_warps,
-                               "num_stages": config.num_stages},
-                "status": "ok", "compile_s": 1.0, "samples_ms": [1.0 + index % 97 / 100]}
-               for index, config in enumerate(case.configs)]
-    raw = {"format": "disttune.replay_table.raw", "version": 1, "kernel": case.name, "problem": case.problem,
-           "entries": entries}
+    entries = [raw_entry(config, 1.0, samples_ms=[1.0 + index % 97 / 100]) for index, config in enumerate(case.configs)]
+    raw = raw_table(case.name, case.problem, "times made up", entries, facts={})
     converted = canonical(raw)
     assert len({json.dumps(entry["config"], sort_keys=True) for entry in converted["entries"]}) == len(entries)
     table = tmp_path / f"{case.name}.json"
