@@ -6,7 +6,8 @@ costing little, ranks sharing the compile. Three parts, side by side in one run:
     call of disttune.autotune with precompile (16 threads) per strategy, with a text timeline
     (compile threads busy, launches), then its regret against an interleaved oracle over up
     to --tunings fresh tunings (each in a new process with an empty TRITON_CACHE_DIR) while
-    --budget-s lasts. triton.autotune is NOT run on this space (~280 s).
+    --budget-s lasts; each tuning's line gives its first launch, its compiles' first and
+    last end and each compile's config, start and end (to read where a slow seed waited). triton.autotune is NOT run on this space (~280 s).
 (b) the 32-config matmul of matmul.py: disttune's first call next to triton.autotune's.
 (c) 2 ranks (gloo, one GPU) with split_across_ranks, each compiling on its own half of the
     cores, against one rank on one half: the first call, as two hosts of 8 cores would see it
@@ -150,12 +151,12 @@ def child_tune(space_name, spec, with_timeline, seed=None):
         "failed": sum(1 for r in report.candidates if r.failed),
         **call_figures(start, compiles, launches),
     }
+    # Each compile's config, start and end (s since the call began), to read which one a round
+    # waited on.
+    out["compiles"] = sorted(([i, round(s - start, 3), round(e - start, 3)] for i, s, e, _ in compiles),
+                             key=lambda compile_: compile_[1])
     if with_timeline:
         out["timeline"] = timeline_text(start, end, compiles, launches)
-        # Each compile's config, start and end (s since the call began), to read which one a
-        # round waited on.
-        out["compiles"] = sorted(([i, round(s - start, 3), round(e - start, 3)] for i, s, e, _ in compiles),
-                                 key=lambda compile_: compile_[1])
     return out
 
 
@@ -332,7 +333,6 @@ def part_space(strategies, tunings, budget_s, seeds, table_path=None):
               f"{first['measured']}, out of resources {first['out_of_resources']}, failed {first['failed']}",
               flush=True)
         print(first.pop("timeline"), flush=True)
-        print(f"(a) {strategy}: compiles [config, start s, end s]: {json.dumps(first.pop('compiles'))}", flush=True)
         if oracle is None:
             oracle_began = time.perf_counter()
             # With a table to write, the oracle compiles in a fresh cache: the table's compile times.
@@ -352,6 +352,12 @@ def part_space(strategies, tunings, budget_s, seeds, table_path=None):
             again, cache = run_child(["tune", "384", strategy, "0", *seed_of(len(runs))])
             shutil.rmtree(cache, ignore_errors=True)
             runs.append(again)
+        for i, run in enumerate(runs):
+            print(f"(a) {strategy} tuning {i}{' (seed %s)' % seed_of(i)[0] if seeded else ''}: first call "
+                  f"{run['first_call_s']} s, first launch {run['first_launch_s']} s, compiles end "
+                  f"{run['first_compile_end_s']}-{run['last_compile_end_s']} s, compiled {run['compiled']}, "
+                  f"measured {run['measured']}, chosen {run['chosen']}; compiles [config, start s, end s]: "
+                  f"{json.dumps(run['compiles'])}", flush=True)
         best = min(oracle["times_ms"].values())
         regrets = [oracle["times_ms"].get(str(r["chosen"]), float("inf")) / best - 1 for r in runs]
         results[strategy] = {
