@@ -7,7 +7,8 @@ costing little, ranks sharing the compile. Three parts, side by side in one run:
     (compile threads busy, launches), then its regret against an interleaved oracle over up
     to --tunings fresh tunings (each in a new process with an empty TRITON_CACHE_DIR) while
     --budget-s lasts; each tuning's line gives its first launch, its compiles' first and
-    last end and each compile's config, start and end (to read where a slow seed waited). triton.autotune is NOT run on this space (~280 s).
+    last end and each compile's config, start and end (to read where a slow seed waited).
+    triton.autotune is NOT run on this space (~280 s).
 (b) the 32-config matmul of matmul.py: disttune's first call next to triton.autotune's.
 (c) 2 ranks (gloo, one GPU) with split_across_ranks, each compiling on its own half of the
     cores, against one rank on one half: the first call, as two hosts of 8 cores would see it
@@ -328,10 +329,7 @@ def part_space(strategies, tunings, budget_s, seeds, table_path=None):
         seeded = seeds and strategy_spec(strategy)[0] in SEEDED
         seed_of = (lambda i: [str(i)]) if seeded else (lambda i: [])
         first, cache = run_child(["tune", "384", strategy, "1", *seed_of(0)])
-        print(f"\n(a) {strategy}: first call {first['first_call_s']} s; first launch at {first['first_launch_s']} s, "
-              f"last compile ends at {first['last_compile_end_s']} s; compiled {first['compiled']}, measured "
-              f"{first['measured']}, out of resources {first['out_of_resources']}, failed {first['failed']}",
-              flush=True)
+        print(f"\n(a) {strategy}: tuning 0's timeline", flush=True)
         print(first.pop("timeline"), flush=True)
         if oracle is None:
             oracle_began = time.perf_counter()
@@ -356,7 +354,8 @@ def part_space(strategies, tunings, budget_s, seeds, table_path=None):
             print(f"(a) {strategy} tuning {i}{' (seed %s)' % seed_of(i)[0] if seeded else ''}: first call "
                   f"{run['first_call_s']} s, first launch {run['first_launch_s']} s, compiles end "
                   f"{run['first_compile_end_s']}-{run['last_compile_end_s']} s, compiled {run['compiled']}, "
-                  f"measured {run['measured']}, chosen {run['chosen']}; compiles [config, start s, end s]: "
+                  f"measured {run['measured']}, out of resources {run['out_of_resources']}, failed {run['failed']}, "
+                  f"chosen {run['chosen']}; compiles [config, start s, end s]: "
                   f"{json.dumps(run['compiles'])}", flush=True)
         best = min(oracle["times_ms"].values())
         regrets = [oracle["times_ms"].get(str(r["chosen"]), float("inf")) / best - 1 for r in runs]

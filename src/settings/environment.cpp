@@ -40,6 +40,8 @@ constexpr const char* kTimeline = "TRITON_DIST_AUTOTUNE_TIMELINE";
 constexpr const char* kCompileThreads = "TRITON_DIST_AUTOTUNE_COMPILE_THREADS";
 
 constexpr const char* kSwitch = "1/0, true/false, yes/no, on/off";
+/// The search strategy's effort levels (search_strategy.cpp's kEfforts).
+constexpr const char* kSearchEfforts = "quick, default or thorough";
 constexpr detail::NumberRule kKeepRule{0.0, static_cast<double>(kMostKeptPerKey), true,
                                        "a whole number from 0 to 10000"};
 // Seconds; inf and none are words read before the number, and the range is the deadline
@@ -68,7 +70,7 @@ constexpr std::array kSettings{
     EnvironmentSetting{kTritonDropin, kSwitch, "off"},
     EnvironmentSetting{kWarmStart, kSwitch, "on"},
     EnvironmentSetting{kSearchFrom, kSearchFromRule.accepts, "80"},
-    EnvironmentSetting{kSearchEffort, "quick, default or thorough", "default"},
+    EnvironmentSetting{kSearchEffort, kSearchEfforts, "default"},
     EnvironmentSetting{kTimeline, "a file (JSON lines appended)", "none"},
     EnvironmentSetting{kCompileThreads, kCompileThreadsRule.accepts, "the CPU cores, at most 32"},
 };
@@ -160,8 +162,8 @@ std::optional<std::string> search_effort_setting() {
   if (!text) return std::nullopt;
   const std::string value = lower(*text);
   if (value == "quick" || value == "default" || value == "thorough") return value;
-  throw InvalidSetting(std::string("disttune: ") + kSearchEffort + " must be quick, default or thorough, got '" +
-                       *text + "'");
+  throw InvalidSetting(std::string("disttune: ") + kSearchEffort + " must be " + kSearchEfforts + ", got '" + *text +
+                       "'");
 }
 
 std::optional<std::filesystem::path> timeline_setting() {

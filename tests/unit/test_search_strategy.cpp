@@ -741,12 +741,12 @@ TEST(SearchStrategy, EveryEffortTheDropinsSettingAcceptsIsOneOfTheSearchs) {
   for (const char* level : {"quick", "default", "thorough"}) {
     ::setenv("TRITON_DIST_AUTOTUNE_SEARCH_EFFORT", level, 1);
     const std::optional<std::string> effort = search_effort_setting();
+    ::unsetenv("TRITON_DIST_AUTOTUNE_SEARCH_EFFORT");
     ASSERT_TRUE(effort);
     Tuning tuning(space.configs, search({{"effort", *effort}}));
     simulation::replay(tuning, as_runs(space.times), space.failing);
     EXPECT_TRUE(tuning.best()) << level;
   }
-  ::unsetenv("TRITON_DIST_AUTOTUNE_SEARCH_EFFORT");
 }
 
 TEST(SearchStrategy, DeviceSecondsBudgetStopsExploring) {
